@@ -1,0 +1,33 @@
+# Set-up and entry points. `make train` and `make test` each create (or reuse) .venv.
+PYTHON ?= python3
+VENV   ?= .venv
+PY     := $(VENV)/bin/python
+# Without an NVIDIA GPU, pin torch to the CPU wheel (and look for it in /opt/wheels if present).
+HAS_GPU := $(shell command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1 && echo yes)
+PIP_FLAGS := $(if $(HAS_GPU),,-c scripts/constraints-cpu.txt) $(if $(wildcard /opt/wheels),--find-links /opt/wheels,)
+
+.PHONY: venv train test test-all bench clean
+
+$(VENV)/.installed: pyproject.toml scripts/constraints-cpu.txt
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q $(PIP_FLAGS) -e '.[dev]'
+	touch $@
+
+venv: $(VENV)/.installed
+
+train: venv
+	$(VENV)/bin/catena-zero train --config configs/default.yaml
+
+test: venv
+	$(PY) -m pytest -q
+
+test-all: venv
+	$(PY) -m pytest -q -m ''
+
+bench: venv
+	$(PY) scripts/bench_env.py
+	$(PY) scripts/bench_search.py
+
+clean:
+	rm -rf $(VENV)

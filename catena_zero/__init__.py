@@ -1,0 +1,1 @@
+"""catena-zero: AlphaZero-style self-play for Catena."""

@@ -1,0 +1,52 @@
+"""Game options (RULES.md R9): board side, game type, scoring and komi."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+GAME_TYPES = ("komi", "no_komi", "double")
+SCORINGS = ("standard", "longest", "quadratic")
+MIN_SIDE, MAX_SIDE = 2, 10
+
+
+def komi_range(scoring: str) -> tuple[int, int]:
+    """Inclusive komi range for a scoring type (R6: 0-15, or 0-1000 for quadratic)."""
+    return (0, 1000) if scoring == "quadratic" else (0, 15)
+
+
+@dataclass(frozen=True)
+class GameConfig:
+    """The options of one game (R9). Invalid combinations raise ``ValueError``.
+
+    side:      cells per board edge, 2..10 (R1); 6 is the standard board.
+    game_type: "komi" (default), "no_komi" or "double" (R7, R8).
+    scoring:   "standard" (default), "longest" or "quadratic" (R6).
+    komi:      whole number added for White (R6); 0 is required for no_komi and double.
+    """
+
+    side: int = 6
+    game_type: str = "komi"
+    scoring: str = "standard"
+    komi: int = 0
+
+    def __post_init__(self) -> None:
+        if isinstance(self.side, bool) or not isinstance(self.side, int):
+            raise ValueError(f"side must be an integer, got {self.side!r}")
+        if not MIN_SIDE <= self.side <= MAX_SIDE:
+            raise ValueError(f"side must be in {MIN_SIDE}..{MAX_SIDE}, got {self.side}")
+        if self.game_type not in GAME_TYPES:
+            raise ValueError(f"game_type must be one of {', '.join(GAME_TYPES)}; got {self.game_type!r}")
+        if self.scoring not in SCORINGS:
+            raise ValueError(f"scoring must be one of {', '.join(SCORINGS)}; got {self.scoring!r}")
+        if isinstance(self.komi, bool) or not isinstance(self.komi, int):
+            raise ValueError(f"komi must be a whole number, got {self.komi!r}")
+        lo, hi = komi_range(self.scoring)
+        if not lo <= self.komi <= hi:
+            raise ValueError(f"komi must be in {lo}..{hi} for scoring {self.scoring!r}, got {self.komi}")
+        if self.game_type != "komi" and self.komi != 0:
+            raise ValueError(f"game type {self.game_type!r} has no komi (R7/R8); got komi={self.komi}")
+
+    @property
+    def has_button(self) -> bool:
+        """The button exists in komi and no_komi games, not in double (R8)."""
+        return self.game_type != "double"

@@ -1,0 +1,149 @@
+"""Static board geometry, built once per side and shared (RULES.md R1, R10).
+
+Shape legend used across the project:
+    N  cells on the board, 3n(n-1)+1 for side n (91 on side 6)
+    A  actions, N + 1: one per cell, then "take the button" (index N == BUTTON(N))
+    G  axial grid width, 2n-1; the net sees a G x G grid with a board mask
+    S  symmetries, 12 (6 rotations x reflection)
+
+Cells are indexed 0..N-1 in notation order, sorted by (column, row), the order in which
+``Game.legal_moves()`` lists them. Cell ``(c, r)`` (0-based column and row) exists iff
+``0 <= c, r <= 2n-2`` and ``|c - r| <= n-1``; it is written column letter + row number
+(``(3, 4)`` is ``D5``). Neighbour tables are padded with the sentinel index ``N``
+(``spec.pad``), a cell that is never on the board, so batched code can gather through it.
+"""
+
+from __future__ import annotations
+
+import string
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+import numpy as np
+
+from .options import MAX_SIDE, MIN_SIDE
+
+# The six neighbour offsets (dc, dr) of R1, in rotational order: rotating by 60 degrees
+# maps each offset to the next one.
+HEX_DIRECTIONS = ((1, 0), (1, 1), (0, 1), (-1, 0), (-1, -1), (0, -1))
+NUM_SYMMETRIES = 12
+COLUMN_LETTERS = string.ascii_uppercase  # A..S are enough for side 10 (19 columns)
+
+
+def num_cells(side: int) -> int:
+    return 3 * side * (side - 1) + 1
+
+
+def _rotate60(x: int, y: int) -> tuple[int, int]:
+    """Rotate centred axial coordinates by 60 degrees: (1,0)->(1,1)->(0,1)->..."""
+    return x - y, x
+
+
+def _symmetry(k: int, x: int, y: int) -> tuple[int, int]:
+    """Symmetry k (0..11) of centred coordinates: k//6 reflections (swap axes), then k%6 rotations."""
+    if k >= 6:
+        x, y = y, x  # reflection: swaps (1,0) and (0,1), fixes (1,1)
+    for _ in range(k % 6):
+        x, y = _rotate60(x, y)
+    return x, y
+
+
+@dataclass(frozen=True, eq=False)
+class BoardSpec:
+    """Geometry of a side-n board. Build with ``board_spec(side)`` (cached, shared)."""
+
+    side: int
+    num_cells: int  # N
+    grid_size: int  # G = 2n-1
+    coords: np.ndarray = field(repr=False)  # [N, 2] int (column, row), 0-based
+    names: tuple[str, ...] = field(repr=False)  # [N] notation, "D5"
+    neighbours: np.ndarray = field(repr=False)  # [N+1, 6] int, padded with pad=N; row N is all pad
+    degree: np.ndarray = field(repr=False)  # [N] number of on-board neighbours (3..6)
+    cell_to_grid: np.ndarray = field(repr=False)  # [N] flat index r*G + c into the G x G grid
+    grid_to_cell: np.ndarray = field(repr=False)  # [G*G] cell index, -1 off board
+    board_mask: np.ndarray = field(repr=False)  # [G, G] bool, True on board cells
+    sym_map: np.ndarray = field(repr=False)  # [S, N] image of cell i under symmetry k
+    sym_gather: np.ndarray = field(repr=False)  # [S, N] inverse: y = x[..., sym_gather[k]]
+    sym_gather_actions: np.ndarray = field(repr=False)  # [S, A] same, button fixed
+    _index: dict = field(repr=False)
+
+    @property
+    def pad(self) -> int:
+        """Sentinel cell index used to pad neighbour tables (never on the board)."""
+        return self.num_cells
+
+    @property
+    def num_actions(self) -> int:
+        return self.num_cells + 1
+
+    @property
+    def button_action(self) -> int:
+        return self.num_cells
+
+    def cell(self, name: str) -> int:
+        """Index of a cell written in R10 notation; ValueError if malformed or off board."""
+        try:
+            return self._index[name]
+        except (KeyError, TypeError):
+            raise ValueError(f"{name!r} is not a cell of the side-{self.side} board") from None
+
+    def transform(self, x: np.ndarray, k: int) -> np.ndarray:
+        """Apply symmetry k to per-cell values on the last axis ([..., N] or [..., A])."""
+        gather = self.sym_gather_actions[k] if x.shape[-1] == self.num_actions else self.sym_gather[k]
+        return x[..., gather]
+
+
+@lru_cache(maxsize=None)
+def board_spec(side: int) -> BoardSpec:
+    if not MIN_SIDE <= side <= MAX_SIDE:
+        raise ValueError(f"side must be in {MIN_SIDE}..{MAX_SIDE}, got {side}")
+    n, g = side, 2 * side - 1
+    coords = np.array(
+        [(c, r) for c in range(g) for r in range(g) if abs(c - r) <= n - 1], dtype=np.int64
+    )
+    count = len(coords)
+    assert count == num_cells(side)
+    index_of = {(int(c), int(r)): i for i, (c, r) in enumerate(coords)}
+    names = tuple(f"{COLUMN_LETTERS[c]}{r + 1}" for c, r in coords)
+
+    neighbours = np.full((count + 1, 6), count, dtype=np.int64)
+    for i, (c, r) in enumerate(coords):
+        for d, (dc, dr) in enumerate(HEX_DIRECTIONS):
+            j = index_of.get((int(c) + dc, int(r) + dr))
+            if j is not None:
+                neighbours[i, d] = j
+    degree = (neighbours[:count] < count).sum(axis=1)
+
+    cell_to_grid = coords[:, 1] * g + coords[:, 0]
+    grid_to_cell = np.full(g * g, -1, dtype=np.int64)
+    grid_to_cell[cell_to_grid] = np.arange(count)
+
+    sym_map = np.empty((NUM_SYMMETRIES, count), dtype=np.int64)
+    for k in range(NUM_SYMMETRIES):
+        for i, (c, r) in enumerate(coords):
+            x, y = _symmetry(k, int(c) - (n - 1), int(r) - (n - 1))
+            sym_map[k, i] = index_of[(x + n - 1, y + n - 1)]
+    sym_gather = np.argsort(sym_map, axis=1)
+    button = np.full((NUM_SYMMETRIES, 1), count, dtype=np.int64)
+    for arr in (coords, neighbours, degree, cell_to_grid, grid_to_cell, sym_map, sym_gather):
+        arr.setflags(write=False)
+    board_mask = (grid_to_cell >= 0).reshape(g, g)
+    board_mask.setflags(write=False)
+    sym_gather_actions = np.concatenate([sym_gather, button], axis=1)
+    sym_gather_actions.setflags(write=False)
+    return BoardSpec(
+        side=side,
+        num_cells=count,
+        grid_size=g,
+        coords=coords,
+        names=names,
+        neighbours=neighbours,
+        degree=degree,
+        cell_to_grid=cell_to_grid,
+        grid_to_cell=grid_to_cell,
+        board_mask=board_mask,
+        sym_map=sym_map,
+        sym_gather=sym_gather,
+        sym_gather_actions=sym_gather_actions,
+        _index={name: i for i, name in enumerate(names)},
+    )
