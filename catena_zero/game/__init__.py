@@ -1,6 +1,20 @@
-"""Catena rules (RULES.md): options, board geometry, the reference engine."""
+"""Catena rules (RULES.md): options, board geometry, the reference engine, the match protocol."""
 
+from .match import Match
 from .options import GameConfig
+from .rules import BLACK, EMPTY, WHITE, Game, GameNotOver, IllegalMove, Ribbon
 from .spec import BoardSpec, board_spec
 
-__all__ = ["GameConfig", "BoardSpec", "board_spec"]
+__all__ = [
+    "GameConfig",
+    "BoardSpec",
+    "board_spec",
+    "Game",
+    "GameNotOver",
+    "IllegalMove",
+    "Match",
+    "Ribbon",
+    "EMPTY",
+    "BLACK",
+    "WHITE",
+]

@@ -1,0 +1,396 @@
+"""Game records (RULES.md R10): a versioned, human-readable text file, validated by replay.
+
+A record lists the options, the events in order, then the result and both scores:
+
+    catena-record 1
+    # comments start with '#', anywhere; blank lines are ignored
+    side 6
+    game_type komi
+    scoring standard
+    komi 0
+    start setup
+    first white
+    second black
+    events
+    komi 7
+    colour black
+    D5
+    button
+    ...
+    end
+    result black 42.5 white 41 winner black
+
+Header (one key per line, each once, any order; all but first/second required):
+    side, game_type, scoring, komi   the options (R9), as in ``GameConfig``; komi is the
+                                     configured komi, the one a "start play" game uses
+    start setup | play               "setup": the events begin with the R7 set-up (komi and
+                                     colour choices) and replay through a ``Match``;
+                                     "play": moves only, Black first, replayed through a ``Game``
+    first, second                    the colour each player ended up with (setup records,
+                                     once the colour is chosen); checked against the replay
+Events: one R10 event per line ("komi 7", "colour white", "swap", "D5", "button"); in double
+every stone is its own line (R8). "end" closes the list; a file without it is truncated.
+Result: "result black B white W winner black|white|draw", required once the game is over,
+forbidden before; checked against the replay. Records of unfinished games are valid.
+
+Every problem raises ``RecordError`` with one line naming the line number and the problem.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Union
+
+from .match import Match
+from .options import GameConfig
+from .rules import Game, IllegalMove
+
+FORMAT = "catena-record"
+VERSION = 1
+START_MODES = ("setup", "play")
+_OPTION_KEYS = ("side", "game_type", "scoring", "komi")
+_INT_KEYS = ("side", "komi")
+_HEADER_KEYS = (*_OPTION_KEYS, "start", "first", "second")
+_WHOLE_NUMBER = re.compile(r"[0-9]+")
+
+
+class RecordError(ValueError):
+    """A game record is malformed or does not replay (the message names the line)."""
+
+
+@dataclass(frozen=True)
+class GameResult:
+    """Final scores (R6) and the winner ("black", "white", or None for a draw, R8)."""
+
+    black: float
+    white: float
+    winner: str | None
+
+
+@dataclass(frozen=True)
+class Record:
+    """The content of a record file; ``parse_record`` only returns records that replay.
+
+    config: the options (R9); events: R10 strings in order (set-up choices and moves when
+    ``start == "setup"``, moves only when ``start == "play"``); first: the colour of the first
+    player once known (setup records), else None; result: set iff the game is over.
+    """
+
+    config: GameConfig
+    start: str
+    events: tuple[str, ...]
+    first: str | None = None
+    result: GameResult | None = None
+
+    def replay(self, upto: int | None = None) -> Union[Match, Game]:
+        """A fresh Match ("setup") or Game ("play") after the first ``upto`` events (all if None)."""
+        count = len(self.events) if upto is None else upto
+        if not 0 <= count <= len(self.events):
+            raise ValueError(f"the record has {len(self.events)} events; cannot show the position after {upto}")
+        state = _new_state(self.config, self.start)
+        for event in self.events[:count]:
+            _apply(state, event)
+        return state
+
+    def position(self, upto: int | None = None) -> Game:
+        """The board after the first ``upto`` events (a Match's game, or the Game itself)."""
+        return board_of(self.replay(upto))
+
+
+# ----------------------------------------------------------------------------- live objects
+
+
+def _new_state(config: GameConfig, start: str) -> Union[Match, Game]:
+    return Match(config) if start == "setup" else Game(config)
+
+
+def _apply(state: Union[Match, Game], event: str) -> None:
+    if isinstance(state, Match):
+        state.apply(event)
+    else:
+        state.play(event)
+
+
+def board_of(state: Union[Match, Game]) -> Game:
+    """The game of a Match, or the Game itself; before the komi choice (R7) an empty board."""
+    if isinstance(state, Match):
+        return state.game if state.game is not None else Game(state.config)
+    return state
+
+
+def _result_of(game: Game | None) -> GameResult | None:
+    if game is None or not game.is_over:
+        return None
+    scores = game.scores()
+    return GameResult(black=float(scores["black"]), white=float(scores["white"]), winner=game.winner)
+
+
+def record_of(obj: Union[Match, Game]) -> Record:
+    """The record of a live Match (set-up and moves) or Game (moves only)."""
+    if isinstance(obj, Match):
+        # The Match's config is the configured one; its game's config has the chosen komi.
+        return Record(config=obj.config, start="setup", events=tuple(obj.events),
+                      first=obj.colour_of("first"), result=_result_of(obj.game))
+    if isinstance(obj, Game):
+        return Record(config=obj.config, start="play", events=tuple(obj.history), result=_result_of(obj))
+    raise TypeError(f"expected a Match or a Game, got {type(obj).__name__}")
+
+
+# ----------------------------------------------------------------------------------- format
+
+
+def format_record(obj: Union[Record, Match, Game]) -> str:
+    """The text of a record (of a Record, a Match or a Game)."""
+    record = obj if isinstance(obj, Record) else record_of(obj)
+    c = record.config
+    lines = [
+        f"{FORMAT} {VERSION}",
+        "# Catena game record (RULES.md R10)",
+        f"side {c.side}",
+        f"game_type {c.game_type}",
+        f"scoring {c.scoring}",
+        f"komi {c.komi}",
+        f"start {record.start}",
+    ]
+    if record.first is not None:
+        second = "white" if record.first == "black" else "black"
+        lines += [f"first {record.first}", f"second {second}"]
+    lines.append("events")
+    lines += list(record.events)
+    lines.append("end")
+    if record.result is not None:
+        r = record.result
+        lines.append(f"result black {r.black:.10g} white {r.white:.10g} winner {r.winner or 'draw'}")
+    return "\n".join(lines) + "\n"
+
+
+def save_record(path: str | os.PathLike, obj: Union[Record, Match, Game]) -> Path:
+    """Write the record of ``obj`` atomically; returns the path."""
+    return write_text_atomic(path, format_record(obj))
+
+
+def write_text_atomic(path: str | os.PathLike, text: str) -> Path:
+    """Write ``text`` to a temp file in the same directory, then os.replace it into place,
+    so that readers never see a half-written file."""
+    path = Path(path)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as exc:
+        raise OSError(f"cannot write {path}: {exc.strerror}") from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except OSError as exc:
+        Path(tmp).unlink(missing_ok=True)
+        raise OSError(f"cannot write {path}: {exc.strerror}") from None
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
+# ------------------------------------------------------------------------------------ parse
+
+
+def _fail(lineno: int, message: str) -> RecordError:
+    return RecordError(f"line {lineno}: {message}")
+
+
+def _content_lines(text: str) -> list[tuple[int, str]]:
+    """(line number, text) of the non-blank lines, comments removed."""
+    out = []
+    for lineno, raw in enumerate(text.splitlines(), start=1):
+        line = raw.split("#", 1)[0].strip()
+        if line:
+            out.append((lineno, line))
+    return out
+
+
+def parse_record(text: str) -> Record:
+    """Parse and validate a record: every event is replayed through the engine (R3-R8)."""
+    lines = _content_lines(text)
+    _check_magic(lines)
+    header, pos = _parse_header(lines)
+    config, start = _header_options(header)
+    state, events, end_line, pos = _replay_events(lines, pos, config, start)
+    first = _check_players(header, state)
+    game = state.game if isinstance(state, Match) else state
+    result = _check_result(lines[pos:], _result_of(game), end_line)
+    return Record(config=config, start=start, events=tuple(events), first=first, result=result)
+
+
+@dataclass(frozen=True)
+class _Header:
+    values: dict[str, str]  # header key -> its value
+    at: dict[str, int]  # header key -> line number
+    events_line: int  # line number of "events"
+
+
+def _check_magic(lines: list[tuple[int, str]]) -> None:
+    if not lines:
+        raise RecordError(f"empty record: expected a first line '{FORMAT} {VERSION}'")
+    lineno, first_line = lines[0]
+    words = first_line.split()
+    if words[0] != FORMAT or len(words) != 2:
+        raise _fail(lineno, f"not a Catena record: expected '{FORMAT} {VERSION}', got {first_line!r}")
+    if words[1] != str(VERSION):
+        raise _fail(lineno, f"unknown record version {words[1]!r} (this program reads version {VERSION})")
+
+
+def _parse_header(lines: list[tuple[int, str]]) -> tuple[_Header, int]:
+    """The "key value" lines up to "events"; returns the header and the position after it."""
+    values: dict[str, str] = {}
+    at: dict[str, int] = {}
+    for pos in range(1, len(lines)):
+        lineno, line = lines[pos]
+        if line == "events":
+            header = _Header(values, at, lineno)
+            for key in (*_OPTION_KEYS, "start"):
+                if key not in values:
+                    raise _fail(lineno, f"missing header key {key!r} before 'events'")
+            return header, pos + 1
+        key, _, value = line.partition(" ")
+        value = value.strip()
+        if key not in _HEADER_KEYS:
+            raise _fail(lineno, f"unknown header key {key!r} (known: {', '.join(_HEADER_KEYS)}, then 'events')")
+        if key in values:
+            raise _fail(lineno, f"header key {key!r} given twice")
+        if not value or " " in value:
+            raise _fail(lineno, f"header key {key!r} needs one value, got {line!r}")
+        values[key], at[key] = value, lineno
+    raise RecordError(f"line {lines[-1][0]}: record ends before the 'events' line (truncated?)")
+
+
+def _header_options(header: _Header) -> tuple[GameConfig, str]:
+    """The game options (R9) and the start mode, each error at the line of its key."""
+    values, at = header.values, header.at
+    options: dict = {}
+    for key in _OPTION_KEYS:
+        value = values[key]
+        if key in _INT_KEYS:
+            if not _WHOLE_NUMBER.fullmatch(value):
+                raise _fail(at[key], f"{key} must be a whole number, got {value!r}")
+            options[key] = int(value)
+        else:
+            options[key] = value
+    try:
+        config = GameConfig(**options)
+    except ValueError as exc:
+        # GameConfig names the offending option first ("komi must be ...", "game type ...").
+        message = str(exc)
+        key = next((k for k in _OPTION_KEYS if message.startswith((k, k.replace("_", " ")))), None)
+        raise _fail(at[key] if key else header.events_line, f"bad options: {message}") from None
+    start = values["start"]
+    if start not in START_MODES:
+        raise _fail(at["start"], f"start must be 'setup' or 'play', got {start!r}")
+    for key in ("first", "second"):
+        if key in values:
+            if start != "setup":
+                raise _fail(at[key], f"'{key}' is only meaningful in 'start setup' records")
+            if values[key] not in ("black", "white"):
+                raise _fail(at[key], f"{key} must be 'black' or 'white', got {values[key]!r}")
+    if ("first" in values) != ("second" in values):
+        raise _fail(header.events_line, "give both 'first' and 'second', or neither")
+    if "first" in values and values["first"] == values["second"]:
+        raise _fail(at["second"], "first and second player cannot have the same colour")
+    return config, start
+
+
+def _replay_events(lines, pos: int, config: GameConfig, start: str):
+    """Apply the event lines up to "end" one by one, so an illegal one is named at its line.
+
+    Returns (Match or Game after them, the events, the line number of "end", position after it).
+    """
+    state = _new_state(config, start)
+    events: list[str] = []
+    for pos in range(pos, len(lines)):
+        lineno, line = lines[pos]
+        if line == "end":
+            return state, events, lineno, pos + 1
+        if line.startswith("result"):
+            raise _fail(lineno, "result line before 'end': the events must be closed by an 'end' line")
+        try:
+            _apply(state, line)
+        except IllegalMove as exc:
+            kind = "move" if start == "play" or _is_move(line) else "event"
+            raise _fail(lineno, f"{kind} {line!r} is illegal ({exc})") from None
+        events.append(line)
+    raise RecordError(f"line {lines[-1][0]}: record ends before the 'end' line (truncated?)")
+
+
+def _check_players(header: _Header, state: Union[Match, Game]) -> str | None:
+    """The first player's colour from the replay (R7), checked against the header."""
+    first = state.colour_of("first") if isinstance(state, Match) else None
+    claimed = header.values.get("first")
+    if claimed is not None and claimed != first:
+        actual = "not decided yet" if first is None else first
+        raise _fail(header.at["first"], f"header says first player is {claimed}, but the replay gives {actual}")
+    if claimed is None and first is not None:
+        raise _fail(header.events_line, f"missing 'first'/'second' header lines (the replay gives first {first})")
+    return first
+
+
+def _check_result(rest: list[tuple[int, str]], actual: GameResult | None, end_line: int) -> GameResult | None:
+    """The result line (R10) must be there iff the game is over, and agree with the replay."""
+    if not rest:
+        if actual is not None:
+            raise _fail(end_line, "the game is over after the events but the record has no result line")
+        return None
+    lineno, line = rest[0]
+    if len(rest) > 1:
+        raise _fail(rest[1][0], f"unexpected text after the result line: {rest[1][1]!r}")
+    result = _parse_result(lineno, line)
+    if actual is None:
+        raise _fail(lineno, "result line given, but the game is not over after the events")
+    if not (_close(result.black, actual.black) and _close(result.white, actual.white)):
+        raise _fail(lineno, f"result scores black {result.black:g} white {result.white:g} disagree with the "
+                            f"replay (black {actual.black:g} white {actual.white:g})")
+    if result.winner != actual.winner:
+        raise _fail(lineno, f"result winner {result.winner or 'draw'} disagrees with the replay "
+                            f"({actual.winner or 'draw'})")
+    return actual  # the engine's exact floats
+
+
+def _is_move(event: str) -> bool:
+    return not event.startswith(("komi", "colour", "swap"))
+
+
+def _close(a: float, b: float) -> bool:
+    return abs(a - b) <= 1e-6 * max(1.0, abs(b))
+
+
+def _parse_result(lineno: int, line: str) -> GameResult:
+    words = line.split()
+    form = "expected 'result black B white W winner black|white|draw'"
+    if len(words) != 7 or words[0] != "result" or words[1] != "black" or words[3] != "white" or words[5] != "winner":
+        raise _fail(lineno, f"{form}, got {line!r}")
+    try:
+        black, white = float(words[2]), float(words[4])
+    except ValueError:
+        raise _fail(lineno, f"{form}: scores must be numbers, got {line!r}") from None
+    if not (math.isfinite(black) and math.isfinite(white)):
+        raise _fail(lineno, f"{form}: scores must be finite, got {line!r}")
+    if words[6] not in ("black", "white", "draw"):
+        raise _fail(lineno, f"{form}: winner must be black, white or draw, got {words[6]!r}")
+    return GameResult(black=black, white=white, winner=None if words[6] == "draw" else words[6])
+
+
+def load_record(path: str | os.PathLike) -> Record:
+    """Read and validate a record file; RecordError ("FILE: line N: ...") on any problem."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise RecordError(f"cannot read record {path}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise RecordError(f"{path}: not a text file (invalid UTF-8)") from None
+    try:
+        return parse_record(text)
+    except RecordError as exc:
+        raise RecordError(f"{path}: {exc}") from None

@@ -1,0 +1,731 @@
+"""Vectorised Catena: B games stepped at once as one packed int16 array (RULES.md R1-R10).
+
+Shape legend:
+    B  games in the batch (1 .. tens of thousands)
+    N  cells, 3n(n-1)+1, indexed in notation order as in ``spec.py``
+    A  actions, N + 1: one per cell, then N = "take the button"
+    P  per-cell slots of a field, N + 2: cells 0..N-1, slot N (the button action, used by
+       the LEGAL field only) and slot N+1, the sentinel ``SENT`` that pads neighbour tables
+    W  width of one packed game row (``_Layout.width``)
+    G  axial grid width 2n-1 (``spec.py``; the network's business)
+
+Why one packed array. A search tree stores the state of every expanded node (DESIGN.md
+sec. 3, as in mctx), so gathering and scattering game states must be cheap: with every
+field of a game in one int16 row, ``take``/``put`` are one fancy-index call each. The
+public fields of ``EnvState`` (``board``, ``to_move`` ...) are typed read-only snapshots of
+column slices. int16 holds every value: cells and ids < 273, lengths <= 271, komi <= 1000.
+
+Why it is fast (DESIGN.md sec. 1). Every group is a ribbon (a path), so a placement on x
+only changes things near x and at the two ends of x's ribbon: per step the work is
+``O(B * 25)`` gathers and scatters on the flattened ``[B * W]`` array with precomputed row
+offsets, a fixed number of numpy calls whatever B is, and no Python loop over games.
+Rare events (claims that recolour, the endgame pair rule of R8, game ends) run on the
+compacted subset of games where they happen. Everything is gathers, scatters, elementwise
+arithmetic and row reductions, which map one to one onto torch for a GPU port.
+
+Per game, the packed row holds these fields (each per-cell field is P wide):
+    COLOUR[P]    EMPTY/BLACK/WHITE now, after claims (R5); at the end the final owners
+    LEGAL[P]     1 where placing is legal by R3 (illegal is forever, so it only ever drops);
+                 slot N: the button may be taken (R4, R7); the R8 pair rule is applied on
+                 top of this by ``legal_actions`` (it depends on the whole position)
+    DEG[P]       number of neighbouring stones; for a stone its degree in its chain, so a
+                 stone is an end iff DEG <= 1 (R2); for an empty cell the k of R3
+    LABEL[P]     union-find parent over stones (SENT for empty cells): following LABEL
+                 reaches the ribbon's root, a stone of the ribbon whose LABEL is itself.
+                 Invariant: an end's LABEL is its root, so two ends are in one ribbon iff
+                 their LABELs are equal (the ring test of R3). Merges link the shorter
+                 ribbon's root under the longer one's (union by size: depth <= log2 N).
+    PARTNER[P]   for an end, the other end of its ribbon (a single stone is its own partner)
+    BLACK[P], WHITE[P]   at a root: the ribbon's stones of each colour (length = sum)
+    CLAIMED[P]   at a root: the ribbon was claimed (R5 when it became limited, or R8's
+                 final claim); a claimed ribbon is monochrome and never changes again
+    HISTORY[N+1] actions played in order, -1 padded
+    scalars      TO_MOVE, MOVE_NUMBER, BUTTON, DONE, WINNER, KOMI, NUM_LEGAL (legal cells)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .options import GameConfig, komi_range
+from .rules import BLACK, EMPTY, WHITE, Game
+from .spec import BoardSpec, board_spec
+
+__all__ = ["EMPTY", "BLACK", "WHITE", "EnvState", "RibbonInfo", "VecEnv"]
+
+# A stone on x makes legal cells illegal only among: x, its 6 neighbours, the neighbours of
+# its (at most 2) stone neighbours that stop being ends, and the common neighbours of the new
+# ribbon's two ends (DESIGN.md sec. 1). ``_lost_positions`` lists these 1 + 6 + 12 + 6 slots.
+_LOST_SLOTS = 25
+
+
+@dataclass(frozen=True, eq=False)
+class _Layout:
+    """Column offsets of the packed game row, and the static tables of one board size."""
+
+    config: GameConfig
+    spec: BoardSpec
+    n: int  # N
+    p: int  # P = N + 2
+    sent: int  # N + 1, the sentinel slot
+    width: int  # W
+    # scalar columns
+    to_move: int
+    move_number: int
+    button: int
+    done: int
+    winner: int
+    komi: int
+    num_legal: int
+    # per-cell fields: offset of slot 0
+    colour: int
+    legal: int
+    deg: int
+    label: int
+    partner: int
+    black: int
+    white: int
+    claimed: int
+    history: int
+    nbr: np.ndarray = field(repr=False)  # [P, 6] neighbours, padded with SENT; rows N, SENT all SENT
+    adj: np.ndarray = field(repr=False)  # [P * P] bool, adj[c * P + d]: c and d are neighbours
+    template: np.ndarray = field(repr=False)  # [W] int16, the packed row of a new game (komi 0)
+
+
+def _make_layout(config: GameConfig) -> _Layout:
+    spec = board_spec(config.side)
+    n = spec.num_cells
+    p, sent = n + 2, n + 1
+    scalars = ("to_move", "move_number", "button", "done", "winner", "komi", "num_legal")
+    offsets = {name: i for i, name in enumerate(scalars)}
+    col = len(scalars)
+    for name in ("colour", "legal", "deg", "label", "partner", "black", "white", "claimed"):
+        offsets[name] = col
+        col += p
+    offsets["history"] = col
+    width = col + n + 1
+
+    nbr = np.full((p, 6), sent, dtype=np.int64)
+    nbr[:n] = np.where(spec.neighbours[:n] == spec.pad, sent, spec.neighbours[:n])
+    adj = np.zeros((p, p), dtype=bool)
+    rows = np.repeat(np.arange(n), 6)
+    adj[rows, nbr[:n].ravel()] = True
+    adj[:, sent] = False  # the sentinel is nobody's neighbour
+
+    t = np.zeros(width, dtype=np.int16)
+    t[offsets["to_move"]] = BLACK
+    t[offsets["num_legal"]] = n
+    t[offsets["legal"]:offsets["legal"] + n] = 1
+    # R4: the button can be taken from the start; R7 no_komi: only after Black's first stone.
+    t[offsets["legal"] + n] = config.game_type == "komi"
+    t[offsets["label"]:offsets["label"] + p] = sent
+    t[offsets["partner"]:offsets["partner"] + p] = np.arange(p)
+    t[offsets["history"]:offsets["history"] + n + 1] = -1
+    for arr in (nbr, adj, t):
+        arr.setflags(write=False)
+    return _Layout(config=config, spec=spec, n=n, p=p, sent=sent, width=width, **offsets,
+                   nbr=nbr, adj=adj.ravel(), template=t)
+
+
+@dataclass(eq=False)
+class EnvState:
+    """B games of one ``VecEnv``. ``data`` is the packed state; the named properties are
+    typed read-only snapshots (copies) of it. Change games only through ``VecEnv``."""
+
+    data: np.ndarray  # [B, W] int16 packed rows, layout in the module docstring
+    layout: _Layout = field(repr=False)
+
+    @property
+    def batch_size(self) -> int:
+        return self.data.shape[0]
+
+    def _block(self, offset: int, size: int) -> np.ndarray:
+        return self.data[:, offset:offset + size]
+
+    @property
+    def board(self) -> np.ndarray:
+        """[B, N] int8 colour of every cell now (after claims); at the end the final owners."""
+        return self._block(self.layout.colour, self.layout.n).astype(np.int8)
+
+    @property
+    def to_move(self) -> np.ndarray:
+        """[B] int8 BLACK/WHITE to move; after the end, who would move next (R10)."""
+        return self.data[:, self.layout.to_move].astype(np.int8)
+
+    @property
+    def move_number(self) -> np.ndarray:
+        """[B] int32 moves played (stones and the button)."""
+        return self.data[:, self.layout.move_number].astype(np.int32)
+
+    @property
+    def pending_second(self) -> np.ndarray:
+        """[B] bool double (R8): the next stone is the second of a two-stone turn."""
+        m = self.data[:, self.layout.move_number]
+        if self.layout.config.game_type != "double":
+            return np.zeros(self.batch_size, dtype=bool)
+        # Black's opening stone is move 1; then each turn is stones (2t, 2t+1).
+        return (m >= 2) & (m % 2 == 0) & (self.data[:, self.layout.done] == 0)
+
+    @property
+    def button(self) -> np.ndarray:
+        """[B] int8 button holder, EMPTY if not taken; after the end the R6 assignment."""
+        return self.data[:, self.layout.button].astype(np.int8)
+
+    @property
+    def done(self) -> np.ndarray:
+        """[B] bool the game is over."""
+        return self.data[:, self.layout.done] != 0
+
+    @property
+    def winner(self) -> np.ndarray:
+        """[B] int8 where done: EMPTY (0) for a draw, BLACK or WHITE; 0 while running."""
+        return self.data[:, self.layout.winner].astype(np.int8)
+
+    @property
+    def komi(self) -> np.ndarray:
+        """[B] int32 komi of each game (R6, R7)."""
+        return self.data[:, self.layout.komi].astype(np.int32)
+
+    @property
+    def history(self) -> np.ndarray:
+        """[B, N+1] int16 actions played in order, -1 padded."""
+        return self._block(self.layout.history, self.layout.n + 1).copy()
+
+    @property
+    def scores(self) -> np.ndarray:
+        """[B, 2] float32 [black, white] scores as defined in the brief (R6), current during
+        the game and final at the end. Computed on demand, O(B * N)."""
+        return _scores(self.data, self.layout)
+
+
+@dataclass(frozen=True)
+class RibbonInfo:
+    """Per-cell ribbon features for the network, all [B, N]; zero on empty cells."""
+
+    is_end: np.ndarray  # [B, N] bool the stone is an end of its ribbon (R2)
+    limited: np.ndarray  # [B, N] bool its ribbon is claimed: limited (R5), or R8's final claim
+    length: np.ndarray  # [B, N] int16 stones in its ribbon
+    black: np.ndarray  # [B, N] int16 black stones in its ribbon
+    white: np.ndarray  # [B, N] int16 white stones in its ribbon
+    growth: np.ndarray  # [B, N] int16 distinct legal (R3) cells next to its ribbon's ends
+
+
+@dataclass(frozen=True)
+class _Neighbourhood:
+    """What a stone on x would touch, read from the state before placing it ([K] per game)."""
+
+    nb: np.ndarray  # [K, 6] neighbour cells of x (SENT padded)
+    k: np.ndarray  # [K] stones next to x (R3's k; 0..2 as x is legal)
+    a: np.ndarray  # [K] x's first stone neighbour, SENT if none
+    b: np.ndarray  # [K] x's second stone neighbour, SENT if k < 2
+    p: np.ndarray  # [K] one end of x's ribbon after the placement (x if k == 0)
+    q: np.ndarray  # [K] the other end (x if k <= 1)
+
+
+class VecEnv:
+    """Steps B games of one configuration at once; see the module docstring for the state.
+
+    The side, game type and scoring are fixed per environment; komi varies per game
+    (``config.komi`` is the default for ``reset``).
+    """
+
+    def __init__(self, config: GameConfig) -> None:
+        if not isinstance(config, GameConfig):
+            raise ValueError(f"VecEnv needs a GameConfig, got {type(config).__name__}")
+        self.config = config
+        self.spec: BoardSpec = board_spec(config.side)
+        self.num_actions = self.spec.num_actions
+        self._lay = _make_layout(config)
+        self._double = config.game_type == "double"
+        # R1: the 12 board symmetries as index permutations (spec.py's, shared):
+        # ``x[..., sym_gather[k]]`` applies symmetry k to per-cell values [..., N],
+        # ``x[..., sym_gather_actions[k]]`` to per-action values [..., A] (button fixed).
+        self.sym_gather: np.ndarray = self.spec.sym_gather  # [12, N]
+        self.sym_gather_actions: np.ndarray = self.spec.sym_gather_actions  # [12, A]
+        self._rows_cache = np.arange(0, dtype=np.int64)
+        self._stamp = np.zeros(0, dtype=np.int32)
+
+    @property
+    def bytes_per_game(self) -> int:
+        """Memory of one game's packed state (what a search tree stores per node)."""
+        return self._lay.width * np.dtype(np.int16).itemsize
+
+    # ------------------------------------------------------------------ creation and copies
+    def reset(self, batch_size: int, komi: int | np.ndarray | None = None) -> EnvState:
+        """B new games (empty board, Black to move); komi per game (default ``config.komi``)."""
+        if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)) or batch_size < 0:
+            raise ValueError(f"batch_size must be a non-negative integer, got {batch_size!r}")
+        komi_arr = np.broadcast_to(np.asarray(self.config.komi if komi is None else komi), (batch_size,))
+        if komi_arr.size and not np.issubdtype(komi_arr.dtype, np.integer):
+            raise ValueError(f"komi must be whole numbers, got dtype {komi_arr.dtype}")
+        lo, hi = komi_range(self.config.scoring)
+        if self.config.game_type != "komi":
+            lo = hi = 0  # R7/R8: no komi in no_komi and double
+        if komi_arr.size and (komi_arr.min() < lo or komi_arr.max() > hi):
+            raise ValueError(
+                f"komi must be in {lo}..{hi} for game type {self.config.game_type!r} and "
+                f"scoring {self.config.scoring!r}, got {komi_arr.min()}..{komi_arr.max()}")
+        data = np.empty((batch_size, self._lay.width), dtype=np.int16)
+        data[:] = self._lay.template
+        data[:, self._lay.komi] = komi_arr
+        return EnvState(data, self._lay)
+
+    def _check_state(self, state: EnvState) -> None:
+        if not isinstance(state, EnvState) or state.layout is not self._lay:
+            raise ValueError("the state does not belong to this VecEnv (different configuration)")
+
+    def take(self, state: EnvState, idx) -> EnvState:
+        """Copies of games ``idx`` ([K] indices or a [B] bool mask) as a new state."""
+        self._check_state(state)
+        return EnvState(state.data[np.asarray(idx)], self._lay)
+
+    def put(self, dst: EnvState, dst_idx, src: EnvState, src_idx=None) -> None:
+        """Scatter games of ``src`` (all, or ``src_idx``) into slots ``dst_idx`` of ``dst``."""
+        self._check_state(dst)
+        self._check_state(src)
+        dst.data[np.asarray(dst_idx)] = src.data if src_idx is None else src.data[np.asarray(src_idx)]
+
+    def concat(self, states: list[EnvState]) -> EnvState:
+        """One state holding the games of ``states`` in order."""
+        for s in states:
+            self._check_state(s)
+        return EnvState(np.concatenate([s.data for s in states]), self._lay)
+
+    # ------------------------------------------------------------------ reference engine
+    def to_game(self, state: EnvState, i: int) -> Game:
+        """Game ``i`` as a reference ``Game`` (its history replayed)."""
+        self._check_state(state)
+        lay = self._lay
+        row = state.data[i]
+        cfg = GameConfig(side=self.config.side, game_type=self.config.game_type,
+                         scoring=self.config.scoring, komi=int(row[lay.komi]))
+        moves = row[lay.history:lay.history + int(row[lay.move_number])]
+        return Game.replay(cfg, [int(a) for a in moves])
+
+    def from_games(self, games: list[Game]) -> EnvState:
+        """A state holding ``games`` (same side, game type and scoring as this env)."""
+        for g in games:
+            c = g.config
+            if (c.side, c.game_type, c.scoring) != (self.config.side, self.config.game_type, self.config.scoring):
+                raise ValueError(f"game options {c} do not match the environment's {self.config}")
+        state = self.reset(len(games), np.array([g.config.komi for g in games], dtype=np.int64))
+        histories = [g.actions for g in games]
+        longest = max((len(h) for h in histories), default=0)
+        for t in range(longest):
+            idx = np.array([i for i, h in enumerate(histories) if len(h) > t], dtype=np.int64)
+            sub = self.take(state, idx)
+            self.step(sub, np.array([histories[i][t] for i in idx], dtype=np.int64))
+            self.put(state, idx, sub)
+        return state
+
+    # ------------------------------------------------------------------ queries
+    def legal_actions(self, state: EnvState) -> np.ndarray:
+        """[B, A] bool legal actions: R3 cells, the R8 pair rule for the first stone of a
+        double turn, the button (R4, R7) last; all False where done."""
+        self._check_state(state)
+        lay = self._lay
+        data = state.data
+        mask = data[:, lay.legal:lay.legal + lay.n + 1] != 0
+        if self._double:
+            rows = self._pair_rule_rows(data)
+            if rows.size:
+                mask[rows, :lay.n] = self._pair_mask(data, rows)
+        return mask
+
+    def terminal_value(self, state: EnvState) -> np.ndarray:
+        """[B] float32 result for ``state.to_move`` where done (+1 win, 0 draw, -1 loss);
+        0 where the game is still running."""
+        self._check_state(state)
+        lay = self._lay
+        winner = state.data[:, lay.winner]
+        done = state.data[:, lay.done] != 0
+        value = np.where(winner == state.data[:, lay.to_move], 1.0, -1.0).astype(np.float32)
+        value[(winner == EMPTY) | ~done] = 0.0
+        return value
+
+    def score_margin(self, state: EnvState) -> np.ndarray:
+        """[B] float32 the mover's score minus the opponent's (brief's score definition)."""
+        self._check_state(state)
+        s = state.scores
+        mover_black = state.data[:, self._lay.to_move] == BLACK
+        return np.where(mover_black, s[:, 0] - s[:, 1], s[:, 1] - s[:, 0]).astype(np.float32)
+
+    def ribbon_info(self, state: EnvState) -> RibbonInfo:
+        """Per-cell features of the ribbon each stone belongs to (zero on empty cells)."""
+        self._check_state(state)
+        lay = self._lay
+        data = state.data
+        bsz, n, p = data.shape[0], lay.n, lay.p
+        colour = data[:, lay.colour:lay.colour + n]
+        stone = colour != EMPTY
+        deg = data[:, lay.deg:lay.deg + n]
+        root = _resolve_roots(data[:, lay.label:lay.label + p].astype(np.int64), p)
+        off = np.arange(bsz, dtype=np.int64)[:, None] * p
+        # growth is known at the ends; every end writes its ribbon's value at the root
+        is_end = stone & (deg <= 1)
+        legal = data[:, lay.legal:lay.legal + p] != 0
+        legal[:, n] = False  # slot N is the button, nobody's neighbour anyway
+        nlegal = np.zeros((bsz, p), dtype=np.int64)  # legal neighbours of each cell
+        nlegal[:, :n] = np.take(legal, lay.nbr[:n], axis=1).sum(axis=2)
+        partner = data[:, lay.partner:lay.partner + n].astype(np.int64)
+        cells = np.arange(n)
+        # A cell next to both ends of one ribbon would close a ring, so no cell counts twice.
+        nl_end = nlegal[:, :n] + np.where(partner != cells, np.take(nlegal.ravel(), off + partner), 0)
+        growth_root = np.zeros(bsz * p, dtype=np.int64)
+        er, ec = np.nonzero(is_end)
+        growth_root[er * p + root[er, ec]] = nl_end[er, ec]
+        at_root = off + root[:, :n]  # [B, N] flat index of each cell's root slot
+
+        def per_cell(block: np.ndarray) -> np.ndarray:
+            return np.where(stone, np.take(block.ravel(), at_root), 0).astype(np.int16)
+
+        black = per_cell(data[:, lay.black:lay.black + p])
+        white = per_cell(data[:, lay.white:lay.white + p])
+        growth = per_cell(growth_root.reshape(bsz, p))
+        growth[data[:, lay.done] != 0] = 0
+        return RibbonInfo(
+            is_end=is_end,
+            limited=per_cell(data[:, lay.claimed:lay.claimed + p]) != 0,
+            length=black + white,
+            black=black,
+            white=white,
+            growth=growth,
+        )
+
+    # ------------------------------------------------------------------ stepping
+    def _rows(self, bsz: int) -> np.ndarray:
+        if self._rows_cache.size != bsz:
+            self._rows_cache = np.arange(bsz, dtype=np.int64)
+        return self._rows_cache
+
+    def step(self, state: EnvState, actions) -> None:
+        """Play ``actions`` [B] (cell index, or N for the button) in every running game, in
+        place; entries of finished games are ignored. ValueError (naming the first offending
+        game) if an action is illegal in a running game; the state is then unchanged."""
+        self._check_state(state)
+        lay = self._lay
+        data = state.data
+        bsz = data.shape[0]
+        actions = np.asarray(actions)
+        if actions.shape != (bsz,) or not np.issubdtype(actions.dtype, np.integer):
+            raise ValueError(f"actions must be an integer array of shape ({bsz},), got "
+                             f"{actions.dtype} {actions.shape}")
+        done = data[:, lay.done]
+        rows = self._rows(bsz) if not done.any() else np.flatnonzero(done == 0)
+        if rows.size == 0:
+            return
+        x = actions[rows].astype(np.int64)
+        F = data.reshape(-1)
+        base = rows * lay.width
+        self._validate(F, rows, base, x)
+
+        move_number = F[base + lay.move_number]
+        F[base + (lay.history + move_number)] = x
+        move_number += 1
+        F[base + lay.move_number] = move_number
+        is_button = x == lay.n
+        if is_button.any():
+            bb = base[is_button]
+            mover = F[bb + lay.to_move]
+            F[bb + lay.button] = mover  # R4: taking the button passes the turn
+            F[bb + lay.to_move] = BLACK + WHITE - mover
+            F[bb + (lay.legal + lay.n)] = 0
+            keep = ~is_button
+            rows, base, x, move_number = rows[keep], base[keep], x[keep], move_number[keep]
+            if rows.size == 0:
+                return
+        self._place(data, rows, base, x, move_number)
+
+    def _validate(self, F: np.ndarray, rows: np.ndarray, base: np.ndarray, x: np.ndarray) -> None:
+        lay = self._lay
+        bad = (x < 0) | (x > lay.n)
+        if not bad.any():
+            bad = F[base + (lay.legal + x)] == 0
+            if self._double and not bad.any():
+                # R8: the first stone of a double turn must leave a cell for the second.
+                first = self._pair_rule_rows(F.reshape(-1, lay.width)[rows])
+                if first.size:
+                    left = self._cells_left_after(F, base[first], x[first])
+                    bad[first[left == 0]] = True
+        if bad.any():
+            i = int(np.argmax(bad))
+            raise ValueError(f"illegal action {int(x[i])} in game {int(rows[i])} "
+                             f"(occupied, forbidden by R3, the R8 pair rule, or the button R4/R7)")
+
+    def _neighbourhood(self, F: np.ndarray, base: np.ndarray, x: np.ndarray) -> _Neighbourhood:
+        """Read x's surroundings before a stone is placed on the legal cell x (R3)."""
+        lay = self._lay
+        nb = lay.nbr[x]  # [K, 6]
+        stone = F[base[:, None] + (lay.colour + nb)] != EMPTY
+        k = stone.sum(axis=1)
+        ab = np.sort(np.where(stone, nb, lay.sent), axis=1)
+        a, b = ab[:, 0], ab[:, 1]
+        p = np.where(k >= 1, F[base + (lay.partner + a)], x)
+        q = np.where(k == 2, F[base + (lay.partner + b)], x)
+        return _Neighbourhood(nb=nb, k=k, a=a, b=b, p=p.astype(np.int64), q=q.astype(np.int64))
+
+    def _lost_positions(self, F: np.ndarray, base: np.ndarray, x: np.ndarray,
+                        h: _Neighbourhood) -> np.ndarray:
+        """[K, 25] cells that a stone on x makes illegal if they are legal now (SENT padded;
+        may repeat). Read from the state before the placement (DESIGN.md sec. 1)."""
+        lay = self._lay
+        sent, p_ = lay.sent, lay.p
+        b2 = base[:, None]
+        k = h.k[:, None]
+        # x's neighbours: k >= 3 after x, or x itself is a middle stone (k == 2), or with
+        # k == 1 the cell also touches the far end p of x's new ribbon (a ring).
+        deg_nb = F[b2 + (lay.deg + h.nb)]
+        lose_nb = (deg_nb >= 2) | (k == 2) | ((k == 1) & lay.adj[h.nb * p_ + h.p[:, None]])
+        # x's stone neighbours with one neighbour before become middle stones: every empty
+        # cell next to them becomes illegal (it would give them a third neighbour).
+        ab = np.stack([h.a, h.b], axis=1)
+        becomes_middle = F[b2 + (lay.deg + ab)] == 1
+        around_ab = np.where(becomes_middle[:, :, None], lay.nbr[ab], sent).reshape(-1, 12)
+        # a merge (k == 2): a cell next to both new ends p and q would close a ring.
+        around_p = lay.nbr[h.p]
+        ring = (k == 2) & lay.adj[around_p * p_ + h.q[:, None]]
+        return np.concatenate(
+            [x[:, None], np.where(lose_nb, h.nb, sent), around_ab, np.where(ring, around_p, sent)],
+            axis=1)
+
+    def _cells_left_after(self, F: np.ndarray, base: np.ndarray, x: np.ndarray) -> np.ndarray:
+        """[K] legal cells that remain after a stone on the legal cell x (R8's pair rule)."""
+        lay = self._lay
+        h = self._neighbourhood(F, base, x)
+        pos = self._lost_positions(F, base, x, h)
+        legal = F[base[:, None] + (lay.legal + pos)] != 0
+        v = np.sort(np.where(legal, pos, lay.sent), axis=1)
+        distinct = (v[:, 0] != lay.sent) + ((v[:, 1:] != v[:, :-1]) & (v[:, 1:] != lay.sent)).sum(axis=1)
+        return F[base + lay.num_legal] - distinct
+
+    def _pair_rule_rows(self, data: np.ndarray) -> np.ndarray:
+        """Rows of ``data`` where R8's pair rule can forbid a first stone: double, running,
+        a two-stone turn starting, and few enough legal cells that one stone could take all."""
+        lay = self._lay
+        m = data[:, lay.move_number]
+        return np.flatnonzero((data[:, lay.done] == 0) & (m >= 1) & (m % 2 == 1)
+                              & (data[:, lay.num_legal] <= _LOST_SLOTS))
+
+    def _pair_mask(self, data: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """[R, N] bool R3-legal cells of ``rows`` after which a legal cell remains (R8)."""
+        lay = self._lay
+        legal = data[rows, lay.legal:lay.legal + lay.n] != 0
+        ti, x = np.nonzero(legal)
+        ok = self._cells_left_after(data.reshape(-1), rows[ti] * lay.width, x.astype(np.int64)) > 0
+        mask = np.zeros_like(legal)
+        mask[ti, x] = ok
+        return mask
+
+    def _place(self, data: np.ndarray, rows: np.ndarray, base: np.ndarray, x: np.ndarray,
+               move_number: np.ndarray) -> None:
+        """Place the mover's stone on the legal cells x of games ``rows``: R3 bookkeeping,
+        R5 claims, then the turn (R4, R8) and the end of the game (R6, R8)."""
+        lay = self._lay
+        F = data.reshape(-1)
+        sent = lay.sent
+        b2 = base[:, None]
+        me = F[base + lay.to_move]
+        h = self._neighbourhood(F, base, x)
+        lost = self._lost_positions(F, base, x, h)
+
+        # --- ribbons: x starts one (k=0), extends one (k=1) or joins two (k=2). The root
+        # of the longer one stays root; the shorter one's root is linked under it.
+        ra = F[base + (lay.label + h.a)]  # roots (a, b are ends); SENT when absent
+        rb = F[base + (lay.label + h.b)]
+        stats = F[b2 + np.stack([lay.black + ra, lay.black + rb, lay.white + ra, lay.white + rb], axis=1)]
+        len_a, len_b = stats[:, 0] + stats[:, 2], stats[:, 1] + stats[:, 3]
+        a_wins = len_a >= len_b
+        root = np.where(h.k == 0, x, np.where(a_wins, ra, rb)).astype(np.int64)
+        other = np.where(h.k == 2, np.where(a_wins, rb, ra), x)
+        F[base + (lay.colour + x)] = me
+        F[b2 + (lay.label + np.stack([x, h.p, h.q, other], axis=1))] = root[:, None]
+        F[base + (lay.partner + h.p)] = h.q
+        F[base + (lay.partner + h.q)] = h.p
+        is_black = me == BLACK
+        F[base + (lay.black + root)] = stats[:, 0] + stats[:, 1] + is_black
+        F[base + (lay.white + root)] = stats[:, 2] + stats[:, 3] + ~is_black
+        deg_idx = b2 + (lay.deg + h.nb)
+        F[deg_idx] = F[deg_idx] + 1
+
+        # --- legality: drop the cells that just became illegal (each once)
+        was_legal = F[b2 + (lay.legal + lost)] != 0
+        li, lj = np.nonzero(was_legal)
+        cell_at = base[li] + lost[li, lj]  # flat index of each lost cell (without field offset)
+        if self._stamp.size < F.size:
+            self._stamp = np.empty(F.size, dtype=np.int32)
+        order = np.arange(cell_at.size, dtype=np.int32)
+        self._stamp[cell_at] = order  # of repeated cells one write wins: keep that one
+        first = self._stamp[cell_at] == order
+        li, cell_at = li[first], cell_at[first]
+        F[cell_at + lay.legal] = 0
+        F[base + lay.num_legal] -= np.bincount(li, minlength=rows.size).astype(np.int16)
+
+        # --- R5: a ribbon can only just have become limited if it is x's, or it has an end
+        # next to a cell that just became illegal. It is limited iff no cell next to either
+        # end is legal (cells next to middle stones never are, R3).
+        around = base[li][:, None] + lay.nbr[cell_at - base[li]]  # [L, 6] without field offset
+        cand = np.concatenate([around.ravel(), base + h.p])
+        cand_row = np.concatenate([np.repeat(li, 6), np.arange(rows.size)])
+        is_end = (F[cand + lay.colour] != EMPTY) & (F[cand + lay.deg] <= 1)
+        cand, cand_row = cand[is_end], cand_row[is_end]
+        cbase = base[cand_row]
+        end = cand - cbase
+        mate = F[cand + lay.partner]
+        r = F[cand + lay.label].astype(np.int64)
+        around_ends = np.concatenate([lay.nbr[end], lay.nbr[mate]], axis=1)
+        free = (F[cbase[:, None] + (lay.legal + around_ends)] != 0).any(axis=1)
+        limited = ~free & (F[cbase + (lay.claimed + r)] == 0)
+        if limited.any():
+            cr = cand_row[limited]
+            # R5: a tie goes to the opponent of the player who placed the stone.
+            self._claim(data, rows[cr], r[limited], BLACK + WHITE - me[cr])
+
+        # --- the turn (R4, R8) and the end of the game (R6, R8)
+        if not self._double:
+            F[base + lay.to_move] = BLACK + WHITE - me
+            if self.config.game_type == "no_komi":
+                # R7: the button may be taken once Black's first stone is down.
+                first = move_number == 1
+                if first.any():
+                    F[base[first] + (lay.legal + lay.n)] = 1
+            over = F[base + lay.num_legal] == 0
+            if over.any():
+                ob = base[over]
+                F[ob + lay.done] = 1
+                F[ob + (lay.legal + lay.n)] = 0
+                holder = F[ob + lay.button]
+                # R6: an untaken button goes to the player who did not place the last stone.
+                F[ob + lay.button] = np.where(holder == EMPTY, BLACK + WHITE - me[over], holder)
+                self._set_winner(data, rows[over])
+            return
+        # R8: Black's single opening stone (move 1), then turns of two stones (2t, 2t+1).
+        turn_starts = move_number % 2 == 1
+        F[base + lay.to_move] = np.where(turn_starts, BLACK + WHITE - me, me)
+        starting = rows[turn_starts]
+        needs_check = starting[F[base[turn_starts] + lay.num_legal] <= _LOST_SLOTS]
+        if needs_check.size:
+            no_pair = ~self._pair_mask(data, needs_check).any(axis=1)
+            if no_pair.any():
+                self._end_double(data, needs_check[no_pair])
+
+    def _end_double(self, data: np.ndarray, rows: np.ndarray) -> None:
+        """R8: no pair at the start of a turn ends the game; every ribbon not yet claimed goes
+        to its majority, a tie to the player to move (who did not place the last stone)."""
+        lay = self._lay
+        n = lay.n
+        cells = np.arange(n)
+        sub = data[rows]
+        unclaimed_root = ((sub[:, lay.label:lay.label + n] == cells)
+                          & (sub[:, lay.colour:lay.colour + n] != EMPTY)
+                          & (sub[:, lay.claimed:lay.claimed + n] == 0))
+        ri, r = np.nonzero(unclaimed_root)
+        if ri.size:
+            self._claim(data, rows[ri], r.astype(np.int64), sub[ri, lay.to_move])
+        data[rows, lay.done] = 1
+        data[rows, lay.legal:lay.legal + n + 1] = 0
+        data[rows, lay.num_legal] = 0
+        self._set_winner(data, rows)
+
+    def _claim(self, data: np.ndarray, rows: np.ndarray, roots: np.ndarray, tie_to: np.ndarray) -> None:
+        """R5/R8: the majority colour takes each ribbon (``rows[i]``, ``roots[i]``), a tie going
+        to ``tie_to[i]``; pairs may repeat. Mixed ribbons are recoloured stone by stone."""
+        lay = self._lay
+        F = data.reshape(-1)
+        base = rows * lay.width
+        black = F[base + (lay.black + roots)]
+        white = F[base + (lay.white + roots)]
+        winner = np.where(black > white, BLACK, np.where(white > black, WHITE, tie_to))
+        total = black + white
+        F[base + (lay.claimed + roots)] = 1
+        F[base + (lay.black + roots)] = np.where(winner == BLACK, total, 0)
+        F[base + (lay.white + roots)] = np.where(winner == WHITE, total, 0)
+        mixed = (black > 0) & (white > 0)
+        if not mixed.any():
+            return  # monochrome ribbons already have the winner's colour
+        urows, inv = np.unique(rows[mixed], return_inverse=True)
+        p = lay.p
+        root = _resolve_roots(data[urows, lay.label:lay.label + p].astype(np.int64), p)
+        new_colour = np.zeros((urows.size, p), dtype=np.int16)
+        new_colour[inv, roots[mixed]] = winner[mixed]
+        new_colour = np.take_along_axis(new_colour, root, axis=1)
+        colour = data[urows, lay.colour:lay.colour + p]
+        data[urows, lay.colour:lay.colour + p] = np.where(new_colour != EMPTY, new_colour, colour)
+        data[urows, lay.label:lay.label + p] = root  # path compression
+
+    def _set_winner(self, data: np.ndarray, rows: np.ndarray) -> None:
+        """R6/R8 winner of finished games: higher score; equal goes to the button holder, a
+        draw (EMPTY) without a button (double)."""
+        lay = self._lay
+        s = _scores(data[rows], lay)
+        holder = data[rows, lay.button]
+        data[rows, lay.winner] = np.where(s[:, 0] > s[:, 1], BLACK, np.where(s[:, 1] > s[:, 0], WHITE, holder))
+
+
+def _resolve_roots(label: np.ndarray, p: int) -> np.ndarray:
+    """[R, P] root of every slot from union-find parents ``label`` [R, P] (SENT stays SENT)."""
+    off = np.arange(label.shape[0], dtype=np.int64)[:, None] * p
+    flat = label.ravel()
+    while True:
+        up = np.take(flat, off + label)
+        if np.array_equal(up, label):
+            return label
+        label = up
+        flat = label.ravel()
+
+
+def _scores(data: np.ndarray, lay: _Layout) -> np.ndarray:
+    """[R, 2] float32 [black, white] scores of packed rows ``data`` [R, W] (brief, R6)."""
+    n, p = lay.n, lay.p
+    scoring = lay.config.scoring
+    colour = data[:, lay.colour:lay.colour + n]
+    komi = data[:, lay.komi].astype(np.float64)
+    button = data[:, lay.button]
+    out = np.zeros((data.shape[0], 2), dtype=np.float64)
+    if scoring == "standard":
+        out[:, 0] = (colour == BLACK).sum(axis=1)
+        out[:, 1] = (colour == WHITE).sum(axis=1)
+    else:
+        # ribbons are their roots; owner = majority colour (claimed ribbons are monochrome),
+        # a tied unclaimed ribbon counts for nobody
+        is_root = (data[:, lay.label:lay.label + n] == np.arange(n)) & (colour != EMPTY)
+        black = data[:, lay.black:lay.black + n].astype(np.int64)
+        white = data[:, lay.white:lay.white + n].astype(np.int64)
+        length = black + white
+        owner = np.where(~is_root, EMPTY, np.where(black > white, BLACK, np.where(white > black, WHITE, EMPTY)))
+        if scoring == "quadratic":
+            out[:, 0] = (length ** 2 * (owner == BLACK)).sum(axis=1)
+            out[:, 1] = (length ** 2 * (owner == WHITE)).sum(axis=1)
+        else:
+            return _longest_scores(length, owner, data[:, lay.komi].astype(np.int64), n)
+    out[:, 0] += 0.5 * (button == BLACK)
+    out[:, 1] += 0.5 * (button == WHITE) + komi
+    return out.astype(np.float32)
+
+
+def _longest_scores(length: np.ndarray, owner: np.ndarray, komi: np.ndarray, n: int) -> np.ndarray:
+    """R6 longest: komi on one of White's longest ribbons, cancel equal-length opposite pairs;
+    the colour of the longest remaining ribbon scores its length, the other 0."""
+    rows = length.shape[0]
+    bins = n + 1 + int(komi.max(initial=0))
+    off = np.arange(rows, dtype=np.int64)[:, None] * bins
+    white_len = np.where(owner == WHITE, length, 0)
+    longest_white = white_len.max(axis=1, initial=0)
+    is_black, is_white = owner == BLACK, owner == WHITE
+    count_b = np.bincount((off + length)[is_black], minlength=rows * bins).reshape(rows, bins)
+    count_w = np.bincount((off + length)[is_white], minlength=rows * bins).reshape(rows, bins)
+    has_white = longest_white > 0
+    wr = np.flatnonzero(has_white)
+    count_w[wr, longest_white[wr]] -= 1
+    count_w[wr, longest_white[wr] + komi[wr]] += 1
+    # per length, cancelling pairs leaves only the surplus colour; the top such length wins
+    surplus = count_b - count_w
+    nonzero = surplus != 0
+    top = bins - 1 - np.argmax(nonzero[:, ::-1], axis=1)
+    any_left = nonzero.any(axis=1)
+    top_colour = np.where(surplus[np.arange(rows), top] > 0, 0, 1)
+    out = np.zeros((rows, 2), dtype=np.float32)
+    left = np.flatnonzero(any_left)
+    out[left, top_colour[left]] = top[left]
+    return out

@@ -1,0 +1,277 @@
+"""Residual tower over hex-board planes with global pooling (AlphaZero; KataGo 2019).
+
+Shape legend:
+    B  batch                      C  input planes (features.NUM_PLANES)
+    F  global inputs (features.NUM_GLOBALS)
+    G  axial grid width, 2n-1     N  cells on the board, A = N + 1 actions (cells, then the button)
+    K  trunk channels (NetConfig.channels), H head channels (NetConfig.head_channels)
+
+One network serves every board side: it sees a ``[B, C, G, G]`` grid, every layer's output is
+multiplied by the board mask (so off-board grid cells never carry a value), the only reductions
+over the board are masked means and maxima, and per-cell outputs are gathered with
+``spec.cell_to_grid``. Nothing depends on ``G`` except through the mask.
+
+Hex convolution: on the axial grid the six neighbours of ``(c, r)`` are the 3x3 square around it
+minus the corners ``(dc, dr) = (+1, -1)`` and ``(-1, +1)`` (``spec.HEX_DIRECTIONS``). ``HexConv2d``
+zeroes those two taps, so each layer sees exactly the cell and its hex neighbours.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from ..config import NetConfig
+from ..game.options import MAX_SIDE, MIN_SIDE
+from ..game.spec import HEX_DIRECTIONS, board_spec, num_cells
+from .features import NUM_GLOBALS, NUM_PLANES
+
+# KataGo scales one pooled mean by (board width - 14) / 10, centred on 19x19. The hex analogue of
+# the width is sqrt(cells); centre it on the standard side-6 board (R1).
+REFERENCE_CELLS = num_cells(6)
+POOL_FEATURES = 3  # mean, size-scaled mean, max (KataGo 2019, sec. 3)
+
+
+@dataclass(frozen=True)
+class NetOutput:
+    """Per-cell network outputs for B positions, all from the perspective of the player to move."""
+
+    policy_logits: torch.Tensor  # [B, A] cells in notation order, then the button (index N)
+    wdl_logits: torch.Tensor  # [B, 3] win, draw, loss
+    score: torch.Tensor  # [B] final score margin / features.score_scale(game), mover minus opponent
+    ownership: torch.Tensor  # [B, N] in [-1, 1]: +1 mover's stone at the end, -1 opponent's, 0 empty
+
+
+class Board:
+    """The board of one grid size on one device: mask and cell gather, shared by all layers."""
+
+    def __init__(self, grid_size: int, device: torch.device) -> None:
+        spec = board_spec((grid_size + 1) // 2)
+        self.mask = torch.tensor(spec.board_mask, device=device).view(1, 1, grid_size, grid_size)
+        self.fmask = self.mask.float()  # [1, 1, G, G] 1.0 on board cells
+        self.num_cells = spec.num_cells
+        self.cell_to_grid = torch.tensor(spec.cell_to_grid, device=device)  # [N]
+        # Size term of the pooled features: 0 on side 6, negative on smaller boards.
+        self.size_term = (math.sqrt(spec.num_cells) - math.sqrt(REFERENCE_CELLS)) / 10.0
+
+
+def hex_kernel_mask() -> torch.Tensor:
+    """[3, 3] float: 1 on the centre and the six hex neighbours (R1), 0 on the other two corners.
+
+    Grid rows are board rows (flat index r*G + c), so the conv tap at kernel row i, column j reads
+    the cell at offset (dc, dr) = (j - 1, i - 1); the zeros land on (+1, -1) and (-1, +1).
+    """
+    mask = torch.zeros(3, 3)
+    mask[1, 1] = 1.0
+    for dc, dr in HEX_DIRECTIONS:
+        mask[1 + dr, 1 + dc] = 1.0
+    return mask
+
+
+class HexConv2d(nn.Conv2d):
+    """3x3 convolution restricted to the hex neighbourhood (the two non-adjacent corner taps are 0)."""
+
+    def __init__(self, in_channels: int, out_channels: int, bias: bool = False) -> None:
+        super().__init__(in_channels, out_channels, kernel_size=3, padding=1, bias=bias)
+        self.register_buffer("tap_mask", hex_kernel_mask(), persistent=False)
+        with torch.no_grad():
+            self.weight.mul_(self.tap_mask)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self._conv_forward(x, self.weight * self.tap_mask, self.bias)
+
+
+class MaskedBatchNorm2d(nn.BatchNorm2d):
+    """Batch norm whose batch statistics count on-board cells only; the output is masked.
+
+    Plain BatchNorm2d would average in the off-board zeros, whose share depends on the board
+    side, so statistics learned on one side would be wrong on another (KataGo masks its
+    normalisation the same way).
+    """
+
+    def forward(self, x: torch.Tensor, board: Board) -> torch.Tensor:  # type: ignore[override]
+        if self.training:
+            count = board.fmask.sum() * x.shape[0]
+            mean = (x * board.fmask).sum(dim=(0, 2, 3)) / count
+            var = (((x - mean.view(1, -1, 1, 1)) * board.fmask) ** 2).sum(dim=(0, 2, 3)) / count
+            with torch.no_grad():
+                self.running_mean.lerp_(mean.float(), self.momentum)
+                self.running_var.lerp_(var.float() * count / (count - 1), self.momentum)
+                self.num_batches_tracked += 1
+        else:
+            mean, var = self.running_mean, self.running_var
+        scale = self.weight * torch.rsqrt(var + self.eps)
+        shift = self.bias - mean * scale
+        # One fused pass: x * (scale on board) + (shift on board), so the output is masked whatever
+        # the input holds off the board. Elementwise passes cost as much as the convs on a CPU.
+        masked_scale = (scale.view(1, -1, 1, 1) * board.fmask).to(x.dtype)  # [1, K, G, G]
+        masked_shift = (shift.view(1, -1, 1, 1) * board.fmask).to(x.dtype)
+        return torch.addcmul(masked_shift, x, masked_scale)
+
+
+def masked_global_pool(x: torch.Tensor, board: Board) -> torch.Tensor:
+    """[B, K, G, G] -> [B, 3K]: mean, size-scaled mean and max over on-board cells (KataGo 2019)."""
+    mean = (x * board.fmask).sum(dim=(2, 3)) / board.num_cells
+    peak = x.masked_fill(~board.mask, float("-inf")).amax(dim=(2, 3))
+    return torch.cat([mean, mean * board.size_term, peak], dim=1)
+
+
+class GlobalPoolingBias(nn.Module):
+    """KataGo's global pooling branch: pool some channels, map them to a per-channel bias.
+
+    It lets a block see the whole board at once (how many moves are left, who leads), which a
+    stack of local convolutions sees only after many layers.
+    """
+
+    def __init__(self, pool_channels: int, out_channels: int) -> None:
+        super().__init__()
+        self.norm = MaskedBatchNorm2d(pool_channels)
+        self.linear = nn.Linear(POOL_FEATURES * pool_channels, out_channels)
+
+    def forward(self, g: torch.Tensor, board: Board) -> torch.Tensor:
+        pooled = masked_global_pool(F.relu(self.norm(g, board), inplace=True), board)  # [B, 3 * pool_channels]
+        return self.linear(pooled)[:, :, None, None]  # [B, out_channels, 1, 1]
+
+
+class ResidualBlock(nn.Module):
+    """Pre-activation residual block (BN-ReLU-conv twice), optionally with a pooling branch."""
+
+    def __init__(self, channels: int, pool_channels: int = 0) -> None:
+        super().__init__()
+        self.channels = channels
+        self.pool_channels = pool_channels
+        self.norm1 = MaskedBatchNorm2d(channels)
+        self.conv1 = HexConv2d(channels, channels + pool_channels)
+        self.pool = GlobalPoolingBias(pool_channels, channels) if pool_channels else None
+        self.norm2 = MaskedBatchNorm2d(channels)
+        self.conv2 = HexConv2d(channels, channels)
+
+    def forward(self, x: torch.Tensor, board: Board) -> torch.Tensor:
+        # conv1's output leaks off the board; the masked norms reading it (norm2, the pool's) drop it.
+        h = self.conv1(F.relu(self.norm1(x, board), inplace=True))
+        if self.pool is not None:
+            h, g = h.split([self.channels, self.pool_channels], dim=1)
+            h = h + self.pool(g, board)
+        h = self.conv2(F.relu(self.norm2(h, board), inplace=True))
+        return torch.addcmul(x, h, board.fmask)  # x + h on the board; x is already 0 off it
+
+
+class PolicyHead(nn.Module):
+    """Cell logits from a conv biased by pooled features; the button logit from the pooled features.
+
+    Taking the button is a global decision (R4/R6: it is worth 0.5 and decides longest-scoring
+    ties), so it reads the pooled branch rather than any single cell (KataGo's pass logit).
+    """
+
+    def __init__(self, channels: int, head_channels: int) -> None:
+        super().__init__()
+        self.cells = nn.Conv2d(channels, head_channels, 1, bias=False)
+        self.gpool = nn.Conv2d(channels, head_channels, 1, bias=False)
+        self.gpool_norm = MaskedBatchNorm2d(head_channels)
+        self.gpool_bias = nn.Linear(POOL_FEATURES * head_channels, head_channels)
+        self.norm = MaskedBatchNorm2d(head_channels)
+        self.cell_logit = nn.Conv2d(head_channels, 1, 1)
+        self.button_logit = nn.Linear(POOL_FEATURES * head_channels, 1)
+
+    def forward(self, x: torch.Tensor, board: Board) -> tuple[torch.Tensor, torch.Tensor]:
+        pooled = masked_global_pool(F.relu(self.gpool_norm(self.gpool(x), board), inplace=True), board)  # [B, 3H]
+        h = self.cells(x) + self.gpool_bias(pooled)[:, :, None, None]
+        cells = self.cell_logit(F.relu(self.norm(h, board), inplace=True)).flatten(1)  # [B, G*G]
+        return cells[:, board.cell_to_grid], self.button_logit(pooled)  # [B, N], [B, 1]
+
+
+class ValueHead(nn.Module):
+    """Win/draw/loss logits, score margin and per-cell ownership (KataGo's auxiliary targets)."""
+
+    def __init__(self, channels: int, head_channels: int, hidden: int) -> None:
+        super().__init__()
+        self.conv = nn.Conv2d(channels, head_channels, 1, bias=False)
+        self.norm = MaskedBatchNorm2d(head_channels)
+        self.ownership = nn.Conv2d(head_channels, 1, 1)
+        self.hidden = nn.Linear(POOL_FEATURES * head_channels, hidden)
+        self.wdl = nn.Linear(hidden, 3)
+        self.score = nn.Linear(hidden, 1)
+
+    def forward(self, x: torch.Tensor, board: Board) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        v = F.relu(self.norm(self.conv(x), board), inplace=True)  # [B, H, G, G]
+        ownership = torch.tanh(self.ownership(v).flatten(1)[:, board.cell_to_grid])  # [B, N]
+        h = F.relu(self.hidden(masked_global_pool(v, board)))
+        return self.wdl(h), self.score(h).squeeze(1), ownership
+
+
+class CatenaNet(nn.Module):
+    """Trunk of residual hex-conv blocks + policy and value heads; ``forward(planes, globals)``."""
+
+    def __init__(self, config: NetConfig, num_planes: int = NUM_PLANES, num_globals: int = NUM_GLOBALS) -> None:
+        super().__init__()
+        self.config = config
+        self.num_planes = num_planes
+        self.num_globals = num_globals
+        k = config.channels
+        self.stem = HexConv2d(num_planes, k)
+        # Rules and button state enter as a per-channel bias on the trunk (KataGo's global inputs).
+        self.global_in = nn.Linear(num_globals, k, bias=False)
+        pool_channels = max(k // 4, 1)
+        every = config.global_pool_every
+        self.blocks = nn.ModuleList(
+            ResidualBlock(k, pool_channels if every and (i + 1) % every == 0 else 0) for i in range(config.blocks)
+        )
+        self.trunk_norm = MaskedBatchNorm2d(k)
+        self.policy = PolicyHead(k, config.head_channels)
+        self.value = ValueHead(k, config.head_channels, config.value_hidden)
+        self._boards: dict[tuple[int, torch.device], Board] = {}
+
+    def board(self, grid_size: int, device: torch.device) -> Board:
+        key = (grid_size, device)
+        if key not in self._boards:
+            self._boards[key] = Board(grid_size, device)
+        return self._boards[key]
+
+    def _check_inputs(self, planes: torch.Tensor, globals_: torch.Tensor) -> int:
+        if planes.ndim != 4 or planes.shape[1] != self.num_planes or planes.shape[2] != planes.shape[3]:
+            raise ValueError(f"planes must be [B, {self.num_planes}, G, G], got {list(planes.shape)}")
+        g = planes.shape[2]
+        if g % 2 == 0 or not 2 * MIN_SIDE - 1 <= g <= 2 * MAX_SIDE - 1:
+            raise ValueError(f"grid size must be 2n-1 for a side n in {MIN_SIDE}..{MAX_SIDE}, got {g}")
+        if globals_.shape != (planes.shape[0], self.num_globals):
+            raise ValueError(f"globals must be [{planes.shape[0]}, {self.num_globals}], got {list(globals_.shape)}")
+        return g
+
+    def forward(self, planes: torch.Tensor, globals_: torch.Tensor) -> NetOutput:
+        """planes [B, C, G, G], globals [B, F] (features.encode) -> NetOutput for the side (G+1)/2."""
+        board = self.board(self._check_inputs(planes, globals_), planes.device)
+        x = (self.stem(planes * board.fmask) + self.global_in(globals_)[:, :, None, None]) * board.fmask
+        for block in self.blocks:
+            x = block(x, board)
+        x = F.relu(self.trunk_norm(x, board), inplace=True)
+        cell_logits, button_logit = self.policy(x, board)
+        wdl, score, ownership = self.value(x, board)
+        return NetOutput(
+            policy_logits=torch.cat([cell_logits, button_logit], dim=1),
+            wdl_logits=wdl,
+            score=score,
+            ownership=ownership,
+        )
+
+
+def model_from_config(config: NetConfig, generator: torch.Generator | None = None) -> CatenaNet:
+    """A freshly initialised network; ``generator`` makes the initialisation reproducible.
+
+    PyTorch initialises layers from its global generator, so with ``generator`` the model is built
+    under a forked global state seeded from it, leaving the caller's global state untouched.
+    """
+    if generator is None:
+        return CatenaNet(config)
+    seed = int(torch.randint(0, 2**62, (1,), generator=generator))
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        return CatenaNet(config)
+
+
+def num_parameters(model: nn.Module) -> int:
+    """Number of trainable parameters (masked corner taps of hex kernels included)."""
+    return sum(p.numel() for p in model.parameters() if p.requires_grad)

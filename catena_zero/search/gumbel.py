@@ -1,0 +1,137 @@
+"""Gumbel root search with sequential halving (Danihelka et al., "Policy improvement by planning
+with Gumbel", ICLR 2022), following mctx's ``gumbel_muzero_policy``.
+
+Shape legend: B games, K a subset of the games (one node each), A actions (N cells + button),
+S simulations per search call.
+
+- Root: draw g ~ Gumbel(0, 1) per action (scale 0 without noise: then the top-k is by prior).
+  Simulations visit the actions with the largest g + logits + sigma(q) following the sequential
+  halving schedule (``considered_visits_table``): the top k actions are visited equally, then the
+  best half of them, and so on; at every simulation only actions whose visit count equals the
+  scheduled count compete, which makes the top-k selection implicit (mctx).
+- sigma(q) = (c_visit + max_b N(b)) * c_scale * q_hat, with q_hat the completed Q values
+  rescaled to [0, 1] over the legal actions. Unvisited actions are completed with the mixed value
+  (raw value and prior-weighted Q of the visited actions, paper appendix D).
+- The move is the best action among the most visited ones (the sequential halving winner);
+  the policy target is softmax(logits + sigma(completed q)) over the legal actions.
+- Below the root, selection is deterministic and matches the improved policy:
+  argmax(pi'(a) - N(a) / (1 + sum_b N(b))) with pi' = softmax(logits + sigma(completed q)).
+
+With tree reuse the root may start with visits from the previous move; the halving schedule
+counts only this call's visits (mctx never reuses trees), while Q values use all of them.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..config import SearchConfig
+from .tree import ROOT, NodeStats, Tree
+
+LOW_LOGIT = -1e9  # mctx: floor of finite root scores, so -inf only marks excluded actions
+RESCALE_EPSILON = 1e-8  # mctx: minimum q range when rescaling to [0, 1]
+
+
+def considered_visits_sequence(max_considered: int, num_simulations: int) -> list[int]:
+    """Visit count an action must have to be selected at each simulation (mctx ``seq_halving``)."""
+    if max_considered <= 1:
+        return list(range(num_simulations))
+    log2max = int(math.ceil(math.log2(max_considered)))
+    sequence: list[int] = []
+    visits = [0] * max_considered
+    considered = max_considered
+    while len(sequence) < num_simulations:
+        extra = max(1, int(num_simulations / (log2max * considered)))
+        for _ in range(extra):
+            sequence.extend(visits[:considered])
+            for i in range(considered):
+                visits[i] += 1
+        considered = max(2, considered // 2)
+    return sequence[:num_simulations]
+
+
+def considered_visits_table(max_considered: int, num_simulations: int) -> np.ndarray:
+    """[max_considered + 1, S] int32: row m is the schedule when m actions are considered."""
+    return np.array(
+        [considered_visits_sequence(m, num_simulations) for m in range(max_considered + 1)], np.int32
+    )
+
+
+def prior_logits(priors: np.ndarray, legal: np.ndarray) -> np.ndarray:
+    """[K, A] log priors, -inf on illegal actions (a legal action with prior 0 gets a tiny one)."""
+    return np.where(legal, np.log(np.maximum(priors, np.finfo(np.float32).tiny)), -np.inf)
+
+
+def sigma_completed_q(stats: NodeStats, config: SearchConfig) -> np.ndarray:
+    """[K, A] sigma(completed q) (mctx ``qtransform_completed_by_mix_value``), 0 on illegal actions."""
+    visited = stats.child_visits > 0
+    total_visits = stats.child_visits.sum(axis=1)  # [K]
+    priors = np.maximum(stats.priors, np.finfo(np.float32).tiny)
+    visited_prob = np.where(visited, priors, 0.0).sum(axis=1)
+    weighted_q = np.where(visited, priors * stats.child_q, 0.0).sum(axis=1) / np.where(
+        visited_prob > 0, visited_prob, 1.0
+    )
+    mixed = (stats.raw_value + total_visits * weighted_q) / (total_visits + 1.0)
+    completed = np.where(visited, stats.child_q, mixed[:, None])
+    low = np.where(stats.legal, completed, np.inf).min(axis=1, keepdims=True)
+    high = np.where(stats.legal, completed, -np.inf).max(axis=1, keepdims=True)
+    q_hat = (completed - low) / np.maximum(high - low, RESCALE_EPSILON)
+    scale = (config.gumbel_c_visit + stats.child_visits.max(axis=1, keepdims=True)) * config.gumbel_c_scale
+    return np.where(stats.legal, scale * q_hat, 0.0).astype(np.float32)
+
+
+def improved_policy(stats: NodeStats, config: SearchConfig) -> np.ndarray:
+    """[K, A] pi' = softmax(logits + sigma(completed q)) over the legal actions, 0 elsewhere."""
+    z = prior_logits(stats.priors, stats.legal) + sigma_completed_q(stats, config)
+    z = z - z.max(axis=1, keepdims=True)
+    weights = np.exp(z)  # exp(-inf) = 0 on illegal actions
+    return (weights / weights.sum(axis=1, keepdims=True)).astype(np.float32)
+
+
+def interior_action(stats: NodeStats, config: SearchConfig) -> np.ndarray:
+    """[K] deterministic non-root selection (mctx ``gumbel_muzero_interior_action_selection``)."""
+    policy = improved_policy(stats, config)
+    visits = stats.child_visits
+    score = policy - visits / (1.0 + visits.sum(axis=1, keepdims=True))
+    return np.where(stats.legal, score, -np.inf).argmax(axis=1)
+
+
+class GumbelPolicy:
+    """Gumbel root search for one search call: sampled Gumbels, halving schedule, final decision."""
+
+    def __init__(self, tree: Tree, config: SearchConfig, rng: np.random.Generator, add_noise: bool) -> None:
+        self.config = config
+        games = np.arange(tree.batch_size)
+        root = tree.stats(games, np.full(tree.batch_size, ROOT))
+        scale = 1.0 if add_noise else 0.0  # mctx gumbel_scale: 0 gives a deterministic search
+        self.gumbel = (scale * rng.gumbel(size=root.priors.shape)).astype(np.float32)  # [B, A]
+        self.logits = prior_logits(root.priors, root.legal)  # [B, A]
+        self.logits -= self.logits.max(axis=1, keepdims=True)
+        self.base_visits = root.child_visits.copy()  # [B, A] visits kept from the previous move
+        self.table = considered_visits_table(config.gumbel_num_considered, config.num_simulations)
+        self.num_considered = np.minimum(config.gumbel_num_considered, root.legal.sum(axis=1))  # [B]
+
+    def _root_scores(self, root: NodeStats, considered_visits: np.ndarray) -> np.ndarray:
+        """[B, A] g + logits + sigma(q) on actions with the scheduled visit count, -inf elsewhere."""
+        score = np.maximum(LOW_LOGIT, self.gumbel + self.logits + sigma_completed_q(root, self.config))
+        eligible = root.legal & (root.child_visits - self.base_visits == considered_visits[:, None])
+        return np.where(eligible, score, -np.inf)
+
+    def select_root(self, tree: Tree, simulation: int) -> np.ndarray:
+        root = tree.stats(np.arange(tree.batch_size), np.full(tree.batch_size, ROOT))
+        considered = self.table[self.num_considered, simulation]  # [B]
+        return self._root_scores(root, considered).argmax(axis=1)
+
+    def select_interior(self, stats: NodeStats) -> np.ndarray:
+        return interior_action(stats, self.config)
+
+    def decide(
+        self, tree: Tree, move_number: np.ndarray, rng: np.random.Generator
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """([B] sequential-halving winner, [B, A] completed-Q policy target)."""
+        root = tree.stats(np.arange(tree.batch_size), np.full(tree.batch_size, ROOT))
+        most = np.where(root.legal, root.child_visits - self.base_visits, -1).max(axis=1)
+        action = self._root_scores(root, most).argmax(axis=1)
+        return action, improved_policy(root, self.config)

@@ -1,0 +1,216 @@
+"""Batched Monte Carlo tree search over the vectorised environment (AlphaZero PUCT or Gumbel roots).
+
+Shape legend: B games searched together, A actions (N cells + button), S simulations per move,
+M node capacity per game (S + 1, plus S for a subtree kept from the previous move).
+
+One simulation, for all B games at once (mctx's ``search`` loop):
+1. select: from the root, follow the root rule (PUCT with optional Dirichlet noise, or Gumbel
+   sequential halving) and then the interior rule, until an action without a child node or a
+   terminal node is reached; loops over depth, vectorised over the games still descending;
+2. expand: gather the parents' stored states, step the environment once for all of them, and
+   call the evaluation function once on the new non-terminal positions; terminal positions take
+   the exact result (``env.terminal_value`` / ``env.score_margin``), never the evaluator's guess;
+3. back up the leaf value along each path (``Tree.backup``: the sign follows the player to move).
+A simulation that ends on an existing terminal node backs up its exact value again.
+
+Tree reuse (``SearchConfig.tree_reuse``): after a search the tree is kept; the next call looks up,
+per batch slot, the node reached by the moves played since (read from ``EnvState.history``), and
+keeps that node's subtree as the new tree (re-indexed from the root). A slot whose game is not a
+continuation of the previous root (other game, other komi) starts afresh.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ..config import SearchConfig
+from .gumbel import GumbelPolicy
+from .puct import PuctPolicy
+from .tree import NO_PARENT, ROOT, UNVISITED, Tree, extract_subtrees
+from .types import EvalFn, Evaluation, SearchOutput
+
+if TYPE_CHECKING:
+    from ..game.vec_env import EnvState, VecEnv
+
+
+class MCTS:
+    """Batched search for one environment and evaluation function. Keeps the last tree for reuse."""
+
+    def __init__(self, env: "VecEnv", eval_fn: EvalFn, config: SearchConfig) -> None:
+        self.env = env
+        self.eval_fn = eval_fn
+        self.config = config
+        self.tree: Tree | None = None  # the last search's tree (kept only with tree_reuse)
+
+    def reset(self) -> None:
+        """Forget the kept tree (the next search starts from scratch)."""
+        self.tree = None
+
+    def run(self, state: "EnvState", rng: np.random.Generator, *, add_noise: bool) -> SearchOutput:
+        """Search every game of ``state`` (none finished) and decide one move per game.
+
+        ``add_noise`` is for self-play only: PUCT mixes Dirichlet noise into the root priors and
+        samples the move by visit counts (temperature) for the first ``temperature_moves`` moves;
+        Gumbel draws the root Gumbel noise (otherwise it is 0 and the search is deterministic).
+        """
+        batch = state.batch_size
+        if batch == 0:
+            raise ValueError("cannot search an empty batch of games")
+        finished = np.flatnonzero(state.done)
+        if finished.size:
+            raise ValueError(f"cannot search finished games (batch slots {finished[:8].tolist()})")
+        config = self.config
+        tree = self._start(state)
+        policy_cls = GumbelPolicy if config.algorithm == "gumbel" else PuctPolicy
+        policy = policy_cls(tree, config, rng, add_noise)
+        for simulation in range(config.num_simulations):
+            self._simulate(tree, policy, simulation)
+        action, target = policy.decide(tree, state.move_number, rng)
+        self.tree = tree if config.tree_reuse else None
+        visits = tree.visits[:, ROOT]
+        return SearchOutput(
+            action=action.astype(np.int64),
+            policy=target,
+            value=(tree.value_sum[:, ROOT] / visits).astype(np.float32),
+            score=(tree.score_sum[:, ROOT] / visits).astype(np.float32),
+            visits=tree.child_visits[:, ROOT].astype(np.int32),
+        )
+
+    # -- tree set-up and reuse -------------------------------------------------------------------
+
+    def _start(self, state: "EnvState") -> Tree:
+        """The tree to search: the kept subtree where the game continues it, a fresh root elsewhere."""
+        env, config = self.env, self.config
+        batch, games = state.batch_size, np.arange(state.batch_size)
+        simulations = config.num_simulations
+        capacity = simulations + 1 + (simulations if config.tree_reuse else 0)
+        old = self.tree if self.tree is not None and self.tree.batch_size == batch else None
+        if old is not None and old.capacity == capacity:
+            storage = old.states  # slot layout unchanged: reuse the node state storage
+        else:
+            storage = env.take(state, np.repeat(games, capacity))
+        roots = self._continued_roots(old, state) if old is not None else np.full(batch, UNVISITED)
+        if (roots != UNVISITED).any():
+            tree = extract_subtrees(env, old, roots, capacity, capacity - simulations - 1, storage)
+        else:
+            tree = Tree.allocate(batch, capacity, env.num_actions, storage)
+        env.put(storage, tree.slot(games, np.full(batch, ROOT)), state)
+        fresh = np.flatnonzero(tree.num_nodes == 0)
+        if fresh.size:
+            self._create_roots(tree, state, fresh)
+        return tree
+
+    def _continued_roots(self, old: Tree, state: "EnvState") -> np.ndarray:
+        """[B] node of ``old`` reached by the moves played since its root, UNVISITED if none."""
+        batch, games = state.batch_size, np.arange(state.batch_size)
+        previous = self.env.take(old.states, old.slot(games, np.full(batch, ROOT)))
+        start = previous.move_number.astype(np.int64)
+        end = state.move_number.astype(np.int64)
+        columns = np.arange(state.history.shape[1])[None, :]
+        same_prefix = ((previous.history == state.history) | (columns >= start[:, None])).all(axis=1)
+        node = np.where(same_prefix & (end >= start) & (previous.komi == state.komi), ROOT, UNVISITED)
+        for step in range(int(np.where(node == ROOT, end - start, 0).max(initial=0))):
+            ply = start + step
+            moving = (node != UNVISITED) & (ply < end)
+            action = state.history[games, np.minimum(ply, columns.shape[1] - 1)]
+            child = old.children[games, np.maximum(node, 0), np.maximum(action, 0)]
+            node = np.where(moving, child, node)
+        return node
+
+    def _create_roots(self, tree: Tree, state: "EnvState", games: np.ndarray) -> None:
+        """Evaluate and create the root of each game in ``games`` (its state is already stored)."""
+        roots = state if games.size == state.batch_size else self.env.take(state, games)
+        evaluation = self._evaluate(roots)
+        tree.add_nodes(
+            games,
+            parent=np.full(games.size, NO_PARENT),
+            action=np.zeros(games.size, np.int64),
+            player=roots.to_move,
+            terminal=np.zeros(games.size, bool),
+            raw_value=evaluation.value,
+            raw_score=evaluation.score,
+            priors=evaluation.priors,
+            legal=self.env.legal_actions(roots),
+        )
+        # The root's own evaluation is its first visit (mctx instantiate_tree_from_root).
+        tree.backup(games, np.full(games.size, ROOT), evaluation.value, evaluation.score)
+
+    # -- one simulation --------------------------------------------------------------------------
+
+    def _simulate(self, tree: Tree, policy: GumbelPolicy | PuctPolicy, simulation: int) -> None:
+        batch = tree.batch_size
+        games = np.arange(batch)
+        parent = np.full(batch, ROOT, np.int64)
+        action = policy.select_root(tree, simulation).astype(np.int64)
+        child = tree.children[games, parent, action].astype(np.int64)
+        descending = games[child != UNVISITED]
+        descending = descending[~tree.terminal[descending, child[descending]]]
+        while descending.size:
+            parent[descending] = child[descending]
+            stats = tree.stats(descending, parent[descending])
+            action[descending] = policy.select_interior(stats)
+            child[descending] = tree.children[descending, parent[descending], action[descending]]
+            descending = descending[child[descending] != UNVISITED]
+            descending = descending[~tree.terminal[descending, child[descending]]]
+
+        leaf = child.copy()
+        value = np.empty(batch, np.float32)
+        score = np.empty(batch, np.float32)
+        ended = np.flatnonzero(child != UNVISITED)  # terminal nodes reached again: exact result
+        value[ended] = tree.raw_value[ended, child[ended]]
+        score[ended] = tree.raw_score[ended, child[ended]]
+        expand = np.flatnonzero(child == UNVISITED)
+        if expand.size:
+            leaf[expand], value[expand], score[expand] = self._expand(tree, expand, parent[expand], action[expand])
+        tree.backup(games, leaf, value, score)
+
+    def _expand(
+        self, tree: Tree, games: np.ndarray, parent: np.ndarray, action: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Create the child (games, parent, action) for each game; returns [K] nodes, values, scores."""
+        env = self.env
+        states = env.take(tree.states, tree.slot(games, parent))
+        env.step(states, action)
+        evaluation = self._evaluate(states)
+        nodes = tree.add_nodes(
+            games,
+            parent=parent,
+            action=action,
+            player=states.to_move,
+            terminal=states.done,
+            raw_value=evaluation.value,
+            raw_score=evaluation.score,
+            priors=evaluation.priors,
+            legal=env.legal_actions(states),
+        )
+        env.put(tree.states, tree.slot(games, nodes), states)
+        return nodes, evaluation.value, evaluation.score
+
+    def _evaluate(self, states: "EnvState") -> Evaluation:
+        """Evaluation of K states: the evaluator for running games, the exact result for finished ones."""
+        done = states.done
+        if not done.any():
+            return self._call_eval_fn(states)
+        count = states.batch_size
+        priors = np.zeros((count, self.env.num_actions), np.float32)
+        value = self.env.terminal_value(states).astype(np.float32)
+        score = self.env.score_margin(states).astype(np.float32)
+        running = np.flatnonzero(~done)
+        if running.size:
+            evaluation = self._call_eval_fn(self.env.take(states, running))
+            priors[running] = evaluation.priors
+            value[running] = evaluation.value
+            score[running] = evaluation.score
+        return Evaluation(priors=priors, value=value, score=score)
+
+    def _call_eval_fn(self, states: "EnvState") -> Evaluation:
+        evaluation = self.eval_fn(states)
+        expected = (states.batch_size, self.env.num_actions)
+        if evaluation.priors.shape != expected or evaluation.value.shape != expected[:1]:
+            raise ValueError(
+                f"evaluation function returned priors {evaluation.priors.shape} and value "
+                f"{evaluation.value.shape} for {expected[0]} states with {expected[1]} actions"
+            )
+        return evaluation

@@ -1,0 +1,89 @@
+"""PUCT selection and move choice (AlphaZero, Silver et al. 2018, and its published pseudocode).
+
+Shape legend: B games, K a subset of the games (one node each), A actions (N cells + button).
+
+    score(s, a) = Q(s, a) + c(s) * P(s, a) * sqrt(N(s)) / (1 + N(s, a))
+    c(s)        = log((1 + N(s) + c_base) / c_base) + c_init
+
+Q is mapped from [-1, 1] to [0, 1] as in the AlphaZero pseudocode, whose c_init = 1.25 was tuned
+for values in [0, 1]. An unvisited child takes its parent's mean value ("first-play urgency" =
+parent value, as Leela Zero without the reduction): exact terminal values and evaluator values
+then compete on the same scale, and with uniform priors the rule is classic UCT.
+At the root of a self-play search the priors are mixed with Dirichlet noise (AlphaZero:
+alpha ~ 10 / legal moves, fraction 0.25); the tree always stores the un-noised priors, so a reused
+root gets fresh noise. The policy target is the root's visit distribution; the move is sampled
+from visits^(1/T) for the first ``temperature_moves`` moves of a self-play game, otherwise it is
+the most visited action (ties broken by Q).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..config import SearchConfig
+from .tree import ROOT, NodeStats, Tree
+
+
+def puct_action(stats: NodeStats, priors: np.ndarray, config: SearchConfig) -> np.ndarray:
+    """[K] action maximising the PUCT score; ``priors`` [K, A] (the node's own, or noised at the root)."""
+    visits = stats.visits.astype(np.float32)[:, None]  # [K, 1]
+    c = np.log((1.0 + visits + config.c_puct_base) / config.c_puct_base) + config.c_puct_init
+    q = np.where(stats.child_visits > 0, stats.child_q, stats.value[:, None])
+    u = c * priors * np.sqrt(visits) / (1.0 + stats.child_visits)
+    score = np.where(stats.legal, 0.5 * (q + 1.0) + u, -np.inf)
+    return score.argmax(axis=1)
+
+
+def dirichlet_noise(
+    priors: np.ndarray, legal: np.ndarray, config: SearchConfig, rng: np.random.Generator
+) -> np.ndarray:
+    """[B, A] root priors mixed with Dirichlet noise over the legal actions (AlphaZero self-play)."""
+    num_legal = legal.sum(axis=1, keepdims=True)  # [B, 1]
+    alpha = config.dirichlet_alpha if config.dirichlet_alpha is not None else 10.0 / np.maximum(num_legal, 1)
+    # Dirichlet(alpha) = normalised independent Gamma(alpha, 1) draws.
+    draws = np.where(legal, rng.gamma(np.broadcast_to(alpha, legal.shape)), 0.0)
+    noise = draws / np.maximum(draws.sum(axis=1, keepdims=True), np.finfo(np.float64).tiny)
+    fraction = config.dirichlet_fraction
+    return ((1.0 - fraction) * priors + fraction * noise).astype(np.float32)
+
+
+class PuctPolicy:
+    """PUCT for one search call: root priors (noised or not), selection rules and the final decision."""
+
+    def __init__(self, tree: Tree, config: SearchConfig, rng: np.random.Generator, add_noise: bool) -> None:
+        self.config = config
+        self.add_noise = add_noise
+        root = tree.stats(np.arange(tree.batch_size), np.full(tree.batch_size, ROOT))
+        self.root_priors = dirichlet_noise(root.priors, root.legal, config, rng) if add_noise else root.priors
+
+    def select_root(self, tree: Tree, simulation: int) -> np.ndarray:
+        games = np.arange(tree.batch_size)
+        return puct_action(tree.stats(games, np.full(tree.batch_size, ROOT)), self.root_priors, self.config)
+
+    def select_interior(self, stats: NodeStats) -> np.ndarray:
+        return puct_action(stats, stats.priors, self.config)
+
+    def decide(
+        self, tree: Tree, move_number: np.ndarray, rng: np.random.Generator
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """([B] action, [B, A] policy target = root visit distribution)."""
+        root = tree.stats(np.arange(tree.batch_size), np.full(tree.batch_size, ROOT))
+        visits = np.where(root.legal, root.child_visits, 0).astype(np.float64)
+        policy = (visits / np.maximum(visits.sum(axis=1, keepdims=True), 1.0)).astype(np.float32)
+        # Most visited, ties broken by Q (Q + 1 lies in [0, 2], below one visit's weight of 4).
+        greedy = np.where(root.legal, 4.0 * visits + root.child_q + 1.0, -np.inf).argmax(axis=1)
+        temperature = self.config.temperature
+        sample = (move_number < self.config.temperature_moves) & (temperature > 0) & self.add_noise
+        action = greedy
+        if sample.any():
+            weights = visits[sample] ** (1.0 / temperature)
+            action = greedy.copy()
+            action[sample] = _sample_rows(weights, rng)
+        return action, policy
+
+
+def _sample_rows(weights: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """[K] one index per row of [K, A] non-negative weights (each row has a positive entry)."""
+    cumulative = np.cumsum(weights, axis=1)
+    draw = rng.random(len(weights)) * cumulative[:, -1]
+    return np.minimum((cumulative <= draw[:, None]).sum(axis=1), weights.shape[1] - 1)

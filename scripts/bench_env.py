@@ -1,0 +1,102 @@
+"""Random-play throughput of the reference engine and the vectorised environment.
+
+Usage: .venv/bin/python scripts/bench_env.py [--seconds S] [--sides 6 10] [--batches 1 64 512 4096]
+
+Both play complete games with uniformly random legal moves, the random choice included in
+the timing. The vectorised env chooses with one vectorised trick per step (argmax of random
+keys lifted by 1 on legal actions, from an ``np.random.Generator``); the reference engine
+plays one game at a time (batch size does not apply to it), choosing with the same generator.
+The last line of the output is the headline figure:
+``bench_env: side 6 batch 512: reference R moves/s, vectorised V moves/s, ratio X``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from catena_zero.game import Game, GameConfig
+from catena_zero.game.vec_env import VecEnv
+
+
+@dataclass(frozen=True)
+class Throughput:
+    moves: int
+    games: int
+    seconds: float
+
+    @property
+    def moves_per_s(self) -> float:
+        return self.moves / self.seconds
+
+    @property
+    def games_per_s(self) -> float:
+        return self.games / self.seconds
+
+
+def bench_reference(cfg: GameConfig, seconds: float, rng: np.random.Generator) -> Throughput:
+    """Whole games through ``Game`` until ``seconds`` have passed."""
+    moves = games = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        game = Game(cfg)
+        while not game.is_over:
+            legal = game.legal_actions()
+            game.play_action(legal[int(rng.integers(len(legal)))])
+            moves += 1
+        games += 1
+    return Throughput(moves, games, time.perf_counter() - start)
+
+
+def bench_vectorised(cfg: GameConfig, batch: int, seconds: float, rng: np.random.Generator) -> Throughput:
+    """Whole batches of ``batch`` games through ``VecEnv`` until ``seconds`` have passed."""
+    env = VecEnv(cfg)
+    moves = games = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        state = env.reset(batch)
+        while True:
+            mask = env.legal_actions(state)
+            keys = rng.random(mask.shape, dtype=np.float32)
+            keys += mask  # legal keys in [1, 2), the rest in [0, 1): argmax is uniform over legal
+            env.step(state, keys.argmax(axis=1))
+            if state.data[:, state.layout.done].all():
+                break
+        moves += int(state.data[:, state.layout.move_number].sum())
+        games += batch
+    return Throughput(moves, games, time.perf_counter() - start)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=2.0, help="time per measurement")
+    parser.add_argument("--sides", type=int, nargs="+", default=[6, 10])
+    parser.add_argument("--batches", type=int, nargs="+", default=[1, 64, 512, 4096])
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    rng = np.random.default_rng(args.seed)
+    headline = None
+    for side in args.sides:
+        cfg = GameConfig(side=side)
+        env = VecEnv(cfg)
+        ref = bench_reference(cfg, args.seconds, rng)
+        print(f"side {side}: memory per game state {env.bytes_per_game} bytes")
+        print(f"side {side} reference engine: {ref.moves_per_s:,.0f} moves/s, {ref.games_per_s:,.1f} games/s")
+        for batch in args.batches:
+            vec = bench_vectorised(cfg, batch, args.seconds, rng)
+            ratio = vec.moves_per_s / ref.moves_per_s
+            print(f"side {side} batch {batch:5d}: vectorised {vec.moves_per_s:12,.0f} moves/s "
+                  f"{vec.games_per_s:10,.1f} games/s  ratio {ratio:6.1f}")
+            if side == 6 and batch == 512:
+                headline = (f"bench_env: side 6 batch 512: reference {ref.moves_per_s:.0f} moves/s, "
+                            f"vectorised {vec.moves_per_s:.0f} moves/s, ratio {ratio:.1f}")
+    if headline is None:
+        headline = "bench_env: side 6 batch 512: not measured (pass --sides 6 --batches 512)"
+    print(headline)
+
+
+if __name__ == "__main__":
+    main()

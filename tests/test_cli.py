@@ -1,0 +1,334 @@
+"""The command line (cli.py), driven through ``main([...])`` with scripted stdin: outputs, exit
+statuses, records written and reloaded, re-prompts on bad input, one-line errors."""
+
+from __future__ import annotations
+
+import io
+import sys
+import xml.etree.ElementTree as ET
+
+import numpy as np
+import pytest
+
+from catena_zero.bot.players import PLAYER_KINDS, Player, RandomPlayer, choose_event, make_player, setup_choices
+from catena_zero.cli import main, play_match, play_random_game
+from catena_zero.config import config_from_dict
+from catena_zero.game import Game, GameConfig
+from catena_zero.game.match import Match
+from catena_zero.game.records import load_record
+
+
+def run(argv, capsys, stdin: str | None = None, monkeypatch=None):
+    if stdin is not None:
+        monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
+    code = main(argv)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def assert_one_line_error(code, err, fragment):
+    assert code == 2
+    assert err.startswith("catena-zero: error: ") and err.count("\n") == 1, err
+    assert "Traceback" not in err and fragment in err, err
+
+
+# ----------------------------------------------------------------------------- random-game
+
+
+def test_random_game_writes_a_record_that_replays_and_an_svg(tmp_path, capsys):
+    out_path, svg_path = tmp_path / "g.txt", tmp_path / "g.svg"
+    code, out, err = run(["random-game", "--side", "3", "--scoring", "longest", "--komi", "2", "--seed", "4",
+                          "--out", str(out_path), "--svg", str(svg_path)], capsys)
+    assert code == 0 and err == ""
+    record = load_record(out_path)
+    expected = play_random_game(config_from_dict({"game": {"side": 3, "scoring": "longest", "komi": 2}, "seed": 4}))
+    assert record.config == GameConfig(side=3, scoring="longest", komi=2)
+    assert list(record.events) == expected.history and record.result is not None
+    assert f"result: {expected.winner} wins" in out and "game over" in out
+    assert ET.parse(svg_path).getroot().tag.endswith("svg")
+    # the seed decides the game
+    run(["random-game", "--side", "3", "--seed", "4", "--out", str(tmp_path / "a.txt")], capsys)
+    run(["random-game", "--side", "3", "--seed", "4", "--out", str(tmp_path / "b.txt")], capsys)
+    assert (tmp_path / "a.txt").read_text() == (tmp_path / "b.txt").read_text()
+
+
+def test_flags_override_the_config_file(tmp_path, capsys):
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text("game:\n  side: 5\n  scoring: quadratic\n  komi: 100\nseed: 3\n")
+    code, _, _ = run(["random-game", "--config", str(cfg), "--side", "3", "--out", str(tmp_path / "g.txt")], capsys)
+    assert code == 0
+    record = load_record(tmp_path / "g.txt")
+    assert record.config == GameConfig(side=3, scoring="quadratic", komi=100)
+
+
+# ----------------------------------------------------------------------------------- errors
+
+
+@pytest.mark.parametrize(
+    "argv, fragment",
+    [
+        ([], "required"),
+        (["fly"], "invalid choice"),
+        (["random-game", "--side", "x"], "invalid int value"),
+        (["random-game", "--side", "12"], "side must be in 2..10"),
+        (["random-game", "--game-type", "double", "--komi", "3"], "has no komi"),
+        (["random-game", "--scoring", "best"], "invalid choice"),
+        (["random-game", "--config", "/nonexistent/c.yaml"], "cannot read config"),
+        (["random-game", "--out", "/nonexistent/dir/g.txt", "--side", "2"], "cannot write"),
+        (["show", "/nonexistent/g.txt"], "cannot read record"),
+        (["train"], "--config"),
+        (["play", "--opponent", "genius"], "unknown player kind 'genius'"),
+        (["play", "--opponent", "random:3"], "takes no argument"),
+    ],
+)
+def test_errors_are_one_line_with_status_2(argv, fragment, capsys, monkeypatch):
+    code, _, err = run(argv, capsys, stdin="", monkeypatch=monkeypatch)
+    assert_one_line_error(code, err, fragment)
+
+
+def test_bad_config_and_bad_record_are_one_line(tmp_path, capsys):
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text("game:\n  sides: 3\n")
+    code, _, err = run(["train", "--config", str(cfg)], capsys)
+    assert_one_line_error(code, err, "unknown key game.sides")
+    cfg.write_text("game: [1, 2\n")
+    code, _, err = run(["random-game", "--config", str(cfg)], capsys)
+    assert_one_line_error(code, err, "invalid YAML")
+    rec = tmp_path / "r.txt"
+    rec.write_text("catena-record 1\nside 3\ngame_type komi\nscoring standard\nkomi 0\nstart play\nevents\nC3\nC3\nend\n")
+    code, _, err = run(["show", str(rec)], capsys)
+    assert_one_line_error(code, err, "line 9: move 'C3' is illegal")
+
+
+def test_help_exits_zero(capsys):
+    assert main(["--help"]) == 0
+    assert "random-game" in capsys.readouterr().out
+
+
+# ------------------------------------------------------------------------------------ show
+
+
+def test_show_prints_board_result_positions_and_svg(tmp_path, capsys):
+    path = tmp_path / "g.txt"
+    run(["random-game", "--side", "3", "--seed", "1", "--out", str(path)], capsys)
+    record = load_record(path)
+    code, out, _ = run(["show", str(path)], capsys)
+    assert code == 0 and f"{len(record.events)} events" in out
+    assert f"result: {record.result.winner} wins" in out
+    assert f"last move: {record.events[-1]}" in out
+    code, out, _ = run(["show", str(path), "--move", "2", "--svg", str(tmp_path / "p.svg")], capsys)
+    assert code == 0 and f"position after 2 of {len(record.events)} events" in out
+    assert f"last move: {record.events[1]}" in out and "game not finished" in out
+    svg = ET.parse(tmp_path / "p.svg").getroot()
+    assert len([e for e in svg.iter() if "stone" in e.get("class", "").split()]) == 2
+    code, _, err = run(["show", str(path), "--move", "999"], capsys)
+    assert_one_line_error(code, err, "--move must be in 0..")
+
+
+# ----------------------------------------------------------------------------------- train
+
+
+def test_train_demo_writes_record_and_svg(tmp_path, capsys):
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text("game:\n  side: 3\nseed: 5\n")
+    code, out, _ = run(["train", "--config", str(cfg), "--out-dir", str(tmp_path / "demo")], capsys)
+    assert code == 0
+    assert "self-play training is not implemented yet" in out
+    record = load_record(tmp_path / "demo" / "random_game.txt")
+    assert record.config.side == 3 and record.result is not None
+    ET.parse(tmp_path / "demo" / "random_game.svg")
+
+
+# ------------------------------------------------------------------------------------ play
+
+
+def scripted_match(config: GameConfig, seed: int) -> list[str]:
+    """The events of a complete random match, to be typed by two people."""
+    rng, player, match = np.random.default_rng(seed), RandomPlayer(), Match(config)
+    while match.phase != "over":
+        match.apply(choose_event(player, match, rng))
+    return match.events
+
+
+def typed(event: str) -> str:
+    """How a person might type an event: cells in lower case, set-up shorthands (R7)."""
+    if event.startswith("komi "):
+        return event.split()[1]  # "7"
+    if event.startswith("colour "):
+        return event.split()[1].upper()  # "WHITE"
+    return event.lower()
+
+
+@pytest.mark.parametrize("config", [GameConfig(side=3), GameConfig(side=3, game_type="no_komi"),
+                                    GameConfig(side=3, game_type="double", scoring="quadratic")])
+def test_two_people_play_a_whole_match_and_save_it(config, tmp_path, capsys, monkeypatch):
+    events = scripted_match(config, seed=8)
+    stdin = "\n".join(typed(e) for e in events) + "\n"
+    path = tmp_path / "m.txt"
+    code, out, err = run(["play", "--side", "3", "--game-type", config.game_type, "--scoring", config.scoring,
+                          "--save", str(path)], capsys, stdin=stdin, monkeypatch=monkeypatch)
+    assert code == 0 and err == ""
+    record = load_record(path)
+    assert list(record.events) == events and record.result is not None
+    assert "result:" in out and ("wins" in out or "draw" in out)
+    assert "not accepted" not in out
+
+
+def test_bad_input_reprompts_and_commands_work(tmp_path, capsys, monkeypatch):
+    config = GameConfig(side=3)
+    events = scripted_match(config, seed=2)
+    komi, colour, first_move = events[0], events[1], events[2]
+    script = [
+        "komi 99",  # out of range (R6): re-prompt
+        "D5",  # not the komi phase
+        "help", "moves",
+        komi,
+        "purple",  # not a colour
+        colour,
+        "", "zz", "Z9", "board", "moves",
+        first_move.lower(),
+        first_move,  # occupied now (R3)
+        *events[3:],
+    ]
+    path = tmp_path / "m.txt"
+    code, out, err = run(["play", "--side", "3", "--save", str(path)], capsys, stdin="\n".join(script) + "\n",
+                         monkeypatch=monkeypatch)
+    assert code == 0 and err == "" and "Traceback" not in out
+    assert out.count("not accepted:") == 6
+    assert "komi must be a whole number in 0..15" in out
+    assert "cannot play 'D5' now" in out
+    assert "'Z9' is not a cell of the side-3 board" in out
+    assert f"{first_move} is occupied" in out
+    assert "choose the komi: a whole number from 0 to 15" in out  # 'moves' in the komi phase
+    assert "legal: A1 A2 A3" in out  # 'moves' in play
+    assert "Commands:" in out  # help
+    assert list(load_record(path).events) == events
+
+
+def test_end_of_input_and_quit_end_cleanly_and_save_unfinished(tmp_path, capsys, monkeypatch):
+    path = tmp_path / "m.txt"
+    code, out, err = run(["play", "--side", "3", "--save", str(path)], capsys, stdin="", monkeypatch=monkeypatch)
+    assert code == 0 and err == "" and "end of input: game abandoned" in out
+    assert load_record(path).events == () and load_record(path).result is None
+    code, out, _ = run(["play", "--side", "3", "--komi", "5", "--save", str(path)], capsys,
+                       stdin="black\nc3\nquit\nd4\n", monkeypatch=monkeypatch)
+    assert code == 0 and "game abandoned" in out
+    record = load_record(path)
+    assert record.events == ("komi 5", "colour black", "C3")  # --komi answers the komi choice (R7)
+    assert record.first == "white" and record.result is None
+
+
+class LegalTyping(io.StringIO):
+    """A person who always types the first legal move (and 'white' when asked for a colour)."""
+
+    def __init__(self, match: Match):
+        super().__init__()
+        self.match, self.lines = match, 0
+
+    def readline(self, *args) -> str:
+        self.lines += 1
+        if self.match.phase == "komi":
+            return "3\n"
+        if self.match.phase == "colour":
+            return "white\n"
+        return self.match.game.legal_moves()[0].lower() + "\n"
+
+
+@pytest.mark.parametrize("seat", ["first", "second"])
+def test_person_against_random_player(seat):
+    match = Match(GameConfig(side=3))
+    players = {"first": None, "second": None}
+    players["second" if seat == "first" else "first"] = RandomPlayer()
+    out = io.StringIO()
+    result = play_match(match, players, np.random.default_rng(0), LegalTyping(match), out)
+    assert result.finished and match.phase == "over"
+    text = out.getvalue()
+    # The person acted exactly on their own turns: replaying, count the events of each seat.
+    replay = Match(GameConfig(side=3))
+    mine = 0
+    for event in match.events:
+        mine += replay.player_to_act == seat
+        replay.apply(event)
+    assert "not accepted" not in text
+    assert text.count(" > ") == mine  # one prompt per own turn, none on the program's turns
+    if seat == "first":
+        assert match.events[0] == "komi 3"
+    else:
+        assert match.events[1] == "colour white"
+    assert f"result: {match.game.winner}" in text
+
+
+def test_cli_play_against_random_saves_a_finished_game(tmp_path, capsys, monkeypatch):
+    # The person's moves cannot be known in advance, so they quit as soon as play starts;
+    # the random player has made its set-up choice by then (it is first).
+    path = tmp_path / "m.txt"
+    code, out, _ = run(["play", "--side", "3", "--opponent", "random", "--seat", "second", "--seed", "1",
+                        "--save", str(path)], capsys, stdin="white\nquit\n", monkeypatch=monkeypatch)
+    assert code == 0
+    record = load_record(path)
+    assert record.events[0].startswith("komi ") and record.events[1] == "colour white"
+    assert f"first player: {record.events[0]}" in out
+
+
+# --------------------------------------------------------------------------------- players
+
+
+def test_random_player_is_uniform_over_legal_moves_and_seeded():
+    game = Game(GameConfig(side=2))
+    game.play("B2")  # R3: every other cell now touches B2, an end, so all 6 and the button are legal
+    legal = game.legal_moves()
+    assert len(legal) == 7
+    rng = np.random.default_rng(0)
+    picks = [RandomPlayer().choose(game, rng) for _ in range(7000)]
+    counts = {m: picks.count(m) for m in legal}
+    assert set(picks) == set(legal)
+    assert all(850 < c < 1150 for c in counts.values()), counts  # 1000 expected, sd ~ 30
+    again = [RandomPlayer().choose(game, np.random.default_rng(0)) for _ in range(3)]
+    assert again == [RandomPlayer().choose(game, np.random.default_rng(0))] * 3
+    assert isinstance(RandomPlayer(), Player)
+
+
+def test_setup_choices_follow_the_match_phase():
+    match = Match(GameConfig(side=3, scoring="quadratic"))
+    assert setup_choices(match)[0] == "komi 0" and setup_choices(match)[-1] == "komi 1000"  # R6 range
+    match.apply("komi 10")
+    assert setup_choices(match) == ["colour black", "colour white"]
+    no_komi = Match(GameConfig(side=3, game_type="no_komi"))
+    no_komi.apply("C3")
+    assert setup_choices(no_komi) == ["colour white", "swap"]  # R7
+    rng = np.random.default_rng(1)
+    for config in (GameConfig(side=3), GameConfig(side=3, game_type="no_komi"), GameConfig(side=3, game_type="double")):
+        m = Match(config)
+        while m.phase != "over":
+            m.apply(choose_event(RandomPlayer(), m, rng))  # IllegalMove would fail the test
+        assert m.game.is_over
+
+
+def test_make_player_builds_registered_kinds():
+    config = config_from_dict({})
+    assert isinstance(make_player("random", config), RandomPlayer)
+    assert "random" in PLAYER_KINDS
+    with pytest.raises(ValueError, match=r"unknown player kind 'alphabeta:8' \(known: random, mcts:K, net\)"):
+        make_player("alphabeta:8", config)
+    with pytest.raises(ValueError, match="positive simulation count"):
+        make_player("mcts", config)
+
+
+def test_person_against_mcts_through_the_factory():
+    """``--opponent mcts:K`` builds the search helper's rollout MCTS, which plays whole matches."""
+    config = config_from_dict({"game": {"side": 3}, "seed": 1})
+    match = Match(config.game)
+    players = {"first": None, "second": make_player("mcts:4", config)}
+    result = play_match(match, players, np.random.default_rng(0), LegalTyping(match), io.StringIO())
+    assert result.finished and match.game.is_over
+    # Without choose_setup a program answers the komi choice with the configured komi (R7).
+    match = Match(GameConfig(side=3, komi=6))
+    players = {"first": make_player("mcts:2", config), "second": None}
+    play_match(match, players, np.random.default_rng(0), io.StringIO("quit\n"), io.StringIO())
+    assert match.events == ["komi 6"]
+
+
+def test_play_help_lists_opponent_kinds(capsys):
+    assert main(["play", "--help"]) == 0
+    out = " ".join(capsys.readouterr().out.split())  # undo argparse's line wrapping
+    assert "human" in out and "random (uniformly random legal moves)" in out

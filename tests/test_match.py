@@ -1,0 +1,159 @@
+"""The match protocol of RULES.md R7 (and R8 for double), events in R10 notation."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from catena_zero.game import GameConfig, GameNotOver, IllegalMove, Match
+
+
+def finish(m: Match, rng: np.random.Generator) -> None:
+    """Play random legal cells until the end, checking who is asked to act."""
+    while m.phase == "play":
+        game = m.game
+        assert m.player_to_act == m.player_of(game.to_move)
+        cells = [mv for mv in game.legal_moves() if mv != "button"]
+        m.apply(cells[rng.integers(len(cells))])
+    assert m.phase == "over" and m.player_to_act is None
+
+
+def test_komi_protocol():
+    """R7 komi: first chooses the komi, second chooses a colour, Black moves first."""
+    m = Match(GameConfig(side=3, game_type="komi", scoring="standard", komi=9))
+    assert m.phase == "komi" and m.player_to_act == "first" and m.game is None
+    assert m.colour_of("first") is None and m.player_of("black") is None
+    m.apply("komi 4")
+    assert m.game is not None and m.game.config.komi == 4  # config.komi (9) is not used
+    assert m.phase == "colour" and m.player_to_act == "second"
+    m.apply("colour black")
+    assert m.colour_of("second") == "black" and m.colour_of("first") == "white"
+    assert m.player_of("white") == "first"
+    assert m.phase == "play" and m.player_to_act == "second"  # Black moves first
+    m.apply("C3")
+    assert m.player_to_act == "first" and m.game.stone_at("C3") == "black"
+    m.apply("button")
+    assert m.game.button_holder == "white" and m.player_to_act == "second"
+    finish(m, np.random.default_rng(1))
+    assert m.events[:4] == ["komi 4", "colour black", "C3", "button"]
+    assert m.events[4:] == m.game.history[2:]
+    winner = m.game.winner
+    assert m.winning_player == m.player_of(winner)
+
+
+def test_komi_protocol_helpers_and_quadratic_range():
+    """choose_komi/choose_colour are the same events; quadratic komi goes to 1000 (R6)."""
+    m = Match(GameConfig(side=2, scoring="quadratic"))
+    with pytest.raises(IllegalMove, match="0..1000"):
+        m.choose_komi(1001)
+    m.choose_komi(1000)
+    m.choose_colour("white")
+    assert m.events == ["komi 1000", "colour white"]
+    assert m.colour_of("second") == "white" and m.player_to_act == "first"
+
+
+def test_no_komi_protocol_keep_white():
+    """R7 no_komi: first places Black's stone; "colour white": second keeps White and moves."""
+    m = Match(GameConfig(side=3, game_type="no_komi"))
+    assert m.phase == "play" and m.player_to_act == "first" and m.game.config.komi == 0
+    assert m.colour_of("first") is None
+    with pytest.raises(IllegalMove, match="no_komi"):
+        m.apply("button")  # not before Black's first stone
+    m.apply("C3")
+    assert m.phase == "colour" and m.player_to_act == "second"
+    with pytest.raises(IllegalMove, match="colour"):
+        m.apply("D4")
+    m.apply("colour white")
+    assert m.colour_of("first") == "black" and m.colour_of("second") == "white"
+    assert m.phase == "play" and m.player_to_act == "second"
+    m.apply("button")
+    assert m.game.button_holder == "white" and m.player_to_act == "first"
+    assert m.events == ["C3", "colour white", "button"]
+
+
+@pytest.mark.parametrize("event", ["swap", "colour black"])
+def test_no_komi_protocol_swap(event):
+    """R7 no_komi: "swap" (or "colour black"): second takes over Black and its stone; the
+    first player then plays White and moves next."""
+    m = Match(GameConfig(side=3, game_type="no_komi"))
+    m.apply("C3")
+    m.apply(event)
+    assert m.colour_of("second") == "black" and m.colour_of("first") == "white"
+    assert m.game.stone_at("C3") == "black" and m.game.to_move == "white"
+    assert m.player_to_act == "first"
+    m.apply("A1")
+    assert m.game.stone_at("A1") == "white" and m.player_to_act == "second"
+    assert m.events == ["C3", event, "A1"]
+    finish(m, np.random.default_rng(2))
+
+
+def test_double_protocol():
+    """R8: the first player is Black, no choices, no button; pairs of stones."""
+    m = Match(GameConfig(side=3, game_type="double"))
+    assert m.phase == "play" and m.colour_of("first") == "black" and m.colour_of("second") == "white"
+    acts = []
+    for move in ["C3", "A1", "E5", "A3"]:
+        acts.append(m.player_to_act)
+        m.apply(move)
+    assert acts == ["first", "second", "second", "first"]
+    for bad in ("komi 0", "colour white", "swap", "button"):
+        with pytest.raises(IllegalMove):
+            m.apply(bad)
+    finish(m, np.random.default_rng(3))
+    assert m.events == m.game.history
+
+
+@pytest.mark.parametrize(
+    "game_type, prefix, bad, match",
+    [
+        ("komi", [], "komi 16", "0..15"),
+        ("komi", [], "komi -1", "malformed"),
+        ("komi", [], "komi 07", "malformed"),
+        ("komi", [], "komi", "malformed"),
+        ("komi", [], "komi 3.5", "malformed"),
+        ("komi", [], "colour white", "komi"),
+        ("komi", [], "swap", "no_komi"),
+        ("komi", [], "C3", "komi"),
+        ("komi", ["komi 3"], "komi 4", "colour"),
+        ("komi", ["komi 3"], "colour red", "malformed"),
+        ("komi", ["komi 3"], "colour", "malformed"),
+        ("komi", ["komi 3"], "swap", "no_komi"),
+        ("komi", ["komi 3"], "C3", "colour"),
+        ("komi", ["komi 3", "colour white"], "colour black", "move"),
+        ("komi", ["komi 3", "colour white"], "Z9", "not a move"),
+        ("komi", ["komi 3", "colour white"], "c3", "not a move"),
+        ("no_komi", [], "colour white", "move by the first"),
+        ("no_komi", [], "swap", "move"),
+        ("no_komi", [], "komi 0", "move"),
+        ("no_komi", ["C3"], "komi 0", "colour"),
+        ("no_komi", ["C3", "swap"], "swap", "move"),
+        ("no_komi", ["C3", "swap"], "C3", "occupied"),
+    ],
+)
+def test_bad_events_per_phase(game_type, prefix, bad, match):
+    """Anything wrong for the phase is an IllegalMove naming the problem; nothing changes."""
+    m = Match.replay(GameConfig(side=3, game_type=game_type), prefix)
+    phase, actor, events = m.phase, m.player_to_act, m.events
+    with pytest.raises(IllegalMove, match=match):
+        m.apply(bad)
+    assert (m.phase, m.player_to_act, m.events) == (phase, actor, events)
+
+
+def test_errors_after_the_end_and_bad_arguments():
+    m = Match(GameConfig(side=2, game_type="komi"))
+    with pytest.raises(GameNotOver):
+        m.winning_player
+    for event in ["komi 0", "colour black", "A1", "A2", "B3", "C3", "B1"]:
+        m.apply(event)
+    assert m.phase == "over" and m.player_to_act is None
+    assert m.winning_player == "second"  # Black (the second player) has 5 of 5 stones
+    with pytest.raises(IllegalMove, match="over"):
+        m.apply("C2")
+    with pytest.raises(IllegalMove):
+        m.apply(None)
+    with pytest.raises(ValueError):
+        m.colour_of("third")
+    with pytest.raises(ValueError):
+        m.player_of("red")
+    with pytest.raises(ValueError):
+        Match("komi")

@@ -1,0 +1,393 @@
+"""The network (catena_zero/net): hex convolution, board masking, symmetries (R1), features, evaluator.
+
+What can rightly be asserted about symmetry (R1: the 12 board symmetries preserve every rule):
+- Data augmentation is exact: encoding the position reached by playing the symmetric game equals
+  transforming the encoding of the original position (features are a function of the rules state).
+- The network is *not* equivariant in general: a learned hex 3x3 kernel distinguishes directions.
+  It is exactly equivariant when every hex kernel is isotropic (the six neighbour taps equal),
+  because everything else (1x1 convs, masked batch norm, masked pooling, cell gather) commutes with
+  cell permutations; that is what the equivariance test checks, together with a control showing
+  that a generic net breaks it (so the test can fail).
+- Symmetry averaging at inference is then checked against its definition: the mean of the 12
+  evaluations of the transformed positions, each mapped back.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+import torch
+
+from catena_zero.config import NetConfig
+from catena_zero.game.options import GameConfig
+from catena_zero.game.spec import NUM_SYMMETRIES, board_spec
+from catena_zero.game.vec_env import EMPTY, WHITE, VecEnv
+from catena_zero.net import NUM_GLOBALS, NUM_PLANES, NetEvaluator, encode, model_from_config, transform_features
+from catena_zero.net import features as F
+from catena_zero.net.device import resolve_device
+from catena_zero.net.model import Board, HexConv2d, MaskedBatchNorm2d, masked_global_pool, num_parameters
+
+TINY = NetConfig(blocks=2, channels=16, global_pool_every=1, head_channels=8, value_hidden=16, device="cpu")
+
+
+def tiny_net(seed: int = 0):
+    gen = torch.Generator().manual_seed(seed)
+    net = model_from_config(TINY, generator=gen)
+    # Non-trivial batch-norm statistics so that eval mode exercises the affine maps.
+    for module in net.modules():
+        if isinstance(module, MaskedBatchNorm2d):
+            module.running_mean.copy_(torch.randn(module.num_features, generator=gen) * 0.1)
+            module.running_var.copy_(torch.rand(module.num_features, generator=gen) + 0.5)
+    return net.eval()
+
+
+def random_inputs(side: int, batch: int, seed: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
+    g = 2 * side - 1
+    gen = torch.Generator().manual_seed(seed)
+    mask = torch.tensor(board_spec(side).board_mask, dtype=torch.float32)
+    planes = torch.rand(batch, NUM_PLANES, g, g, generator=gen) * mask
+    return planes, torch.rand(batch, NUM_GLOBALS, generator=gen)
+
+
+def random_play(env: VecEnv, batch: int, moves: int, rng: np.random.Generator, komi=None):
+    """Play up to ``moves`` uniformly random legal actions in ``batch`` games."""
+    state = env.reset(batch, komi=komi)
+    for _ in range(moves):
+        legal = env.legal_actions(state)
+        actions = np.where(legal, rng.random(legal.shape), -1.0).argmax(axis=1)
+        env.step(state, actions)
+    return state
+
+
+def replay_transformed(env: VecEnv, state, k: int):
+    """The games of ``state`` with every action mapped by symmetry k (R1), replayed from the start."""
+    spec = env.spec
+    image = np.append(spec.sym_map[k], spec.button_action)  # [A] image of each action
+    history = np.asarray(state.history)
+    out = env.reset(state.batch_size, komi=np.asarray(state.komi))
+    for t in range(history.shape[1]):
+        if (history[:, t] < 0).all():
+            break
+        env.step(out, np.where(history[:, t] >= 0, image[np.maximum(history[:, t], 0)], 0))
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Model
+
+
+def test_hex_conv_reads_exactly_the_hex_neighbourhood():
+    """R1 adjacency: a HexConv2d output at a cell depends on the cell and its six neighbours only."""
+    spec = board_spec(3)
+    g, n = spec.grid_size, spec.num_cells
+    conv = HexConv2d(1, 1)
+    with torch.no_grad():
+        conv.weight.fill_(1.0)
+    for i in range(n):
+        impulse = torch.zeros(g * g)
+        impulse[spec.cell_to_grid[i]] = 1.0
+        response = conv(impulse.view(1, 1, g, g)).flatten()[torch.tensor(spec.cell_to_grid)]  # [N]
+        reached = set(np.flatnonzero(response.detach().numpy()).tolist())
+        expected = {i} | {int(j) for j in spec.neighbours[i] if j < n}
+        assert reached == expected, spec.names[i]
+
+
+def test_one_model_serves_several_sides():
+    net = tiny_net()
+    for side in (2, 3, 6):
+        spec = board_spec(side)
+        planes, globals_ = random_inputs(side, batch=3)
+        out = net(planes, globals_)
+        assert out.policy_logits.shape == (3, spec.num_actions)
+        assert out.wdl_logits.shape == (3, 3)
+        assert out.score.shape == (3,)
+        assert out.ownership.shape == (3, spec.num_cells)
+        assert out.ownership.abs().max() <= 1.0
+
+
+@pytest.mark.parametrize("training", [False, True])
+def test_off_board_grid_inputs_change_nothing(training):
+    """Off-board grid cells never leak: neither into outputs nor into batch-norm statistics."""
+    side = 4
+    spec = board_spec(side)
+    planes, globals_ = random_inputs(side, batch=5)
+    noisy = planes + 100.0 * torch.rand(planes.shape) * torch.tensor(~spec.board_mask, dtype=torch.float32)
+    assert not torch.equal(noisy, planes)
+    outputs, stats = [], []
+    for x in (planes, noisy):
+        net = tiny_net().train(training)
+        out = net(x, globals_)
+        outputs.append(out)
+        stats.append(torch.cat([m.running_mean for m in net.modules() if isinstance(m, MaskedBatchNorm2d)]))
+    for name in ("policy_logits", "wdl_logits", "score", "ownership"):
+        assert torch.equal(getattr(outputs[0], name), getattr(outputs[1], name)), name
+    assert torch.equal(stats[0], stats[1])
+
+
+def test_training_gradients_stay_on_the_board():
+    side = 3
+    spec = board_spec(side)
+    planes, globals_ = random_inputs(side, batch=4)
+    planes.requires_grad_(True)
+    net = tiny_net().train()
+    out = net(planes, globals_)
+    (out.policy_logits.square().sum() + out.wdl_logits.sum() + out.score.sum() + out.ownership.sum()).backward()
+    grad = planes.grad.flatten(2)
+    assert grad[:, :, torch.tensor(spec.board_mask.ravel())].abs().sum() > 0
+    assert (grad[:, :, torch.tensor(~spec.board_mask.ravel())] == 0).all()
+    assert all(p.grad is not None for p in net.parameters())
+
+
+def on_board_values(x: torch.Tensor, side: int) -> torch.Tensor:
+    """[B, K, G, G] -> [B, K, N]: the values on the board cells only."""
+    return x.flatten(2)[:, :, torch.tensor(board_spec(side).cell_to_grid)]
+
+
+@pytest.mark.parametrize("side", [2, 4])
+def test_global_pooling_reads_board_cells_only(side):
+    """Mean and max are over the N board cells (negative values: an unmasked max would see the 0s)."""
+    g, n = 2 * side - 1, board_spec(side).num_cells
+    board = Board(g, torch.device("cpu"))
+    x = -1.0 - torch.rand(2, 3, g, g) * board.fmask  # on board in [-2, -1), off board exactly 0
+    cells = on_board_values(x, side)
+    pooled = masked_global_pool(x * board.fmask, board)  # [B, 3K]
+    mean = cells.mean(dim=2)
+    assert torch.allclose(pooled[:, :3], mean)
+    assert torch.allclose(pooled[:, 3:6], mean * (np.sqrt(n) - np.sqrt(91)) / 10)
+    assert torch.equal(pooled[:, 6:], cells.amax(dim=2))
+
+
+def test_masked_batch_norm_statistics_count_board_cells_only():
+    """Training statistics are the on-board mean/variance, whatever the share of off-board cells."""
+    side = 3
+    board = Board(2 * side - 1, torch.device("cpu"))
+    x = (3.0 + torch.randn(4, 2, 5, 5)) * board.fmask
+    norm = MaskedBatchNorm2d(2, momentum=1.0).train()
+    y = norm(x, board)
+    cells = on_board_values(x, side)  # [B, K, N]
+    assert torch.allclose(norm.running_mean, cells.mean(dim=(0, 2)))
+    assert torch.allclose(norm.running_var, cells.transpose(0, 1).flatten(1).var(dim=1))
+    normed = on_board_values(y, side)
+    assert torch.allclose(normed.mean(dim=(0, 2)), torch.zeros(2), atol=1e-5)
+    assert torch.equal(y * (1 - board.fmask), torch.zeros_like(y))
+
+
+def isotropic_(net) -> None:
+    """Make every hex kernel isotropic: the six neighbour taps of each kernel set to their mean."""
+    with torch.no_grad():
+        for module in net.modules():
+            if isinstance(module, HexConv2d):
+                ring = module.tap_mask.clone()
+                ring[1, 1] = 0.0
+                mean = (module.weight * ring).sum(dim=(2, 3), keepdim=True) / ring.sum()
+                module.weight.copy_(module.weight * (1 - ring) + mean * ring)
+
+
+def max_equivariance_error(net, side: int) -> float:
+    spec = board_spec(side)
+    planes, globals_ = random_inputs(side, batch=4, seed=1)
+    with torch.no_grad():
+        base = net(planes, globals_)
+        worst = 0.0
+        for k in range(NUM_SYMMETRIES):
+            x = transform_features(F.Features(planes.numpy(), globals_.numpy()), spec, k)
+            out = net(torch.from_numpy(x.planes), torch.from_numpy(x.globals))
+            pairs = [
+                (out.policy_logits, base.policy_logits[:, torch.tensor(spec.sym_gather_actions[k])]),
+                (out.ownership, base.ownership[:, torch.tensor(spec.sym_gather[k])]),
+                (out.wdl_logits, base.wdl_logits),
+                (out.score, base.score),
+            ]
+            worst = max(worst, *[float((a - b).abs().max()) for a, b in pairs])
+    return worst
+
+
+@pytest.mark.parametrize("side", [3, 5])
+def test_net_with_isotropic_hex_kernels_is_equivariant(side):
+    """Transformed input -> transformed policy/ownership, same value/score (for all 12 symmetries)."""
+    net = tiny_net()
+    assert max_equivariance_error(net, side) > 1e-3  # control: a generic net is not equivariant
+    isotropic_(net)
+    assert max_equivariance_error(net, side) < 1e-5
+
+
+def test_bad_input_shapes_raise():
+    net = tiny_net()
+    planes, globals_ = random_inputs(3, batch=2)
+    with pytest.raises(ValueError, match="planes"):
+        net(planes[:, :-1], globals_)
+    with pytest.raises(ValueError, match="grid size"):
+        net(planes[:, :, :4, :4], globals_)
+    with pytest.raises(ValueError, match="globals"):
+        net(planes, globals_[:, :-1])
+
+
+def test_initialisation_follows_the_generator_only():
+    before = torch.random.get_rng_state()
+    nets = [model_from_config(TINY, generator=torch.Generator().manual_seed(s)) for s in (1, 1, 2)]
+    assert torch.equal(torch.random.get_rng_state(), before)  # the global generator is untouched
+    weights = [torch.cat([p.detach().flatten() for p in net.parameters()]) for net in nets]
+    assert torch.equal(weights[0], weights[1]) and not torch.equal(weights[0], weights[2])
+
+
+def test_num_parameters_counts_trainable_weights():
+    net = tiny_net()
+    assert num_parameters(net) == sum(p.numel() for p in net.parameters())
+    bigger = model_from_config(NetConfig(blocks=3, channels=16, head_channels=8, value_hidden=16))
+    assert num_parameters(bigger) > num_parameters(model_from_config(NetConfig(blocks=2, channels=16, head_channels=8, value_hidden=16)))
+
+
+# ---------------------------------------------------------------------------------------------
+# Features
+
+
+def test_encode_matches_reference_engine():
+    """Planes agree with the reference engine's board and ribbons (R2, R3, R5); globals with the options."""
+    game_cfg = GameConfig(side=4, game_type="komi", scoring="standard", komi=5)
+    env = VecEnv(game_cfg)
+    spec = env.spec
+    state = random_play(env, batch=6, moves=12, rng=np.random.default_rng(3), komi=5)
+    feats = encode(env, state)
+    g, n = spec.grid_size, spec.num_cells
+    assert feats.planes.shape == (6, NUM_PLANES, g, g) and feats.planes.dtype == np.float32
+    assert feats.globals.shape == (6, NUM_GLOBALS) and feats.globals.dtype == np.float32
+    assert not feats.planes.reshape(6, NUM_PLANES, -1)[:, :, ~spec.board_mask.ravel()].any()
+    cells = feats.planes.reshape(6, NUM_PLANES, g * g)[:, :, spec.cell_to_grid]  # [B, C, N]
+    for b in range(6):
+        game = env.to_game(state, b)
+        me = game.to_move
+        for i, name in enumerate(spec.names):
+            stone = game.stone_at(name)
+            assert cells[b, F.PLANE_MINE, i] == (stone == me)
+            assert cells[b, F.PLANE_THEIRS, i] == (stone is not None and stone != me)
+        legal = {spec.cell(m) for m in game.legal_moves() if m != "button"}
+        assert set(np.flatnonzero(cells[b, F.PLANE_LEGAL]).tolist()) == legal
+        for ribbon in game.ribbons():
+            idx = list(ribbon.indices)
+            ends = {spec.cell(c) for c in ribbon.ends}
+            mine, theirs = (ribbon.black, ribbon.white) if me == "black" else (ribbon.white, ribbon.black)
+            assert np.allclose(cells[b, F.PLANE_LENGTH, idx], ribbon.length / F.LENGTH_SCALE)
+            assert (cells[b, F.PLANE_LIMITED, idx] == ribbon.claimed).all()
+            assert (cells[b, F.PLANE_MAJORITY_MINE, idx] == (mine > theirs)).all()
+            assert (cells[b, F.PLANE_MAJORITY_THEIRS, idx] == (theirs > mine)).all()
+            assert {i for i in idx if cells[b, F.PLANE_END, i]} == ends
+            growth = {int(j) for e in ends for j in spec.neighbours[e] if j < n and j in legal}
+            assert np.allclose(cells[b, F.PLANE_GROWTH, idx], 0 if ribbon.limited else len(growth) / F.GROWTH_SCALE)
+            assert (cells[b, F.PLANE_LAST_GROWTH, idx] == (not ribbon.limited and len(growth) == 1)).all()
+        komi_for_me = 5 if me == "white" else -5
+        assert feats.globals[b, F.GLOBAL_KOMI] == pytest.approx(komi_for_me / 15)
+        holder = game.button_holder
+        assert feats.globals[b, F.GLOBAL_BUTTON_OPEN] == (holder is None)
+        assert feats.globals[b, F.GLOBAL_BUTTON_MINE] == (holder == me)
+        assert feats.globals[b, F.GLOBAL_BUTTON_THEIRS] == (holder is not None and holder != me)
+    assert (feats.globals[:, F.GLOBAL_GAME_TYPE : F.GLOBAL_GAME_TYPE + 3] == [1, 0, 0]).all()
+    assert (feats.globals[:, F.GLOBAL_SCORING : F.GLOBAL_SCORING + 3] == [1, 0, 0]).all()
+    assert feats.globals[0, F.GLOBAL_SIDE] == pytest.approx(2 / 8)
+
+
+@pytest.mark.parametrize(
+    "game_cfg",
+    [
+        GameConfig(side=3, game_type="komi", scoring="standard"),
+        GameConfig(side=4, game_type="double", scoring="quadratic"),
+        GameConfig(side=5, game_type="no_komi", scoring="longest"),
+    ],
+)
+def test_encode_commutes_with_symmetries(game_cfg):
+    """R1 data augmentation: encode(symmetric game) == transform(encode(game)), for all 12 symmetries."""
+    env = VecEnv(game_cfg)
+    spec = env.spec
+    rng = np.random.default_rng(7)
+    komi = rng.integers(0, 16, size=8) if game_cfg.game_type == "komi" else None
+    state = random_play(env, batch=8, moves=spec.num_cells // 2, rng=rng, komi=komi)
+    assert (np.asarray(state.board) != EMPTY).any(axis=1).all()
+    feats = encode(env, state)
+    for k in range(NUM_SYMMETRIES):
+        sym_state = replay_transformed(env, state, k)
+        assert np.array_equal(np.asarray(sym_state.board), spec.transform(np.asarray(state.board), k))
+        expected = transform_features(feats, spec, k)
+        got = encode(env, sym_state)
+        assert np.array_equal(got.planes, expected.planes), k
+        assert np.array_equal(got.globals, expected.globals), k
+
+
+def test_double_pending_second_and_no_button():
+    env = VecEnv(GameConfig(side=3, game_type="double"))
+    state = random_play(env, batch=2, moves=2, rng=np.random.default_rng(0))  # Black's 1, White's first
+    feats = encode(env, state)
+    assert np.array_equal(feats.globals[:, F.GLOBAL_PENDING_SECOND], np.asarray(state.pending_second, dtype=np.float32))
+    assert np.asarray(state.pending_second).all() and (np.asarray(state.to_move) == WHITE).all()
+    assert not feats.globals[:, F.GLOBAL_BUTTON_OPEN : F.GLOBAL_BUTTON_THEIRS + 1].any()  # R8: no button
+
+
+# ---------------------------------------------------------------------------------------------
+# Evaluator
+
+
+def test_evaluator_priors_values_and_device():
+    env = VecEnv(GameConfig(side=3))
+    state = random_play(env, batch=16, moves=6, rng=np.random.default_rng(1))
+    evaluator = NetEvaluator(tiny_net(), env, TINY)
+    assert next(evaluator.model.parameters()).device.type == "cpu"
+    assert not evaluator.model.training
+    ev = evaluator(state)
+    legal = env.legal_actions(state)
+    assert ev.priors.shape == legal.shape and ev.priors.dtype == np.float32
+    assert np.allclose(ev.priors.sum(axis=1), 1.0, atol=1e-5)
+    assert (ev.priors[~legal] == 0).all() and (ev.priors[legal] > 0).all()
+    assert ev.value.shape == (16,) and ev.value.dtype == np.float32
+    assert (np.abs(ev.value) <= 1).all()
+    assert ev.score.shape == (16,) and np.isfinite(ev.score).all()
+
+
+def test_evaluator_uses_exact_results_where_done():
+    env = VecEnv(GameConfig(side=2))
+    state = random_play(env, batch=8, moves=env.spec.num_actions + 1, rng=np.random.default_rng(2))
+    assert np.asarray(state.done).all()
+    ev = NetEvaluator(tiny_net(), env, TINY)(state)
+    assert (ev.priors == 0).all()
+    assert np.array_equal(ev.value, env.terminal_value(state))
+    assert np.array_equal(ev.score, env.score_margin(state))
+
+
+@pytest.mark.parametrize("symmetry_average", [False, True])
+def test_evaluator_runs_one_batched_forward(symmetry_average):
+    env = VecEnv(GameConfig(side=3))
+    state = random_play(env, batch=5, moves=3, rng=np.random.default_rng(4))
+    net = tiny_net()
+    batches = []
+    net.register_forward_hook(lambda module, args, out: batches.append(args[0].shape[0]))
+    config = dataclasses.replace(TINY, symmetry_average=symmetry_average)
+    NetEvaluator(net, env, config)(state)
+    assert batches == [5 * (NUM_SYMMETRIES if symmetry_average else 1)]
+
+
+def test_symmetry_average_is_the_mean_of_the_transformed_evaluations():
+    env = VecEnv(GameConfig(side=4, game_type="komi", scoring="quadratic"))
+    spec = env.spec
+    state = random_play(env, batch=6, moves=9, rng=np.random.default_rng(5), komi=np.arange(6) * 100)
+    net = tiny_net()
+    plain = NetEvaluator(net, env, TINY)
+    averaged = NetEvaluator(net, env, dataclasses.replace(TINY, symmetry_average=True))(state)
+    priors, values, scores = [], [], []
+    for k in range(NUM_SYMMETRIES):
+        ev = plain(replay_transformed(env, state, k))
+        priors.append(ev.priors[:, np.append(spec.sym_map[k], spec.button_action)])  # back to the original cells
+        values.append(ev.value)
+        scores.append(ev.score)
+    assert np.allclose(averaged.priors, np.mean(priors, axis=0), atol=1e-6)
+    assert np.allclose(averaged.value, np.mean(values, axis=0), atol=1e-6)
+    assert np.allclose(averaged.score, np.mean(scores, axis=0), rtol=1e-5, atol=1e-3)
+    assert np.allclose(averaged.priors.sum(axis=1), 1.0, atol=1e-5)
+    # The net is not equivariant, so averaging must actually change the priors.
+    assert not np.allclose(averaged.priors, plain(state).priors, atol=1e-4)
+
+
+def test_resolve_device():
+    assert resolve_device("cpu") == torch.device("cpu")
+    assert resolve_device("auto").type == ("cuda" if torch.cuda.is_available() else "cpu")
+    if not torch.cuda.is_available():
+        with pytest.raises(ValueError, match="CUDA is not available"):
+            resolve_device("cuda")

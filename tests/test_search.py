@@ -1,0 +1,403 @@
+"""Batched MCTS (catena_zero/search): value signs, PUCT and Gumbel roots, tree reuse, players.
+
+Positions are built by playing move sequences on the reference ``Game`` and converting them with
+``VecEnv.from_games``; the exact solver (tests/test_solver.py) is the oracle for good moves.
+Values are for the player to move; signs flip only when the mover changes (R8 double turns
+keep it, the button of R4 passes it).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from catena_zero.config import Config, SearchConfig
+from catena_zero.game import BLACK, WHITE, Game, GameConfig
+from catena_zero.game.vec_env import VecEnv
+from catena_zero.search import (
+    MCTS,
+    ROOT,
+    UNVISITED,
+    RolloutEvaluator,
+    SearchPlayer,
+    Solver,
+    SolverEvaluator,
+    Tree,
+    UniformEvaluator,
+    build_mcts_player,
+    build_net_player,
+)
+from catena_zero.search.gumbel import considered_visits_sequence
+from catena_zero.search.puct import dirichlet_noise
+from catena_zero.search.solver import LOSS, WIN
+
+# Positions with exactly one winning move for the player to move (found with the solver).
+KOMI3 = GameConfig(side=3)
+DOUBLE3 = GameConfig(side=3, game_type="double")
+ONLY_WIN = [
+    pytest.param(KOMI3, ["A3", "D4", "E4", "D5", "D2", "B1", "B3", "C1"], id="komi-B2"),
+    # Black's second stone of a double turn (R8).
+    pytest.param(DOUBLE3, ["C5", "D5", "D3", "D2", "D4", "B4", "C1", "A1"], id="double-second-stone"),
+    # White's only win is the button: its half point decides (R4, R6).
+    pytest.param(KOMI3, ["D4", "A2", "C4", "A1", "C5", "E3", "D3"], id="button"),
+]
+ALGORITHMS = ["puct", "gumbel"]
+
+
+def states(env: VecEnv, *histories: list[str]):
+    return env.from_games([Game.replay(env.config, moves) for moves in histories])
+
+
+def move_name(env: VecEnv, action: int) -> str:
+    return "button" if action == env.spec.button_action else env.spec.names[action]
+
+
+def random_positions(config: GameConfig, plies: int, count: int, solver: Solver, rng) -> list[Game]:
+    """Running positions after random moves where the legal moves do not all have one value."""
+    found: list[Game] = []
+    while len(found) < count:
+        game = Game(config)
+        for _ in range(plies):
+            if game.is_over:
+                break
+            moves = game.legal_moves()
+            game.play(moves[int(rng.integers(len(moves)))])
+        if not game.is_over and len(set(solver.solve(game).move_values.values())) > 1:
+            found.append(game)
+    return found
+
+
+class CountingEvaluator:
+    """Wraps an EvalFn and records the batch size of every call."""
+
+    def __init__(self, inner):
+        self.inner = inner
+        self.batch_sizes: list[int] = []
+
+    def __call__(self, state):
+        self.batch_sizes.append(state.batch_size)
+        return self.inner(state)
+
+
+# --------------------------------------------------------------------------------- value signs
+
+
+def test_backup_flips_sign_only_when_the_mover_changes():
+    """root (Black) -1st stone-> node 1 (Black again, R8) -2nd stone-> node 2 (White)."""
+    env = VecEnv(DOUBLE3)
+    tree = Tree.allocate(1, 3, env.num_actions, env.reset(3))
+    legal = np.ones((1, env.num_actions), bool)
+    priors = legal / env.num_actions
+    game = np.array([0])
+
+    def add(parent, action, player):
+        return tree.add_nodes(game, np.array([parent]), np.array([action]), np.array([player]),
+                              np.array([False]), np.zeros(1), np.zeros(1), priors, legal)[0]
+
+    add(-1, 0, BLACK)
+    first = add(ROOT, 4, BLACK)
+    second = add(first, 7, WHITE)
+    tree.backup(game, np.array([second]), np.array([1.0]), np.array([3.0]))  # White wins by 3
+    assert tree.value_sum[0, second] == 1.0 and tree.score_sum[0, second] == 3.0
+    assert tree.value_sum[0, first] == -1.0 and tree.score_sum[0, first] == -3.0
+    assert tree.value_sum[0, ROOT] == -1.0  # same mover as node 1: no second flip
+    assert tree.child_value_sum[0, first, 7] == -1.0 and tree.child_value_sum[0, ROOT, 4] == -1.0
+    assert tree.visits[0, [ROOT, first, second]].tolist() == [1, 1, 1]
+    assert tree.children[0, ROOT, 4] == first and tree.children[0, first, 7] == second
+    assert tree.children[0, ROOT, 5] == UNVISITED
+
+
+@pytest.mark.parametrize(
+    "config, moves",
+    [
+        pytest.param(GameConfig(side=2, game_type="double"), ["A2"], id="double-first-stone"),
+        pytest.param(DOUBLE3, ["C5", "D5", "D3", "D2", "D4", "B4", "C1", "A1"], id="double-second-stone"),
+        pytest.param(KOMI3, ["D4", "A2", "C4", "A1", "C5", "E3", "D3"], id="button"),
+        pytest.param(KOMI3, ["A3", "D4", "E4", "D5", "D2", "B1", "B3", "C1"], id="komi"),
+    ],
+)
+def test_root_edge_values_are_the_exact_move_values(config, moves):
+    """One visit per root action with exact leaf values: each edge's Q is the solver's move value."""
+    env = VecEnv(config)
+    game = Game.replay(config, moves)
+    solution = Solver().solve(game)
+    num_legal = len(solution.move_values)
+    search = SearchConfig(algorithm="gumbel", num_simulations=num_legal, gumbel_num_considered=num_legal)
+    mcts = MCTS(env, SolverEvaluator(env), search)
+    out = mcts.run(env.from_games([game]), np.random.default_rng(0), add_noise=False)
+    legal = env.legal_actions(env.from_games([game]))[0]
+    assert (out.visits[0][legal] == 1).all() and out.visits[0].sum() == num_legal
+    q = mcts.tree.child_value_sum[0, ROOT]
+    assert {move_name(env, a): int(q[a]) for a in np.flatnonzero(legal)} == solution.move_values
+    assert move_name(env, out.action[0]) in solution.best_moves
+
+
+# --------------------------------------------------------------------------- playing strength
+
+
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+@pytest.mark.parametrize("config, moves", ONLY_WIN)
+def test_plays_the_only_winning_move_with_rollouts(algorithm, config, moves):
+    """Every other move loses: finding the win is avoiding the forced losses (classic UCT evaluator)."""
+    env = VecEnv(config)
+    rng = np.random.default_rng(1)
+    mcts = MCTS(env, RolloutEvaluator(env, rng, num_rollouts=4), SearchConfig(algorithm=algorithm, num_simulations=64))
+    out = mcts.run(states(env, moves), rng, add_noise=False)
+    solution = Solver().solve(Game.replay(config, moves))
+    assert solution.best_moves == (move_name(env, out.action[0]),)
+    a = out.action[0]
+    assert mcts.tree.child_value_sum[0, ROOT, a] / out.visits[0, a] > 0  # the search sees it winning
+
+
+def test_avoids_the_losing_button_on_the_empty_side2_board():
+    """Side 2, komi 0: every cell wins for Black, taking the button loses (R4, R6)."""
+    config = GameConfig(side=2)
+    assert Solver().solve(Game(config)).move_values["button"] == LOSS
+    env = VecEnv(config)
+    rng = np.random.default_rng(2)
+    for algorithm in ALGORITHMS:
+        mcts = MCTS(env, RolloutEvaluator(env, rng, num_rollouts=2), SearchConfig(algorithm=algorithm, num_simulations=32))
+        out = mcts.run(env.reset(8), rng, add_noise=False)
+        assert (out.action != env.spec.button_action).all()
+
+
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+@pytest.mark.parametrize(
+    "config, plies, rollouts",
+    [
+        (GameConfig(side=2), 2, True),
+        (GameConfig(side=2, game_type="double"), 1, True),
+        (GameConfig(side=2, scoring="longest"), 2, True),
+        (KOMI3, 8, True),
+        (DOUBLE3, 8, True),
+        # Six stones in, random playouts misjudge these too often for 64 simulations: exact only.
+        (GameConfig(side=3, komi=3), 6, False),
+    ],
+    ids=["side2-komi", "side2-double", "side2-longest", "side3-komi", "side3-double", "side3-komi3"],
+)
+def test_choices_are_among_the_solver_optimal_moves(algorithm, config, plies, rollouts):
+    """A batch of different positions searched together, with exact and with rollout leaf values."""
+    rng = np.random.default_rng(3)
+    solver = Solver()
+    env = VecEnv(config)
+    games = random_positions(config, plies, 8, solver, rng)
+    evaluators = [SolverEvaluator(env, solver)] + ([RolloutEvaluator(env, rng, num_rollouts=4)] if rollouts else [])
+    for evaluator in evaluators:
+        mcts = MCTS(env, evaluator, SearchConfig(algorithm=algorithm, num_simulations=64))
+        out = mcts.run(env.from_games(games), rng, add_noise=False)
+        for game, action in zip(games, out.action):
+            assert move_name(env, action) in solver.solve(game).best_moves, (type(evaluator).__name__, game.history)
+
+
+# ---------------------------------------------------------------------------------- mechanics
+
+
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+def test_one_evaluation_per_simulation_for_the_whole_batch(algorithm):
+    env = VecEnv(GameConfig(side=6))
+    counter = CountingEvaluator(UniformEvaluator(env))
+    out = MCTS(env, counter, SearchConfig(algorithm=algorithm, num_simulations=16)).run(
+        env.reset(5), np.random.default_rng(0), add_noise=True
+    )
+    assert counter.batch_sizes == [5] * 17  # the roots, then one call per simulation
+    assert (out.visits.sum(axis=1) == 16).all()
+    np.testing.assert_allclose(out.policy.sum(axis=1), 1.0, rtol=1e-5)
+
+
+def test_terminal_leaves_use_the_exact_result_not_the_evaluator():
+    """An evaluator that always says 'win' must not hide a game's real end (side 2: few moves)."""
+
+    class Liar(UniformEvaluator):
+        def __call__(self, state):
+            evaluation = super().__call__(state)
+            return dataclasses.replace(evaluation, value=np.ones(state.batch_size, np.float32))
+
+    config = GameConfig(side=2, game_type="double")
+    env = VecEnv(config)
+    moves = ["A2"]
+    mcts = MCTS(env, Liar(env), SearchConfig(algorithm="puct", num_simulations=400))
+    mcts.run(states(env, moves), np.random.default_rng(0), add_noise=False)
+    tree = mcts.tree
+    ended = tree.terminal[0, : tree.num_nodes[0]]
+    assert ended.any()
+    for node in np.flatnonzero(ended):
+        game = env.to_game(tree.states, tree.slot(np.array([0]), np.array([node]))[0])
+        assert tree.raw_value[0, node] == game.result_value(game.to_move)
+
+
+def test_finished_games_cannot_be_searched():
+    env = VecEnv(GameConfig(side=2))
+    over = Game(GameConfig(side=2))
+    while not over.is_over:
+        over.play(over.legal_moves()[0])
+    mcts = MCTS(env, UniformEvaluator(env), SearchConfig(num_simulations=4))
+    with pytest.raises(ValueError, match="finished games"):
+        mcts.run(env.from_games([Game(GameConfig(side=2)), over]), np.random.default_rng(0), add_noise=False)
+
+
+def test_dirichlet_noise_is_a_distribution_over_the_legal_actions():
+    rng = np.random.default_rng(0)
+    legal = np.zeros((3, 10), bool)
+    legal[:, :6] = True
+    legal[1, 0] = False
+    priors = legal / legal.sum(axis=1, keepdims=True)
+    noised = dirichlet_noise(priors, legal, SearchConfig(), rng)
+    np.testing.assert_allclose(noised.sum(axis=1), 1.0, rtol=1e-5)
+    assert (noised[~legal] == 0).all() and not np.allclose(noised, priors)
+    assert (noised[legal] >= 0.75 * priors[legal] - 1e-7).all()  # 25% mixing (AlphaZero)
+
+
+def test_puct_samples_moves_in_self_play_only():
+    """Temperature sampling in the opening with noise; the most visited move without."""
+    env = VecEnv(GameConfig(side=6))
+    config = SearchConfig(algorithm="puct", num_simulations=32, tree_reuse=False)
+    mcts = MCTS(env, UniformEvaluator(env), config)
+    chosen = {int(mcts.run(env.reset(1), np.random.default_rng(seed), add_noise=True).action[0]) for seed in range(6)}
+    assert len(chosen) > 1
+    greedy = [mcts.run(env.reset(1), np.random.default_rng(seed), add_noise=False) for seed in range(3)]
+    for out in greedy:
+        assert out.action[0] == greedy[0].action[0] and out.visits[0, out.action[0]] == out.visits[0].max()
+        np.testing.assert_allclose(out.policy[0], out.visits[0] / out.visits[0].sum(), rtol=1e-6)
+
+
+# -------------------------------------------------------------------------------------- Gumbel
+
+
+def test_sequential_halving_schedule():
+    """mctx's schedule, worked by hand: 4 actions once each, then the best 2 twice more each."""
+    assert considered_visits_sequence(4, 8) == [0, 0, 0, 0, 1, 1, 2, 2]
+    assert considered_visits_sequence(1, 3) == [0, 1, 2]
+
+
+@pytest.mark.parametrize("simulations, considered", [(8, 4), (8, 16), (32, 16), (50, 8), (32, 2)])
+def test_sequential_halving_visits_add_up(simulations, considered):
+    env = VecEnv(GameConfig(side=6))
+    config = SearchConfig(num_simulations=simulations, gumbel_num_considered=considered)
+    out = MCTS(env, UniformEvaluator(env), config).run(env.reset(3), np.random.default_rng(0), add_noise=True)
+    assert (out.visits.sum(axis=1) == simulations).all()
+    # Each occurrence of v in the schedule takes one action from v to v + 1 visits, so the
+    # number of actions with more than v visits is how often v occurs.
+    sequence = considered_visits_sequence(considered, simulations)
+    for row in out.visits:
+        assert [(row > v).sum() for v in range(max(sequence) + 1)] == [sequence.count(v) for v in range(max(sequence) + 1)]
+
+
+@pytest.mark.parametrize("config, moves", ONLY_WIN[:2])
+def test_gumbel_policy_improves_on_the_prior_with_few_simulations(config, moves):
+    env = VecEnv(config)
+    rng = np.random.default_rng(4)
+    win = Game.replay(config, moves)
+    best = Solver().solve(win).best_moves[0]
+    action = env.spec.button_action if best == "button" else env.spec.cell(best)
+    for simulations in (8, 16):
+        mcts = MCTS(env, RolloutEvaluator(env, rng, num_rollouts=8), SearchConfig(num_simulations=simulations))
+        out = mcts.run(states(env, moves), rng, add_noise=True)
+        prior = 1.0 / len(win.legal_moves())  # uniform priors
+        assert out.policy[0, action] > prior
+        assert out.visits[0].sum() == simulations
+
+
+# ----------------------------------------------------------------------------------- tree reuse
+
+
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+def test_tree_reuse_keeps_the_subtree_statistics(algorithm):
+    env = VecEnv(GameConfig(side=4))
+    config = SearchConfig(algorithm=algorithm, num_simulations=48)
+    mcts = MCTS(env, UniformEvaluator(env), config)
+    rng = np.random.default_rng(5)
+    state = env.reset(3)
+    first = mcts.run(state, rng, add_noise=False)
+    old = mcts.tree
+    games = np.arange(3)
+    child = old.children[games, ROOT, first.action]
+    kept_visits = old.visits[games, child]
+    kept_value = old.value_sum[games, child]
+    kept_edges = old.child_visits[games, child]  # [3, A]
+    grandchild = old.children[games, child, kept_edges.argmax(axis=1)]
+
+    env.step(state, first.action)
+    second = mcts.run(state, rng, add_noise=False)
+    tree = mcts.tree
+    new_child = tree.children[games, ROOT, kept_edges.argmax(axis=1)]
+    assert (tree.visits[games, ROOT] == kept_visits + 48).all()
+    assert (second.visits.sum(axis=1) == kept_edges.sum(axis=1) + 48).all()
+    assert (second.visits >= kept_edges).all()
+    # The kept statistics are the old ones plus this search's visits through them.
+    assert (tree.visits[games, new_child] >= old.visits[games, grandchild]).all()
+    assert np.isfinite(kept_value).all()
+
+
+def test_tree_reuse_follows_the_moves_played_and_ignores_other_games():
+    """Slot 0 continues its game by two moves (own move, reply): the subtree two levels down is
+    kept. Slot 1 gets a game that never passed through its old root: it starts afresh."""
+    env = VecEnv(GameConfig(side=4))
+    mcts = MCTS(env, UniformEvaluator(env), SearchConfig(algorithm="puct", num_simulations=64))
+    rng = np.random.default_rng(6)
+    state = states(env, ["A1"], ["A1"])
+    first = mcts.run(state, rng, add_noise=False)
+    old = mcts.tree
+    games = np.arange(2)
+    child = old.children[games, ROOT, first.action]
+    reply = old.child_visits[games, child].argmax(axis=1)  # the most searched reply
+    grandchild = old.children[games, child, reply]
+    assert (old.visits[games, grandchild] > 0).all()
+    env.step(state, first.action)
+    env.step(state, reply)
+    env.put(state, np.array([1]), states(env, ["B2", "A1"]))
+    second = mcts.run(state, rng, add_noise=False)
+    assert mcts.tree.visits[0, ROOT] == old.visits[0, grandchild[0]] + 64
+    assert second.visits[0].sum() == old.child_visits[0, grandchild[0]].sum() + 64
+    assert mcts.tree.visits[1, ROOT] == 65  # fresh root: its own evaluation plus 64 simulations
+    assert second.visits[1].sum() == 64
+
+
+def test_without_tree_reuse_every_search_starts_fresh():
+    env = VecEnv(GameConfig(side=4))
+    mcts = MCTS(env, UniformEvaluator(env), SearchConfig(num_simulations=16, tree_reuse=False))
+    state = env.reset(2)
+    first = mcts.run(state, np.random.default_rng(0), add_noise=False)
+    env.step(state, first.action)
+    second = mcts.run(state, np.random.default_rng(0), add_noise=False)
+    assert (second.visits.sum(axis=1) == 16).all() and mcts.tree is None
+
+
+# -------------------------------------------------------------------------------------- players
+
+
+def test_mcts_player_plays_the_winning_move_and_reuses_its_tree():
+    config = Config(game=KOMI3, seed=7)
+    player = build_mcts_player("64", config)
+    game = Game.replay(KOMI3, ["A3", "D4", "E4", "D5", "D2", "B1", "B3", "C1"])
+    rng = np.random.default_rng(0)
+    assert player.choose(game, rng) == "B2"
+    game.play("B2")
+    game.play(game.legal_moves()[0])
+    if not game.is_over:
+        assert player.choose(game, rng) in game.legal_moves()
+        assert player.search.tree.visits[0, ROOT] > 65  # more than a fresh root: the subtree of the previous search was kept
+
+
+def test_player_builders_reject_bad_arguments():
+    with pytest.raises(ValueError, match="mcts:64"):
+        build_mcts_player("many", Config())
+    with pytest.raises(ValueError, match="mcts:64"):
+        build_mcts_player(None, Config())
+    with pytest.raises(ValueError, match="no argument"):
+        build_net_player("x", Config())
+
+
+def test_net_player_returns_a_legal_move():
+    from catena_zero.config import NetConfig
+
+    config = Config(
+        game=KOMI3,
+        net=NetConfig(blocks=1, channels=8, head_channels=4, value_hidden=8, device="cpu"),
+        search=SearchConfig(num_simulations=8),
+    )
+    player = build_net_player(None, config)
+    assert isinstance(player, SearchPlayer)
+    game = Game.replay(KOMI3, ["C3"])
+    assert player.choose(game, np.random.default_rng(0)) in game.legal_moves()

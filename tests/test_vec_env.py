@@ -1,0 +1,391 @@
+"""Tests of the vectorised environment (catena_zero/game/vec_env.py).
+
+The core is a differential test: thousands of random games per option combination are
+played through ``VecEnv`` and through the reference engine ``Game`` side by side, comparing
+after every move the legal masks (R3, R4, R7, R8), every cell (R5 claims), the side to move,
+the pair state and termination, and at the end winner, scores and button holder (R6, R8).
+A from-scratch R2/R3 checker (groups by flood fill, legality by trying the stone) checks
+the ribbon features and the R3 part of the masks independently of both engines.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from catena_zero.game import BLACK, EMPTY, WHITE, Game, GameConfig, board_spec
+from catena_zero.game.options import GAME_TYPES, SCORINGS, komi_range
+from catena_zero.game.vec_env import EnvState, VecEnv
+
+COMBOS = [(t, s) for t in GAME_TYPES for s in SCORINGS]
+WINNER_CODE = {None: EMPTY, "black": BLACK, "white": WHITE}
+
+
+# ---------------------------------------------------------------------- helpers
+def random_komi(cfg: GameConfig, size: int, rng: np.random.Generator) -> np.ndarray:
+    if cfg.game_type != "komi":
+        return np.zeros(size, dtype=np.int64)
+    lo, hi = komi_range(cfg.scoring)
+    return rng.integers(lo, hi + 1, size)
+
+
+def random_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Uniform legal action per row (argmax of random keys over legal actions); -1 if none."""
+    keys = np.where(mask, rng.random(mask.shape), -1.0)
+    actions = keys.argmax(axis=1)
+    actions[~mask.any(axis=1)] = -1
+    return actions
+
+
+def scratch_groups(occupied: np.ndarray, side: int) -> list[list[int]]:
+    """R2 groups (colour-blind) by flood fill over the occupied cells."""
+    nbrs = board_spec(side).neighbours
+    pad = board_spec(side).pad
+    seen, groups = set(), []
+    for c in np.flatnonzero(occupied):
+        if c in seen:
+            continue
+        group, todo = [], [int(c)]
+        seen.add(int(c))
+        while todo:
+            s = todo.pop()
+            group.append(s)
+            for t in nbrs[s]:
+                if t != pad and occupied[t] and int(t) not in seen:
+                    seen.add(int(t))
+                    todo.append(int(t))
+        groups.append(group)
+    return groups
+
+
+def is_ribbon(group: list[int], occupied: np.ndarray, side: int) -> bool:
+    """R2: a path: every stone has <= 2 stone neighbours and no ring (edges = stones - 1)."""
+    nbrs, pad = board_spec(side).neighbours, board_spec(side).pad
+    degrees = [sum(1 for t in nbrs[s] if t != pad and occupied[t]) for s in group]
+    return max(degrees) <= 2 and sum(degrees) // 2 == len(group) - 1
+
+
+def scratch_legal(occupied: np.ndarray, side: int) -> np.ndarray:
+    """[N] bool R3 by definition: an empty cell is legal iff after placing on it every group
+    is still a ribbon (only the new stone's group can change)."""
+    legal = np.zeros(occupied.size, dtype=bool)
+    for c in np.flatnonzero(~occupied):
+        trial = occupied.copy()
+        trial[c] = True
+        group = next(g for g in scratch_groups(trial, side) if c in g)
+        legal[c] = is_ribbon(group, trial, side)
+    return legal
+
+
+def check_ribbon_info(env: VecEnv, state: EnvState, games: list[Game]) -> None:
+    """ribbon_info against the reference ribbons and a from-scratch growth count."""
+    info = env.ribbon_info(state)
+    nbrs, pad = env.spec.neighbours, env.spec.pad
+    for i, g in enumerate(games):
+        occupied = g.board() != EMPTY
+        legal = scratch_legal(occupied, env.config.side) if not g.is_over else np.zeros_like(occupied)
+        expect = {name: np.zeros(occupied.size, dtype=np.int64)
+                  for name in ("is_end", "limited", "length", "black", "white", "growth")}
+        for r in g.ribbons():
+            cells = list(r.indices)
+            ends = {cells[0], cells[-1]}
+            growth = {int(t) for e in ends for t in nbrs[e] if t != pad and legal[t]}
+            expect["length"][cells] = r.length
+            expect["black"][cells] = r.black
+            expect["white"][cells] = r.white
+            expect["limited"][cells] = r.claimed
+            expect["growth"][cells] = len(growth)
+            expect["is_end"][list(ends)] = 1
+        for name, want in expect.items():
+            got = getattr(info, name)[i].astype(np.int64)
+            assert np.array_equal(got, want), f"ribbon_info.{name} differs in game {i}: {g.history}"
+
+
+def play_differential(cfg: GameConfig, batch: int, seed: int, checkpoint_every: int = 0) -> int:
+    """Play ``batch`` random games through VecEnv and Game in lockstep, comparing everything
+    after every move. Returns the number of moves compared."""
+    rng = np.random.default_rng(seed)
+    env = VecEnv(cfg)
+    komi = random_komi(cfg, batch, rng)
+    state = env.reset(batch, komi)
+    games = [Game(GameConfig(cfg.side, cfg.game_type, cfg.scoring, int(k))) for k in komi]
+    finish_steps = set()
+    moves, step = 0, 0
+    while True:
+        mask = env.legal_actions(state)
+        done = state.done
+        ref_done = np.array([g.is_over for g in games])
+        assert np.array_equal(done, ref_done), f"termination differs at step {step}"
+        ref_mask = np.stack([g.legal_mask() for g in games])
+        if not np.array_equal(mask, ref_mask):
+            i = int(np.flatnonzero((mask != ref_mask).any(axis=1))[0])
+            raise AssertionError(f"legal mask differs in game {i} after {games[i].history}: "
+                                 f"cells {np.flatnonzero(mask[i] != ref_mask[i])}")
+        board = state.board
+        ref_board = np.stack([g.board() for g in games])
+        if not np.array_equal(board, ref_board):
+            i = int(np.flatnonzero((board != ref_board).any(axis=1))[0])
+            raise AssertionError(f"board differs in game {i} after {games[i].history}")
+        assert np.array_equal(state.to_move, [g.to_move_code for g in games])
+        assert np.array_equal(state.pending_second, [g.pending_second for g in games])
+        assert np.array_equal(state.move_number, [g.move_number for g in games])
+        assert np.array_equal(state.button, [g.button_code for g in games])
+        if checkpoint_every and step % checkpoint_every == checkpoint_every - 1:
+            ref_scores = np.array([[g.scores()["black"], g.scores()["white"]] for g in games])
+            assert np.array_equal(state.scores, ref_scores.astype(np.float32)), f"scores at step {step}"
+            check_ribbon_info(env, state, games)
+        if done.all():
+            break
+        actions = random_actions(mask, rng)
+        actions[done] = -7  # ignored for finished games
+        env.step(state, actions)
+        for i in np.flatnonzero(~done):
+            games[i].play_action(int(actions[i]))
+            moves += 1
+        if (state.done & ~done).any():
+            finish_steps.add(step)
+        step += 1
+    # R6/R8 results
+    ref_scores = np.array([[g.scores()["black"], g.scores()["white"]] for g in games], dtype=np.float32)
+    assert np.array_equal(state.scores, ref_scores)
+    assert np.array_equal(state.winner, [WINNER_CODE[g.winner] for g in games])
+    assert np.array_equal(state.button, [g.button_code for g in games])
+    value = env.terminal_value(state)
+    assert np.array_equal(value, [g.result_value(g.to_move) for g in games])
+    margin = env.score_margin(state)
+    mover_white = state.to_move == WHITE
+    assert np.array_equal(margin, np.where(mover_white, -1, 1) * (ref_scores[:, 0] - ref_scores[:, 1]))
+    if batch >= 50 and cfg.side >= 3:
+        assert len(finish_steps) >= 2, "games should finish at different times"
+    return moves
+
+
+# ---------------------------------------------------------------------- differential tests
+# Sized for the default suite (well under a minute in total): many small games, fewer big ones.
+DEFAULT_SIZES = [(2, 1500), (3, 600), (6, 60), (10, 6)]
+
+
+@pytest.mark.parametrize("game_type,scoring", COMBOS)
+def test_matches_reference_engine(game_type: str, scoring: str) -> None:
+    """R3-R8 through random play: VecEnv and Game agree after every move."""
+    for k, (side, batch) in enumerate(DEFAULT_SIZES):
+        cfg = GameConfig(side=side, game_type=game_type, scoring=scoring)
+        play_differential(cfg, batch, seed=1000 * side + 17 * k + COMBOS.index((game_type, scoring)))
+
+
+@pytest.mark.parametrize("game_type,scoring", COMBOS)
+def test_ribbon_info_and_midgame_scores(game_type: str, scoring: str) -> None:
+    """ribbon_info (R2 features, growth from a from-scratch R3 check) and scores during play."""
+    for side, batch in ((3, 40), (5, 6)):
+        cfg = GameConfig(side=side, game_type=game_type, scoring=scoring)
+        play_differential(cfg, batch, seed=side * 7 + 3, checkpoint_every=3)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game_type,scoring", COMBOS)
+@pytest.mark.parametrize("side,batch", [(2, 5000), (3, 4000), (4, 2000), (5, 1000), (6, 1000),
+                                        (7, 300), (8, 200), (9, 100), (10, 100)])
+def test_matches_reference_engine_slow(game_type: str, scoring: str, side: int, batch: int) -> None:
+    cfg = GameConfig(side=side, game_type=game_type, scoring=scoring)
+    play_differential(cfg, batch, seed=side * 101 + COMBOS.index((game_type, scoring)))
+
+
+def test_r3_part_of_masks_matches_scratch_checker() -> None:
+    """The R3 mask is legality by definition (try the stone, check every group is a ribbon)."""
+    rng = np.random.default_rng(5)
+    for game_type in ("komi", "double"):
+        env = VecEnv(GameConfig(side=4, game_type=game_type))
+        state = env.reset(30)
+        while not state.done.all():
+            lay = state.layout
+            r3 = state.data[:, lay.legal:lay.legal + lay.n] != 0
+            occupied = state.board != EMPTY
+            for i in np.flatnonzero(~state.done):
+                assert np.array_equal(r3[i], scratch_legal(occupied[i], 4))
+            env.step(state, random_actions(env.legal_actions(state), rng))
+
+
+# ---------------------------------------------------------------------- rule examples
+def test_r3_seed_example() -> None:
+    """RULES.md R3: ribbons C5-D5-E5 and G5-H6-H7; B5, F5 legal; D6, G6, I6 illegal."""
+    env = VecEnv(GameConfig(side=6))
+    spec = env.spec
+    state = env.reset(1)
+    for name in ("C5", "D5", "E5", "H7", "G5", "H6"):
+        env.step(state, np.array([spec.cell(name)]))
+    mask = env.legal_actions(state)[0]
+    assert mask[spec.cell("B5")] and mask[spec.cell("F5")]
+    for name in ("D6", "G6", "I6"):
+        assert not mask[spec.cell(name)], name
+    # F5 joins the two ribbons into one of length 7 (R3 k == 2)
+    env.step(state, np.array([spec.cell("F5")]))
+    info = env.ribbon_info(state)
+    assert info.length[0, spec.cell("D5")] == 7
+    assert info.is_end[0, [spec.cell("C5"), spec.cell("H7")]].all()
+
+
+def test_r5_claim_recolours_and_tie_goes_to_opponent_of_placer() -> None:
+    """R5: side 2; a ribbon limited by a placement is claimed by its majority; ties go to the
+    opponent of the placer. Checked against the reference engine on every random game."""
+    env = VecEnv(GameConfig(side=2))
+    rng = np.random.default_rng(11)
+    state = env.reset(400)
+    recoloured = 0
+    while not state.done.all():
+        before = state.board
+        env.step(state, random_actions(env.legal_actions(state), rng))
+        after = state.board
+        recoloured += int(((before != EMPTY) & (after != before)).sum())
+    assert recoloured > 0  # claims did recolour stones (R5), and the differential test checks them
+    for i in range(0, 400, 37):
+        assert np.array_equal(env.to_game(state, i).board(), state.board[i])
+
+
+# ---------------------------------------------------------------------- errors
+def test_illegal_actions_raise_and_leave_state_unchanged() -> None:
+    env = VecEnv(GameConfig(side=3))
+    spec = env.spec
+    state = env.reset(2)
+    env.step(state, np.array([spec.cell("C3"), spec.button_action]))
+    snapshot = state.data.copy()
+    cases = [
+        np.array([spec.cell("C3"), spec.cell("A1")]),  # occupied in game 0
+        np.array([spec.cell("A1"), spec.button_action]),  # button taken already in game 1 (R4)
+        np.array([spec.num_actions, 0]),  # out of range
+        np.array([-1, 0]),
+    ]
+    for actions in cases:
+        with pytest.raises(ValueError, match="illegal action"):
+            env.step(state, actions)
+        assert np.array_equal(state.data, snapshot)
+    with pytest.raises(ValueError, match="shape"):
+        env.step(state, np.array([0]))
+    with pytest.raises(ValueError, match="integer"):
+        env.step(state, np.array([0.0, 1.0]))
+    # R3: a ring of three
+    for name in ("B2",):
+        env.step(state, np.array([spec.cell(name), spec.cell("A1")]))
+    assert not env.legal_actions(state)[0, spec.cell("B3")]
+    with pytest.raises(ValueError):
+        env.step(state, np.array([spec.cell("B3"), spec.cell("A2")]))
+
+
+def test_button_rules() -> None:
+    """R7: no_komi forbids the button before Black's first stone; R8: double has none."""
+    no_komi = VecEnv(GameConfig(side=3, game_type="no_komi"))
+    state = no_komi.reset(1)
+    assert not no_komi.legal_actions(state)[0, -1]
+    with pytest.raises(ValueError):
+        no_komi.step(state, np.array([no_komi.spec.button_action]))
+    no_komi.step(state, np.array([0]))
+    assert no_komi.legal_actions(state)[0, -1]
+    double = VecEnv(GameConfig(side=3, game_type="double"))
+    state = double.reset(1)
+    assert not double.legal_actions(state)[0, -1]
+
+
+def test_pair_rule_violation_raises() -> None:
+    """R8: a first stone that leaves no legal cell for the second is illegal in step."""
+    env = VecEnv(GameConfig(side=3, game_type="double"))
+    rng = np.random.default_rng(3)
+    found = 0
+    for _ in range(30):
+        state = env.reset(64)
+        while not state.done.all():
+            mask = env.legal_actions(state)
+            lay = state.layout
+            r3 = state.data[:, lay.legal:lay.legal + lay.n] != 0
+            excluded = r3 & ~mask[:, :lay.n] & ~state.done[:, None]
+            for i in np.flatnonzero(excluded.any(axis=1))[:1]:
+                sub = env.take(state, [i])
+                snapshot = sub.data.copy()
+                with pytest.raises(ValueError, match="illegal action"):
+                    env.step(sub, np.array([np.flatnonzero(excluded[i])[0]]))
+                assert np.array_equal(sub.data, snapshot)
+                found += 1
+            env.step(state, random_actions(mask, rng))
+        if found >= 3:
+            break
+    assert found >= 3
+
+
+def test_bad_komi_and_foreign_state() -> None:
+    with pytest.raises(ValueError, match="komi"):
+        VecEnv(GameConfig(side=3)).reset(2, 16)
+    with pytest.raises(ValueError, match="komi"):
+        VecEnv(GameConfig(side=3, game_type="double")).reset(2, 1)
+    a, b = VecEnv(GameConfig(side=3)), VecEnv(GameConfig(side=4))
+    with pytest.raises(ValueError, match="does not belong"):
+        a.legal_actions(b.reset(1))
+    with pytest.raises(ValueError, match="GameConfig"):
+        VecEnv("side 6")  # type: ignore[arg-type]
+
+
+# ---------------------------------------------------------------------- take/put, conversion
+def test_take_put_store_and_restore_states() -> None:
+    """A search tree stores states by take and restores them by put (DESIGN.md sec. 3)."""
+    env = VecEnv(GameConfig(side=4, game_type="double", scoring="quadratic"))
+    rng = np.random.default_rng(2)
+    state = env.reset(16)
+    for _ in range(9):
+        env.step(state, random_actions(env.legal_actions(state), rng))
+    saved = env.take(state, np.arange(16))
+    odd = env.take(state, np.arange(1, 16, 2))
+    before = state.data.copy()
+    for _ in range(5):
+        env.step(state, random_actions(env.legal_actions(state), rng))
+    assert not np.array_equal(state.data, before)
+    env.put(state, np.arange(1, 16, 2), odd)
+    assert np.array_equal(state.data[1::2], before[1::2])
+    env.put(state, np.arange(16), saved, np.arange(16))
+    assert np.array_equal(state.data, before)
+    # stepping a taken subset equals stepping those games in the full batch
+    actions = random_actions(env.legal_actions(state), rng)
+    sub = env.take(state, [3, 5])
+    env.step(sub, actions[[3, 5]])
+    env.step(state, actions)
+    assert np.array_equal(sub.data, state.data[[3, 5]])
+
+
+def test_to_game_and_from_games_round_trip() -> None:
+    for game_type, scoring in COMBOS:
+        cfg = GameConfig(side=4, game_type=game_type, scoring=scoring)
+        env = VecEnv(cfg)
+        rng = np.random.default_rng(4)
+        state = env.reset(12, random_komi(cfg, 12, rng))
+        for t in range(40):
+            active = rng.random(12) < 0.8  # games at different move numbers
+            sub = np.flatnonzero(active & ~state.done)
+            part = env.take(state, sub)
+            env.step(part, random_actions(env.legal_actions(part), rng))
+            env.put(state, sub, part)
+        games = [env.to_game(state, i) for i in range(12)]
+        for i, g in enumerate(games):
+            assert np.array_equal(g.board(), state.board[i])
+            assert g.is_over == state.done[i] and g.config.komi == state.komi[i]
+        back = env.from_games(games)
+        assert np.array_equal(back.data, state.data)
+
+
+def test_symmetries_commute_with_play() -> None:
+    """R1: every rule is invariant under the 12 symmetries: playing the image of each move
+    gives the image of the board and of the legal mask (spec.sym_map / transform)."""
+    env = VecEnv(GameConfig(side=4, game_type="double"))
+    spec = env.spec
+    rng = np.random.default_rng(9)
+    state = env.reset(12)  # game k is played in symmetry k of game 0's moves
+    images = np.concatenate([spec.sym_map, np.full((12, 1), spec.button_action)], axis=1)
+    while not state.done[0]:
+        mask = env.legal_actions(state)
+        for k in range(12):
+            assert np.array_equal(mask[k], spec.transform(mask[0], k))
+            assert np.array_equal(state.board[k], spec.transform(state.board[0], k))
+        a = random_actions(mask[:1], rng)[0]
+        env.step(state, images[:, a])
+    assert state.done.all() and (state.winner == state.winner[0]).all()
+
+
+def test_memory_per_game_is_small() -> None:
+    for side, limit in ((6, 2100), (10, 6200)):
+        env = VecEnv(GameConfig(side=side))
+        assert env.reset(3).data.nbytes // 3 == env.bytes_per_game <= limit
