@@ -311,7 +311,8 @@ def test_string_and_index_api_agree():
     g = Game.replay(GameConfig(side=4), ["D4", "button", "C3"])
     mask = g.legal_mask()
     assert mask.dtype == bool and mask.shape == (g.spec.num_actions,)
-    assert [g.spec.names[a] if a < g.spec.num_cells else "button" for a in np.flatnonzero(mask)] == g.legal_moves()
+    names = [g.spec.names[a] if a < g.spec.num_cells else "button" for a in np.flatnonzero(mask)]
+    assert names == g.legal_moves()
     assert g.parse_move("button") == g.spec.button_action and g.parse_move("D4") == g.spec.cell("D4")
     assert g.history == ["D4", "button", "C3"] and g.actions[1] == g.spec.button_action
     assert g.move_number == 3 and g.last_move == "C3"

@@ -61,7 +61,8 @@ def test_scores_five_and_five(scoring, komi, black, white, winner):
     g = final(FIVE_AND_FIVE, scoring, komi)
     assert g.scores() == {"black": black, "white": white}
     assert g.winner == winner
-    assert g.result_value(winner) == 1.0 and g.result_value("white" if winner == "black" else "black") == -1.0
+    loser = "white" if winner == "black" else "black"
+    assert g.result_value(winner) == 1.0 and g.result_value(loser) == -1.0
 
 
 def test_button_taken_during_the_game_is_kept():
@@ -184,7 +185,7 @@ def literal_scores(board, nbrs, button: str | None, komi: int, scoring: str) -> 
         top = max(tops, key=tops.get)
         return {top: float(tops[top]), ("white" if top == "black" else "black"): 0.0}
     if scoring == "standard":
-        score = {"black": float(sum(c == BLACK for c in board)), "white": float(sum(c == WHITE for c in board))}
+        score = {"black": float(board.count(BLACK)), "white": float(board.count(WHITE))}
     else:
         score = {c: float(sum(x * x for x in v)) for c, v in owned.items()}
     if button is not None:

@@ -103,7 +103,7 @@ def test_backup_flips_sign_only_when_the_mover_changes():
     assert tree.value_sum[0, second] == 1.0 and tree.score_sum[0, second] == 3.0
     assert tree.value_sum[0, first] == -1.0 and tree.score_sum[0, first] == -3.0
     assert tree.value_sum[0, ROOT] == -1.0  # same mover as node 1: no second flip
-    assert tree.child_value_sum[0, first, 7] == -1.0 and tree.child_value_sum[0, ROOT, 4] == -1.0
+    assert tree.child_value[0, first, 7] == -1.0 and tree.child_value[0, ROOT, 4] == -1.0
     assert tree.visits[0, [ROOT, first, second]].tolist() == [1, 1, 1]
     assert tree.children[0, ROOT, 4] == first and tree.children[0, first, 7] == second
     assert tree.children[0, ROOT, 5] == UNVISITED
@@ -129,7 +129,7 @@ def test_root_edge_values_are_the_exact_move_values(config, moves):
     out = mcts.run(env.from_games([game]), np.random.default_rng(0), add_noise=False)
     legal = env.legal_actions(env.from_games([game]))[0]
     assert (out.visits[0][legal] == 1).all() and out.visits[0].sum() == num_legal
-    q = mcts.tree.child_value_sum[0, ROOT]
+    q = mcts.tree.child_value[0, ROOT]
     assert {move_name(env, a): int(q[a]) for a in np.flatnonzero(legal)} == solution.move_values
     assert move_name(env, out.action[0]) in solution.best_moves
 
@@ -148,7 +148,7 @@ def test_plays_the_only_winning_move_with_rollouts(algorithm, config, moves):
     solution = Solver().solve(Game.replay(config, moves))
     assert solution.best_moves == (move_name(env, out.action[0]),)
     a = out.action[0]
-    assert mcts.tree.child_value_sum[0, ROOT, a] / out.visits[0, a] > 0  # the search sees it winning
+    assert mcts.tree.child_value[0, ROOT, a] > 0  # the search sees it winning
 
 
 def test_avoids_the_losing_button_on_the_empty_side2_board():
@@ -354,6 +354,49 @@ def test_tree_reuse_follows_the_moves_played_and_ignores_other_games():
     assert second.visits[1].sum() == 64
 
 
+def assert_tree_consistent(env: VecEnv, tree: Tree) -> None:
+    """Every node's stored state is its parent's after its action, and the statistics add up:
+    N(s) = 1 + sum_a N(s, a) (the node's own evaluation is its first visit), each edge's visits
+    and Q are its child's, seen by the parent's mover (sign flipped iff the mover changes)."""
+    for b in range(tree.batch_size):
+        count = tree.num_nodes[b]
+        slots = tree.slot(np.full(count, b), np.arange(count))
+        nodes = env.take(tree.states, slots)
+        history, moves = nodes.history, nodes.move_number
+        assert (tree.player[b, :count] == nodes.to_move).all()
+        assert (tree.terminal[b, :count] == nodes.done).all()
+        for n in range(1, count):
+            p, a = tree.parent[b, n], tree.action[b, n]
+            assert 0 <= p < n and tree.children[b, p, a] == n
+            assert moves[n] == moves[p] + 1 and history[n, moves[p]] == a
+            assert (history[n, : moves[p]] == history[p, : moves[p]]).all()
+            assert tree.child_visits[b, p, a] == tree.visits[b, n]
+            sign = 1.0 if tree.player[b, p] == tree.player[b, n] else -1.0
+            np.testing.assert_allclose(
+                tree.child_value[b, p, a], sign * tree.value_sum[b, n] / tree.visits[b, n], atol=1e-5
+            )
+        running = ~tree.terminal[b, :count]
+        assert (tree.visits[b, :count][running] == 1 + tree.child_visits[b, :count][running].sum(axis=1)).all()
+
+
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+@pytest.mark.parametrize("config", [GameConfig(side=3), DOUBLE3], ids=["komi", "double"])
+def test_trees_stay_consistent_over_a_game_with_reuse(algorithm, config):
+    """Search, play the chosen move, search again (reusing the subtree) until the games end."""
+    env = VecEnv(config)
+    rng = np.random.default_rng(8)
+    mcts = MCTS(env, RolloutEvaluator(env, rng), SearchConfig(algorithm=algorithm, num_simulations=24))
+    state = env.reset(4)
+    while not state.done.all():
+        running = np.flatnonzero(~state.done)
+        if running.size < state.batch_size:  # search only running games (a new batch: fresh trees)
+            state = env.take(state, running)
+        out = mcts.run(state, rng, add_noise=True)
+        assert_tree_consistent(env, mcts.tree)
+        assert (out.visits.sum(axis=1) >= 24).all()
+        env.step(state, out.action)
+
+
 def test_without_tree_reuse_every_search_starts_fresh():
     env = VecEnv(GameConfig(side=4))
     mcts = MCTS(env, UniformEvaluator(env), SearchConfig(num_simulations=16, tree_reuse=False))
@@ -361,7 +404,7 @@ def test_without_tree_reuse_every_search_starts_fresh():
     first = mcts.run(state, np.random.default_rng(0), add_noise=False)
     env.step(state, first.action)
     second = mcts.run(state, np.random.default_rng(0), add_noise=False)
-    assert (second.visits.sum(axis=1) == 16).all() and mcts.tree is None
+    assert (second.visits.sum(axis=1) == 16).all() and (mcts.tree.visits[:, ROOT] == 17).all()
 
 
 # -------------------------------------------------------------------------------------- players

@@ -122,12 +122,14 @@ class Match:
         if event.startswith("komi"):
             found = _KOMI_EVENT.fullmatch(event)
             if found is None:
-                raise IllegalMove(f"{event!r} is malformed: expected 'komi K' with a whole number K (R10)")
+                raise IllegalMove(
+                    f"{event!r} is malformed: expected 'komi K' with a whole number K (R10)")
             self.choose_komi(int(found.group(1)))
         elif event.startswith("colour"):
             found = _COLOUR_EVENT.fullmatch(event)
             if found is None:
-                raise IllegalMove(f"{event!r} is malformed: expected 'colour black' or 'colour white' (R10)")
+                raise IllegalMove(
+                    f"{event!r} is malformed: expected 'colour black' or 'colour white' (R10)")
             self.choose_colour(found.group(1))
         elif event == "swap":
             self.swap()
@@ -140,7 +142,8 @@ class Match:
         lo, hi = komi_range(self.config.scoring)
         if isinstance(komi, bool) or not isinstance(komi, int) or not lo <= komi <= hi:
             raise IllegalMove(
-                f"komi must be a whole number in {lo}..{hi} for scoring {self.config.scoring!r} (R6), got {komi!r}"
+                f"komi must be a whole number in {lo}..{hi} for scoring "
+                f"{self.config.scoring!r} (R6), got {komi!r}"
             )
         self._game = Game(replace(self.config, komi=komi))
         self._phase = "colour"
@@ -159,7 +162,8 @@ class Match:
     def swap(self) -> None:
         """R7 (no_komi): the second player takes over Black and its stone; White moves next."""
         if self.config.game_type != "no_komi":
-            raise IllegalMove(f"'swap' exists only in game type no_komi (R7), not {self.config.game_type!r}")
+            raise IllegalMove(
+                f"'swap' exists only in game type no_komi (R7), not {self.config.game_type!r}")
         self._expect("colour", "swap")
         self._colour_of = {"second": "black", "first": "white"}
         self._phase = "play"

@@ -17,7 +17,7 @@ column slices. int16 holds every value: cells and ids < 273, lengths <= 271, kom
 
 Why it is fast (DESIGN.md sec. 1). Every group is a ribbon (a path), so a placement on x
 only changes things near x and at the two ends of x's ribbon: per step the work is
-``O(B * 25)`` gathers and scatters on the flattened ``[B * W]`` array with precomputed row
+``O(B * 27)`` gathers and scatters on the flattened ``[B * W]`` array with precomputed row
 offsets, a fixed number of numpy calls whatever B is, and no Python loop over games.
 Rare events (claims that recolour, the endgame pair rule of R8, game ends) run on the
 compacted subset of games where they happen. Everything is gathers, scatters, elementwise
@@ -25,17 +25,21 @@ arithmetic and row reductions, which map one to one onto torch for a GPU port.
 
 Per game, the packed row holds these fields (each per-cell field is P wide):
     COLOUR[P]    EMPTY/BLACK/WHITE now, after claims (R5); at the end the final owners
-    LEGAL[P]     1 where placing is legal by R3 (illegal is forever, so it only ever drops);
-                 slot N: the button may be taken (R4, R7); the R8 pair rule is applied on
-                 top of this by ``legal_actions`` (it depends on the whole position)
+    LEGAL[P]     nonzero where placing is legal by R3 (illegal is forever, so it only ever
+                 drops); 1: a legal action now, 2: R3-legal but forbidden as the first stone
+                 of a double turn by R8's pair rule (set when the turn starts, reset to 1
+                 after that stone); slot N: 1 if the button may be taken (R4, R7)
     DEG[P]       number of neighbouring stones; for a stone its degree in its chain, so a
                  stone is an end iff DEG <= 1 (R2); for an empty cell the k of R3
-    LABEL[P]     union-find parent over stones (SENT for empty cells): following LABEL
-                 reaches the ribbon's root, a stone of the ribbon whose LABEL is itself.
-                 Invariant: an end's LABEL is its root, so two ends are in one ribbon iff
-                 their LABELs are equal (the ring test of R3). Merges link the shorter
-                 ribbon's root under the longer one's (union by size: depth <= log2 N).
+    LABEL[P]     ribbon id of a stone (SENT for empty cells): the cell of one of its stones,
+                 the ribbon's root, whose slot holds the ribbon's statistics. Two ends are
+                 in one ribbon iff their LABELs are equal (the ring test of R3). A merge
+                 keeps the longer ribbon's id and relabels the other's stones (a row
+                 compare on the few games that merged).
     PARTNER[P]   for an end, the other end of its ribbon (a single stone is its own partner)
+    NLEGAL[P]    number of R3-legal neighbouring cells; a ribbon is limited (R2) iff both
+                 ends have none (cells next to a middle stone are never legal). SENT's
+                 entry is scratch.
     BLACK[P], WHITE[P]   at a root: the ribbon's stones of each colour (length = sum)
     CLAIMED[P]   at a root: the ribbon was claimed (R5 when it became limited, or R8's
                  final claim); a claimed ribbon is monochrome and never changes again
@@ -55,10 +59,20 @@ from .spec import BoardSpec, board_spec
 
 __all__ = ["EMPTY", "BLACK", "WHITE", "EnvState", "RibbonInfo", "VecEnv"]
 
-# A stone on x makes legal cells illegal only among: x, its 6 neighbours, the neighbours of
-# its (at most 2) stone neighbours that stop being ends, and the common neighbours of the new
-# ribbon's two ends (DESIGN.md sec. 1). ``_lost_positions`` lists these 1 + 6 + 12 + 6 slots.
-_LOST_SLOTS = 25
+# A stone on x (with k stone neighbours) makes legal cells illegal only among (DESIGN.md
+# sec. 1): x; its 6 - k empty neighbours; for each stone neighbour that stops being an end,
+# its neighbours other than x and its chain neighbour (4); and if x joins two ribbons, the
+# common neighbours of the new ends (2 at most on a hex grid). That is at most
+# 1 + 4 + 2 * 4 + 2 = 15 cells, so with more legal cells every first stone of a double turn
+# leaves one for the second (R8) and the pair rule needs no per-cell check.
+_LOST_MAX = 15
+
+# A row of 8 bools viewed as a little-endian uint64 has byte i set iff column i is True.
+# Its lowest set byte, isolated as 256**i, is told apart by 256**i % 19 (distinct, nonzero
+# for i < 8); residue 0 (no byte set) decodes to column 7, which is always SENT.
+_BYTE_DIR = np.full(19, 7, dtype=np.int64)
+_BYTE_DIR[[pow(256, i, 19) for i in range(8)]] = np.arange(8)
+_BYTE_DIR.setflags(write=False)
 
 
 @dataclass(frozen=True, eq=False)
@@ -85,11 +99,12 @@ class _Layout:
     deg: int
     label: int
     partner: int
+    nlegal: int
     black: int
     white: int
     claimed: int
     history: int
-    nbr: np.ndarray = field(repr=False)  # [P, 6] neighbours, padded with SENT; rows N, SENT all SENT
+    nbr: np.ndarray = field(repr=False)  # [P, 8] neighbours, padded with SENT; rows N, SENT all SENT
     adj: np.ndarray = field(repr=False)  # [P * P] bool, adj[c * P + d]: c and d are neighbours
     template: np.ndarray = field(repr=False)  # [W] int16, the packed row of a new game (komi 0)
 
@@ -101,16 +116,18 @@ def _make_layout(config: GameConfig) -> _Layout:
     scalars = ("to_move", "move_number", "button", "done", "winner", "komi", "num_legal")
     offsets = {name: i for i, name in enumerate(scalars)}
     col = len(scalars)
-    for name in ("colour", "legal", "deg", "label", "partner", "black", "white", "claimed"):
+    for name in ("colour", "legal", "deg", "label", "partner", "nlegal", "black", "white", "claimed"):
         offsets[name] = col
         col += p
     offsets["history"] = col
     width = col + n + 1
 
-    nbr = np.full((p, 6), sent, dtype=np.int64)
-    nbr[:n] = np.where(spec.neighbours[:n] == spec.pad, sent, spec.neighbours[:n])
+    # Eight columns (two always SENT) so that a row of 8 bools is one uint64: "any" and
+    # "how many" over a cell's neighbours are then one elementwise op (see _BYTE_DIR).
+    nbr = np.full((p, 8), sent, dtype=np.int64)
+    nbr[:n, :6] = np.where(spec.neighbours[:n] == spec.pad, sent, spec.neighbours[:n])
     adj = np.zeros((p, p), dtype=bool)
-    rows = np.repeat(np.arange(n), 6)
+    rows = np.repeat(np.arange(n), 8)
     adj[rows, nbr[:n].ravel()] = True
     adj[:, sent] = False  # the sentinel is nobody's neighbour
 
@@ -122,6 +139,7 @@ def _make_layout(config: GameConfig) -> _Layout:
     t[offsets["legal"] + n] = config.game_type == "komi"
     t[offsets["label"]:offsets["label"] + p] = sent
     t[offsets["partner"]:offsets["partner"] + p] = np.arange(p)
+    t[offsets["nlegal"]:offsets["nlegal"] + n] = spec.degree
     t[offsets["history"]:offsets["history"] + n + 1] = -1
     for arr in (nbr, adj, t):
         arr.setflags(write=False)
@@ -216,7 +234,9 @@ class RibbonInfo:
 class _Neighbourhood:
     """What a stone on x would touch, read from the state before placing it ([K] per game)."""
 
-    nb: np.ndarray  # [K, 6] neighbour cells of x (SENT padded)
+    nb: np.ndarray  # [K, 8] neighbour cells of x (SENT padded)
+    cells: np.ndarray  # [K, 8] their flat indices in the packed array, without field offset
+    deg: np.ndarray  # [K, 8] their DEG before the placement
     k: np.ndarray  # [K] stones next to x (R3's k; 0..2 as x is legal)
     a: np.ndarray  # [K] x's first stone neighbour, SENT if none
     b: np.ndarray  # [K] x's second stone neighbour, SENT if k < 2
@@ -327,12 +347,7 @@ class VecEnv:
         self._check_state(state)
         lay = self._lay
         data = state.data
-        mask = data[:, lay.legal:lay.legal + lay.n + 1] != 0
-        if self._double:
-            rows = self._pair_rule_rows(data)
-            if rows.size:
-                mask[rows, :lay.n] = self._pair_mask(data, rows)
-        return mask
+        return data[:, lay.legal:lay.legal + lay.n + 1] == 1
 
     def terminal_value(self, state: EnvState) -> np.ndarray:
         """[B] float32 result for ``state.to_move`` where done (+1 win, 0 draw, -1 loss);
@@ -361,14 +376,11 @@ class VecEnv:
         colour = data[:, lay.colour:lay.colour + n]
         stone = colour != EMPTY
         deg = data[:, lay.deg:lay.deg + n]
-        root = _resolve_roots(data[:, lay.label:lay.label + p].astype(np.int64), p)
+        root = data[:, lay.label:lay.label + p].astype(np.int64)
         off = np.arange(bsz, dtype=np.int64)[:, None] * p
         # growth is known at the ends; every end writes its ribbon's value at the root
         is_end = stone & (deg <= 1)
-        legal = data[:, lay.legal:lay.legal + p] != 0
-        legal[:, n] = False  # slot N is the button, nobody's neighbour anyway
-        nlegal = np.zeros((bsz, p), dtype=np.int64)  # legal neighbours of each cell
-        nlegal[:, :n] = np.take(legal, lay.nbr[:n], axis=1).sum(axis=2)
+        nlegal = data[:, lay.nlegal:lay.nlegal + p].astype(np.int64)
         partner = data[:, lay.partner:lay.partner + n].astype(np.int64)
         cells = np.arange(n)
         # A cell next to both ends of one ribbon would close a ring, so no cell counts twice.
@@ -409,7 +421,7 @@ class VecEnv:
         data = state.data
         bsz = data.shape[0]
         actions = np.asarray(actions)
-        if actions.shape != (bsz,) or not np.issubdtype(actions.dtype, np.integer):
+        if actions.shape != (bsz,) or actions.dtype.kind not in "iu":
             raise ValueError(f"actions must be an integer array of shape ({bsz},), got "
                              f"{actions.dtype} {actions.shape}")
         done = data[:, lay.done]
@@ -442,13 +454,7 @@ class VecEnv:
         lay = self._lay
         bad = (x < 0) | (x > lay.n)
         if not bad.any():
-            bad = F[base + (lay.legal + x)] == 0
-            if self._double and not bad.any():
-                # R8: the first stone of a double turn must leave a cell for the second.
-                first = self._pair_rule_rows(F.reshape(-1, lay.width)[rows])
-                if first.size:
-                    left = self._cells_left_after(F, base[first], x[first])
-                    bad[first[left == 0]] = True
+            bad = F[base + (lay.legal + x)] != 1  # R3, R4, R7 and R8's pair rule
         if bad.any():
             i = int(np.argmax(bad))
             raise ValueError(f"illegal action {int(x[i])} in game {int(rows[i])} "
@@ -457,56 +463,57 @@ class VecEnv:
     def _neighbourhood(self, F: np.ndarray, base: np.ndarray, x: np.ndarray) -> _Neighbourhood:
         """Read x's surroundings before a stone is placed on the legal cell x (R3)."""
         lay = self._lay
-        nb = lay.nbr[x]  # [K, 6]
-        stone = F[base[:, None] + (lay.colour + nb)] != EMPTY
-        k = stone.sum(axis=1)
-        ab = np.sort(np.where(stone, nb, lay.sent), axis=1)
-        a, b = ab[:, 0], ab[:, 1]
+        nb = lay.nbr[x]  # [K, 8]
+        cells = base[:, None] + nb
+        stone = F[cells + lay.colour] != EMPTY
+        bits = stone.view(np.uint64).ravel()  # byte i set iff neighbour i is a stone
+        k = np.bitwise_count(bits)
+        low = bits & (np.uint64(0) - bits)  # the lowest set byte
+        row8 = x * 8
+        flat_nbr = lay.nbr.ravel()
+        a = flat_nbr[row8 + _BYTE_DIR[low % np.uint64(19)]]  # SENT when k == 0
+        b = flat_nbr[row8 + _BYTE_DIR[(bits ^ low) % np.uint64(19)]]  # SENT when k < 2
         p = np.where(k >= 1, F[base + (lay.partner + a)], x)
         q = np.where(k == 2, F[base + (lay.partner + b)], x)
-        return _Neighbourhood(nb=nb, k=k, a=a, b=b, p=p.astype(np.int64), q=q.astype(np.int64))
+        return _Neighbourhood(nb=nb, cells=cells, deg=F[cells + lay.deg], k=k, a=a, b=b, p=p, q=q)
 
-    def _lost_positions(self, F: np.ndarray, base: np.ndarray, x: np.ndarray,
-                        h: _Neighbourhood) -> np.ndarray:
-        """[K, 25] cells that a stone on x makes illegal if they are legal now (SENT padded;
-        may repeat). Read from the state before the placement (DESIGN.md sec. 1)."""
+    def _lost_cells(self, F: np.ndarray, base: np.ndarray, x: np.ndarray,
+                    h: _Neighbourhood) -> tuple[np.ndarray, np.ndarray]:
+        """The legal cells that a stone on x makes illegal (DESIGN.md sec. 1), read from the
+        state before the placement: ``(i, cell)`` pairs, game ``i`` of the K, x included; a
+        cell may be listed twice."""
         lay = self._lay
         sent, p_ = lay.sent, lay.p
-        b2 = base[:, None]
         k = h.k[:, None]
         # x's neighbours: k >= 3 after x, or x itself is a middle stone (k == 2), or with
-        # k == 1 the cell also touches the far end p of x's new ribbon (a ring).
-        deg_nb = F[b2 + (lay.deg + h.nb)]
-        lose_nb = (deg_nb >= 2) | (k == 2) | ((k == 1) & lay.adj[h.nb * p_ + h.p[:, None]])
+        # k == 1 the cell also touches the far end p of x's new ribbon (a ring). Column 7 of
+        # a neighbour row is always SENT: x goes there.
+        ring = (k == 1) & lay.adj[h.nb * p_ + h.p[:, None]]
+        near = np.where((h.deg >= 2) | (k == 2) | ring, h.nb, sent)
+        near[:, 7] = x
         # x's stone neighbours with one neighbour before become middle stones: every empty
         # cell next to them becomes illegal (it would give them a third neighbour).
-        ab = np.stack([h.a, h.b], axis=1)
-        becomes_middle = F[b2 + (lay.deg + ab)] == 1
-        around_ab = np.where(becomes_middle[:, :, None], lay.nbr[ab], sent).reshape(-1, 12)
+        ab = np.concatenate([h.a, h.b])
+        ia = np.flatnonzero(F[np.concatenate([base, base]) + (lay.deg + ab)] == 1)
+        ia_rows = ia % x.size
+        around_ab = lay.nbr[ab[ia]]
         # a merge (k == 2): a cell next to both new ends p and q would close a ring.
-        around_p = lay.nbr[h.p]
-        ring = (k == 2) & lay.adj[around_p * p_ + h.q[:, None]]
-        return np.concatenate(
-            [x[:, None], np.where(lose_nb, h.nb, sent), around_ab, np.where(ring, around_p, sent)],
-            axis=1)
+        ij = np.flatnonzero(h.k == 2)
+        around_p = lay.nbr[h.p[ij]]
+        closes = np.where(lay.adj[around_p * p_ + h.q[ij, None]], around_p, sent)
+        # keep those legal now
+        rows = np.concatenate([np.arange(x.size), ia_rows, ij])
+        cells = np.concatenate([near, around_ab, closes])  # [K + |ia| + |ij|, 8]
+        hit = np.flatnonzero(F[base[rows, None] + (lay.legal + cells)])
+        return rows[hit // 8], cells.ravel()[hit]
 
     def _cells_left_after(self, F: np.ndarray, base: np.ndarray, x: np.ndarray) -> np.ndarray:
         """[K] legal cells that remain after a stone on the legal cell x (R8's pair rule)."""
         lay = self._lay
         h = self._neighbourhood(F, base, x)
-        pos = self._lost_positions(F, base, x, h)
-        legal = F[base[:, None] + (lay.legal + pos)] != 0
-        v = np.sort(np.where(legal, pos, lay.sent), axis=1)
-        distinct = (v[:, 0] != lay.sent) + ((v[:, 1:] != v[:, :-1]) & (v[:, 1:] != lay.sent)).sum(axis=1)
-        return F[base + lay.num_legal] - distinct
-
-    def _pair_rule_rows(self, data: np.ndarray) -> np.ndarray:
-        """Rows of ``data`` where R8's pair rule can forbid a first stone: double, running,
-        a two-stone turn starting, and few enough legal cells that one stone could take all."""
-        lay = self._lay
-        m = data[:, lay.move_number]
-        return np.flatnonzero((data[:, lay.done] == 0) & (m >= 1) & (m % 2 == 1)
-                              & (data[:, lay.num_legal] <= _LOST_SLOTS))
+        i, cells = self._lost_cells(F, base, x, h)
+        distinct = np.unique(i * lay.p + cells) // lay.p
+        return F[base + lay.num_legal] - np.bincount(distinct, minlength=x.size)
 
     def _pair_mask(self, data: np.ndarray, rows: np.ndarray) -> np.ndarray:
         """[R, N] bool R3-legal cells of ``rows`` after which a legal cell remains (R8)."""
@@ -524,60 +531,60 @@ class VecEnv:
         R5 claims, then the turn (R4, R8) and the end of the game (R6, R8)."""
         lay = self._lay
         F = data.reshape(-1)
-        sent = lay.sent
-        b2 = base[:, None]
         me = F[base + lay.to_move]
         h = self._neighbourhood(F, base, x)
-        lost = self._lost_positions(F, base, x, h)
+        li, lost = self._lost_cells(F, base, x, h)
 
-        # --- ribbons: x starts one (k=0), extends one (k=1) or joins two (k=2). The root
-        # of the longer one stays root; the shorter one's root is linked under it.
-        ra = F[base + (lay.label + h.a)]  # roots (a, b are ends); SENT when absent
+        # --- ribbons: x starts one (k=0), extends one (k=1) or joins two (k=2); a join
+        # keeps the longer ribbon's id and relabels the other one.
+        ra = F[base + (lay.label + h.a)]  # ids of the ribbons of a and b; SENT when absent
         rb = F[base + (lay.label + h.b)]
-        stats = F[b2 + np.stack([lay.black + ra, lay.black + rb, lay.white + ra, lay.white + rb], axis=1)]
-        len_a, len_b = stats[:, 0] + stats[:, 2], stats[:, 1] + stats[:, 3]
-        a_wins = len_a >= len_b
-        root = np.where(h.k == 0, x, np.where(a_wins, ra, rb)).astype(np.int64)
-        other = np.where(h.k == 2, np.where(a_wins, rb, ra), x)
+        black_a, black_b = F[base + (lay.black + ra)], F[base + (lay.black + rb)]
+        white_a, white_b = F[base + (lay.white + ra)], F[base + (lay.white + rb)]
+        a_wins = black_a + white_a >= black_b + white_b
+        rid = np.where(h.k == 0, x, np.where(a_wins, ra, rb))
         F[base + (lay.colour + x)] = me
-        F[b2 + (lay.label + np.stack([x, h.p, h.q, other], axis=1))] = root[:, None]
+        F[base + (lay.label + x)] = rid
         F[base + (lay.partner + h.p)] = h.q
         F[base + (lay.partner + h.q)] = h.p
         is_black = me == BLACK
-        F[base + (lay.black + root)] = stats[:, 0] + stats[:, 1] + is_black
-        F[base + (lay.white + root)] = stats[:, 2] + stats[:, 3] + ~is_black
-        deg_idx = b2 + (lay.deg + h.nb)
-        F[deg_idx] = F[deg_idx] + 1
+        F[base + (lay.black + rid)] = black_a + black_b + is_black
+        F[base + (lay.white + rid)] = white_a + white_b + ~is_black
+        F[h.cells + lay.deg] = h.deg + 1
+        joined = np.flatnonzero(h.k == 2)
+        if joined.size:
+            jrows = rows[joined]
+            loser = np.where(a_wins[joined], rb[joined], ra[joined])[:, None]
+            labels = data[jrows, lay.label:lay.label + lay.n]
+            data[jrows, lay.label:lay.label + lay.n] = np.where(labels == loser, rid[joined, None], labels)
 
         # --- legality: drop the cells that just became illegal (each once)
-        was_legal = F[b2 + (lay.legal + lost)] != 0
-        li, lj = np.nonzero(was_legal)
-        cell_at = base[li] + lost[li, lj]  # flat index of each lost cell (without field offset)
+        lbase = base[li]
+        cell_at = lbase + lost  # flat index, without field offset
         if self._stamp.size < F.size:
             self._stamp = np.empty(F.size, dtype=np.int32)
         order = np.arange(cell_at.size, dtype=np.int32)
         self._stamp[cell_at] = order  # of repeated cells one write wins: keep that one
-        first = self._stamp[cell_at] == order
-        li, cell_at = li[first], cell_at[first]
+        first = np.flatnonzero(self._stamp[cell_at] == order)
+        li, lbase, cell_at = li[first], lbase[first], cell_at[first]
         F[cell_at + lay.legal] = 0
         F[base + lay.num_legal] -= np.bincount(li, minlength=rows.size).astype(np.int16)
+        around = (lbase[:, None] + lay.nbr[cell_at - lbase]).ravel()  # [L * 8]
+        np.subtract.at(F, around + lay.nlegal, np.int16(1))
 
         # --- R5: a ribbon can only just have become limited if it is x's, or it has an end
-        # next to a cell that just became illegal. It is limited iff no cell next to either
-        # end is legal (cells next to middle stones never are, R3).
-        around = base[li][:, None] + lay.nbr[cell_at - base[li]]  # [L, 6] without field offset
-        cand = np.concatenate([around.ravel(), base + h.p])
-        cand_row = np.concatenate([np.repeat(li, 6), np.arange(rows.size)])
-        is_end = (F[cand + lay.colour] != EMPTY) & (F[cand + lay.deg] <= 1)
-        cand, cand_row = cand[is_end], cand_row[is_end]
+        # next to a cell that just became illegal. It is limited iff neither end has a legal
+        # neighbour (cells next to middle stones never are legal, R3).
+        maybe = np.flatnonzero(F[around + lay.nlegal] == 0)
+        cand = np.concatenate([around[maybe], base + h.p])
+        cand_row = np.concatenate([li[maybe // 8], np.arange(rows.size)])
         cbase = base[cand_row]
-        end = cand - cbase
-        mate = F[cand + lay.partner]
         r = F[cand + lay.label].astype(np.int64)
-        around_ends = np.concatenate([lay.nbr[end], lay.nbr[mate]], axis=1)
-        free = (F[cbase[:, None] + (lay.legal + around_ends)] != 0).any(axis=1)
-        limited = ~free & (F[cbase + (lay.claimed + r)] == 0)
-        if limited.any():
+        limited = np.flatnonzero(
+            (F[cand + lay.colour] != EMPTY) & (F[cand + lay.deg] <= 1)
+            & (F[cbase + (lay.nlegal + F[cand + lay.partner])] == 0)
+            & (F[cbase + (lay.claimed + r)] == 0))
+        if limited.size:
             cr = cand_row[limited]
             # R5: a tie goes to the opponent of the player who placed the stone.
             self._claim(data, rows[cr], r[limited], BLACK + WHITE - me[cr])
@@ -604,11 +611,20 @@ class VecEnv:
         turn_starts = move_number % 2 == 1
         F[base + lay.to_move] = np.where(turn_starts, BLACK + WHITE - me, me)
         starting = rows[turn_starts]
-        needs_check = starting[F[base[turn_starts] + lay.num_legal] <= _LOST_SLOTS]
+        # R8 pair rule: only with few legal cells can a first stone take them all.
+        needs_check = starting[F[base[turn_starts] + lay.num_legal] <= _LOST_MAX]
         if needs_check.size:
-            no_pair = ~self._pair_mask(data, needs_check).any(axis=1)
+            pair_ok = self._pair_mask(data, needs_check)
+            legal = data[needs_check, lay.legal:lay.legal + lay.n]
+            data[needs_check, lay.legal:lay.legal + lay.n] = np.where(pair_ok, legal, 2 * (legal != 0))
+            no_pair = ~pair_ok.any(axis=1)
             if no_pair.any():
                 self._end_double(data, needs_check[no_pair])
+        # After the first stone of a turn, its R8 restriction is lifted for the second one.
+        restricted = rows[~turn_starts & (F[base + lay.num_legal] < _LOST_MAX)]
+        if restricted.size:
+            legal = data[restricted, lay.legal:lay.legal + lay.n]
+            data[restricted, lay.legal:lay.legal + lay.n] = np.minimum(legal, 1)
 
     def _end_double(self, data: np.ndarray, rows: np.ndarray) -> None:
         """R8: no pair at the start of a turn ends the game; every ribbon not yet claimed goes
@@ -628,31 +644,32 @@ class VecEnv:
         data[rows, lay.num_legal] = 0
         self._set_winner(data, rows)
 
-    def _claim(self, data: np.ndarray, rows: np.ndarray, roots: np.ndarray, tie_to: np.ndarray) -> None:
-        """R5/R8: the majority colour takes each ribbon (``rows[i]``, ``roots[i]``), a tie going
+    def _claim(self, data: np.ndarray, rows: np.ndarray, rids: np.ndarray, tie_to: np.ndarray) -> None:
+        """R5/R8: the majority colour takes each ribbon (``rows[i]``, ``rids[i]``), a tie going
         to ``tie_to[i]``; pairs may repeat. Mixed ribbons are recoloured stone by stone."""
         lay = self._lay
         F = data.reshape(-1)
         base = rows * lay.width
-        black = F[base + (lay.black + roots)]
-        white = F[base + (lay.white + roots)]
+        black = F[base + (lay.black + rids)]
+        white = F[base + (lay.white + rids)]
         winner = np.where(black > white, BLACK, np.where(white > black, WHITE, tie_to))
         total = black + white
-        F[base + (lay.claimed + roots)] = 1
-        F[base + (lay.black + roots)] = np.where(winner == BLACK, total, 0)
-        F[base + (lay.white + roots)] = np.where(winner == WHITE, total, 0)
-        mixed = (black > 0) & (white > 0)
-        if not mixed.any():
+        F[base + (lay.claimed + rids)] = 1
+        F[base + (lay.black + rids)] = np.where(winner == BLACK, total, 0)
+        F[base + (lay.white + rids)] = np.where(winner == WHITE, total, 0)
+        mixed = np.flatnonzero((black > 0) & (white > 0))
+        if not mixed.size:
             return  # monochrome ribbons already have the winner's colour
-        urows, inv = np.unique(rows[mixed], return_inverse=True)
-        p = lay.p
-        root = _resolve_roots(data[urows, lay.label:lay.label + p].astype(np.int64), p)
-        new_colour = np.zeros((urows.size, p), dtype=np.int16)
-        new_colour[inv, roots[mixed]] = winner[mixed]
-        new_colour = np.take_along_axis(new_colour, root, axis=1)
-        colour = data[urows, lay.colour:lay.colour + p]
-        data[urows, lay.colour:lay.colour + p] = np.where(new_colour != EMPTY, new_colour, colour)
-        data[urows, lay.label:lay.label + p] = root  # path compression
+        # new colour per (game, ribbon id), looked up by every stone's id; a game listed
+        # twice computes the same row twice, so repeated writes agree
+        p, n = lay.p, lay.n
+        rows, rids = rows[mixed], rids[mixed]
+        table = np.zeros(data.shape[0] * p, dtype=np.int16)
+        table[rows * p + rids] = winner[mixed]
+        labels = data[rows, lay.label:lay.label + n]
+        new = table[(rows * p)[:, None] + labels]
+        colour = data[rows, lay.colour:lay.colour + n]
+        data[rows, lay.colour:lay.colour + n] = np.where(new != EMPTY, new, colour)
 
     def _set_winner(self, data: np.ndarray, rows: np.ndarray) -> None:
         """R6/R8 winner of finished games: higher score; equal goes to the button holder, a
@@ -661,18 +678,6 @@ class VecEnv:
         s = _scores(data[rows], lay)
         holder = data[rows, lay.button]
         data[rows, lay.winner] = np.where(s[:, 0] > s[:, 1], BLACK, np.where(s[:, 1] > s[:, 0], WHITE, holder))
-
-
-def _resolve_roots(label: np.ndarray, p: int) -> np.ndarray:
-    """[R, P] root of every slot from union-find parents ``label`` [R, P] (SENT stays SENT)."""
-    off = np.arange(label.shape[0], dtype=np.int64)[:, None] * p
-    flat = label.ravel()
-    while True:
-        up = np.take(flat, off + label)
-        if np.array_equal(up, label):
-            return label
-        label = up
-        flat = label.ravel()
 
 
 def _scores(data: np.ndarray, lay: _Layout) -> np.ndarray:

@@ -28,7 +28,7 @@ import math
 import numpy as np
 
 from ..config import SearchConfig
-from .tree import ROOT, NodeStats, Tree
+from .tree import NodeStats, Tree
 
 LOW_LOGIT = -1e9  # mctx: floor of finite root scores, so -inf only marks excluded actions
 RESCALE_EPSILON = 1e-8  # mctx: minimum q range when rescaling to [0, 1]
@@ -65,21 +65,24 @@ def prior_logits(priors: np.ndarray, legal: np.ndarray) -> np.ndarray:
 
 
 def sigma_completed_q(stats: NodeStats, config: SearchConfig) -> np.ndarray:
-    """[K, A] sigma(completed q) (mctx ``qtransform_completed_by_mix_value``), 0 on illegal actions."""
-    visited = stats.child_visits > 0
-    total_visits = stats.child_visits.sum(axis=1)  # [K]
-    priors = np.maximum(stats.priors, np.finfo(np.float32).tiny)
-    visited_prob = np.where(visited, priors, 0.0).sum(axis=1)
-    weighted_q = np.where(visited, priors * stats.child_q, 0.0).sum(axis=1) / np.where(
-        visited_prob > 0, visited_prob, 1.0
-    )
-    mixed = (stats.raw_value + total_visits * weighted_q) / (total_visits + 1.0)
-    completed = np.where(visited, stats.child_q, mixed[:, None])
-    low = np.where(stats.legal, completed, np.inf).min(axis=1, keepdims=True)
-    high = np.where(stats.legal, completed, -np.inf).max(axis=1, keepdims=True)
-    q_hat = (completed - low) / np.maximum(high - low, RESCALE_EPSILON)
-    scale = (config.gumbel_c_visit + stats.child_visits.max(axis=1, keepdims=True)) * config.gumbel_c_scale
-    return np.where(stats.legal, scale * q_hat, 0.0).astype(np.float32)
+    """[K, A] sigma(completed q), mctx ``qtransform_completed_by_mix_value``.
+
+    Unvisited actions (illegal ones too) are completed with the mixed value, and the min-max
+    rescaling runs over all A entries, both as in mctx.
+    """
+    visits = stats.child_visits
+    visited = visits > 0
+    q = stats.child_q  # 0 where unvisited
+    total = visits.sum(axis=1)  # [K]
+    visited_prob = (stats.priors * visited).sum(axis=1)
+    weighted_q = (stats.priors * q).sum(axis=1) / np.maximum(visited_prob, np.finfo(np.float32).tiny)
+    mixed = (stats.raw_value + total * weighted_q) / (total + 1)  # [K] paper appendix D
+    completed = np.where(visited, q, mixed[:, None].astype(np.float32))
+    low = completed.min(axis=1, keepdims=True)
+    high = completed.max(axis=1, keepdims=True)
+    q_hat = (completed - low) / np.maximum(high - low, np.float32(RESCALE_EPSILON))
+    scale = (config.gumbel_c_visit + visits.max(axis=1, keepdims=True)) * config.gumbel_c_scale
+    return (scale * q_hat).astype(np.float32, copy=False)
 
 
 def improved_policy(stats: NodeStats, config: SearchConfig) -> np.ndarray:
@@ -91,8 +94,15 @@ def improved_policy(stats: NodeStats, config: SearchConfig) -> np.ndarray:
 
 
 def interior_action(stats: NodeStats, config: SearchConfig) -> np.ndarray:
-    """[K] deterministic non-root selection (mctx ``gumbel_muzero_interior_action_selection``)."""
-    policy = improved_policy(stats, config)
+    """[K] deterministic non-root selection (mctx ``gumbel_muzero_interior_action_selection``):
+    argmax(pi' - N(a) / (1 + sum_b N(b))).
+
+    pi' is computed as P * exp(sigma - max sigma), normalised: the same softmax without a log
+    per call (this runs at every interior step); illegal actions have P = 0.
+    """
+    sigma = sigma_completed_q(stats, config)
+    weights = stats.priors * np.exp(sigma - sigma.max(axis=1, keepdims=True))
+    policy = weights / np.maximum(weights.sum(axis=1, keepdims=True), np.finfo(np.float32).tiny)
     visits = stats.child_visits
     score = policy - visits / (1.0 + visits.sum(axis=1, keepdims=True))
     return np.where(stats.legal, score, -np.inf).argmax(axis=1)
@@ -103,8 +113,7 @@ class GumbelPolicy:
 
     def __init__(self, tree: Tree, config: SearchConfig, rng: np.random.Generator, add_noise: bool) -> None:
         self.config = config
-        games = np.arange(tree.batch_size)
-        root = tree.stats(games, np.full(tree.batch_size, ROOT))
+        root = tree.root_stats()
         scale = 1.0 if add_noise else 0.0  # mctx gumbel_scale: 0 gives a deterministic search
         self.gumbel = (scale * rng.gumbel(size=root.priors.shape)).astype(np.float32)  # [B, A]
         self.logits = prior_logits(root.priors, root.legal)  # [B, A]
@@ -120,7 +129,7 @@ class GumbelPolicy:
         return np.where(eligible, score, -np.inf)
 
     def select_root(self, tree: Tree, simulation: int) -> np.ndarray:
-        root = tree.stats(np.arange(tree.batch_size), np.full(tree.batch_size, ROOT))
+        root = tree.root_stats()
         considered = self.table[self.num_considered, simulation]  # [B]
         return self._root_scores(root, considered).argmax(axis=1)
 
@@ -131,7 +140,7 @@ class GumbelPolicy:
         self, tree: Tree, move_number: np.ndarray, rng: np.random.Generator
     ) -> tuple[np.ndarray, np.ndarray]:
         """([B] sequential-halving winner, [B, A] completed-Q policy target)."""
-        root = tree.stats(np.arange(tree.batch_size), np.full(tree.batch_size, ROOT))
+        root = tree.root_stats()
         most = np.where(root.legal, root.child_visits - self.base_visits, -1).max(axis=1)
         action = self._root_scores(root, most).argmax(axis=1)
         return action, improved_policy(root, self.config)

@@ -28,7 +28,7 @@ import numpy as np
 from ..config import SearchConfig
 from .gumbel import GumbelPolicy
 from .puct import PuctPolicy
-from .tree import NO_PARENT, ROOT, UNVISITED, Tree, extract_subtrees
+from .tree import NO_PARENT, ROOT, UNVISITED, Tree, reroot
 from .types import EvalFn, Evaluation, SearchOutput
 
 if TYPE_CHECKING:
@@ -36,13 +36,16 @@ if TYPE_CHECKING:
 
 
 class MCTS:
-    """Batched search for one environment and evaluation function. Keeps the last tree for reuse."""
+    """Batched search for one environment and evaluation function.
+
+    ``tree`` is the last search's tree (inspect it before the next ``run``, which reuses it).
+    """
 
     def __init__(self, env: "VecEnv", eval_fn: EvalFn, config: SearchConfig) -> None:
         self.env = env
         self.eval_fn = eval_fn
         self.config = config
-        self.tree: Tree | None = None  # the last search's tree (kept only with tree_reuse)
+        self.tree: Tree | None = None  # the last search's tree
 
     def reset(self) -> None:
         """Forget the kept tree (the next search starts from scratch)."""
@@ -68,7 +71,7 @@ class MCTS:
         for simulation in range(config.num_simulations):
             self._simulate(tree, policy, simulation)
         action, target = policy.decide(tree, state.move_number, rng)
-        self.tree = tree if config.tree_reuse else None
+        self.tree = tree
         visits = tree.visits[:, ROOT]
         return SearchOutput(
             action=action.astype(np.int64),
@@ -81,22 +84,22 @@ class MCTS:
     # -- tree set-up and reuse -------------------------------------------------------------------
 
     def _start(self, state: "EnvState") -> Tree:
-        """The tree to search: the kept subtree where the game continues it, a fresh root elsewhere."""
+        """The tree to search: the kept subtree where the game continues it, a fresh root elsewhere.
+
+        The previous tree's arrays are reused whenever the batch size is unchanged (allocating
+        and first touching ~10 MB per search would cost more than the simulations at batch 256).
+        """
         env, config = self.env, self.config
         batch, games = state.batch_size, np.arange(state.batch_size)
         simulations = config.num_simulations
         capacity = simulations + 1 + (simulations if config.tree_reuse else 0)
-        old = self.tree if self.tree is not None and self.tree.batch_size == batch else None
-        if old is not None and old.capacity == capacity:
-            storage = old.states  # slot layout unchanged: reuse the node state storage
+        tree = self.tree
+        if tree is not None and tree.batch_size == batch:
+            roots = self._continued_roots(tree, state) if config.tree_reuse else np.full(batch, UNVISITED)
+            reroot(env, tree, roots, max_nodes=capacity - simulations - 1)
         else:
-            storage = env.take(state, np.repeat(games, capacity))
-        roots = self._continued_roots(old, state) if old is not None else np.full(batch, UNVISITED)
-        if (roots != UNVISITED).any():
-            tree = extract_subtrees(env, old, roots, capacity, capacity - simulations - 1, storage)
-        else:
-            tree = Tree.allocate(batch, capacity, env.num_actions, storage)
-        env.put(storage, tree.slot(games, np.full(batch, ROOT)), state)
+            tree = Tree.allocate(batch, capacity, env.num_actions, env.take(state, np.repeat(games, capacity)))
+        env.put(tree.states, tree.slot(games, np.full(batch, ROOT)), state)
         fresh = np.flatnonzero(tree.num_nodes == 0)
         if fresh.size:
             self._create_roots(tree, state, fresh)

@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..config import SearchConfig
-from .tree import ROOT, NodeStats, Tree
+from .tree import NodeStats, Tree
 
 
 def puct_action(stats: NodeStats, priors: np.ndarray, config: SearchConfig) -> np.ndarray:
@@ -53,12 +53,12 @@ class PuctPolicy:
     def __init__(self, tree: Tree, config: SearchConfig, rng: np.random.Generator, add_noise: bool) -> None:
         self.config = config
         self.add_noise = add_noise
-        root = tree.stats(np.arange(tree.batch_size), np.full(tree.batch_size, ROOT))
-        self.root_priors = dirichlet_noise(root.priors, root.legal, config, rng) if add_noise else root.priors
+        root = tree.root_stats()
+        # [B, A] the root priors used by this search (the tree keeps the un-noised ones)
+        self.root_priors = dirichlet_noise(root.priors, root.legal, config, rng) if add_noise else root.priors.copy()
 
     def select_root(self, tree: Tree, simulation: int) -> np.ndarray:
-        games = np.arange(tree.batch_size)
-        return puct_action(tree.stats(games, np.full(tree.batch_size, ROOT)), self.root_priors, self.config)
+        return puct_action(tree.root_stats(), self.root_priors, self.config)
 
     def select_interior(self, stats: NodeStats) -> np.ndarray:
         return puct_action(stats, stats.priors, self.config)
@@ -67,7 +67,7 @@ class PuctPolicy:
         self, tree: Tree, move_number: np.ndarray, rng: np.random.Generator
     ) -> tuple[np.ndarray, np.ndarray]:
         """([B] action, [B, A] policy target = root visit distribution)."""
-        root = tree.stats(np.arange(tree.batch_size), np.full(tree.batch_size, ROOT))
+        root = tree.root_stats()
         visits = np.where(root.legal, root.child_visits, 0).astype(np.float64)
         policy = (visits / np.maximum(visits.sum(axis=1, keepdims=True), 1.0)).astype(np.float32)
         # Most visited, ties broken by Q (Q + 1 lies in [0, 2], below one visit's weight of 4).

@@ -6,11 +6,11 @@ Shape legend:
 
 Node ``ROOT`` (0) of game ``b`` is the position being searched; every other node is created by one
 simulation, so a search of ``S`` simulations needs ``S + 1`` nodes (plus room for a subtree kept
-from the previous move, see ``extract_subtrees``). A node is created only after its parent, so
+from the previous move, see ``reroot``). A node is created only after its parent, so
 ``parent[b, n] < n``: node indices are a topological order, which the re-rooting relies on.
 
-Per edge ``(node, action)`` the tree keeps the statistics that selection reads (visits, summed
-value), as mctx does, so selecting at a node is one row gather per array; they duplicate the
+Per edge ``(node, action)`` the tree keeps the statistics that selection reads (visits, mean
+value Q), as mctx does, so selecting at a node is one row gather per array; they duplicate the
 child's own ``visits`` / ``value_sum`` except for the sign convention and after pruning.
 
 Sign convention (DESIGN.md sec. 3): a node's values are from the perspective of the player to
@@ -71,7 +71,7 @@ class Tree:
     # Per edge.
     children: np.ndarray  # [B, M, A] int32 child node, UNVISITED if not created
     child_visits: np.ndarray  # [B, M, A] int32 simulations through the edge
-    child_value_sum: np.ndarray  # [B, M, A] float32 sum of values through the edge, parent's mover
+    child_value: np.ndarray  # [B, M, A] float32 Q: mean value through the edge, parent's mover
     priors: np.ndarray  # [B, M, A] float32 evaluator priors of the node (never noised)
     legal: np.ndarray  # [B, M, A] bool legal actions at the node (all False if terminal)
     num_nodes: np.ndarray  # [B] int32 nodes created so far
@@ -97,7 +97,7 @@ class Tree:
             score_sum=np.empty(shape, np.float32),
             children=np.empty(edges, np.int32),
             child_visits=np.empty(edges, np.int32),
-            child_value_sum=np.empty(edges, np.float32),
+            child_value=np.empty(edges, np.float32),
             priors=np.empty(edges, np.float32),
             legal=np.empty(edges, bool),
             num_nodes=np.zeros(batch_size, np.int32),
@@ -113,8 +113,13 @@ class Tree:
         return self.parent.shape[1]
 
     def slot(self, games: np.ndarray, nodes: np.ndarray) -> np.ndarray:
-        """[K] slots in ``states`` of the given (game, node) pairs."""
+        """[K] flat index ``b * M + n`` of (game, node) pairs: their slot in ``states`` and in the
+        flattened per-node arrays (selection and backup index flat views: fewer, cheaper gathers)."""
         return games.astype(np.int64) * self.capacity + nodes
+
+    def _edges(self, array: np.ndarray) -> np.ndarray:
+        """[B * M, A] view of a per-edge array, one row per node slot."""
+        return array.reshape(-1, array.shape[2])
 
     def add_nodes(
         self,
@@ -135,39 +140,57 @@ class Tree:
         nodes = self.num_nodes[games].astype(np.int64)
         if (nodes >= self.capacity).any():
             raise ValueError(f"search tree is full ({self.capacity} nodes per game)")
+        at = self.slot(games, nodes)
         is_root = parent == NO_PARENT
-        self.parent[games, nodes] = parent
-        self.action[games, nodes] = np.where(is_root, NO_ACTION, action)
-        self.player[games, nodes] = player
-        self.terminal[games, nodes] = terminal
-        self.raw_value[games, nodes] = raw_value
-        self.raw_score[games, nodes] = raw_score
-        self.visits[games, nodes] = 0
-        self.value_sum[games, nodes] = 0.0
-        self.score_sum[games, nodes] = 0.0
-        self.children[games, nodes] = UNVISITED
-        self.child_visits[games, nodes] = 0
-        self.child_value_sum[games, nodes] = 0.0
-        self.priors[games, nodes] = priors
-        self.legal[games, nodes] = legal
+        self.parent.reshape(-1)[at] = parent
+        self.action.reshape(-1)[at] = np.where(is_root, NO_ACTION, action)
+        self.player.reshape(-1)[at] = player
+        self.terminal.reshape(-1)[at] = terminal
+        self.raw_value.reshape(-1)[at] = raw_value
+        self.raw_score.reshape(-1)[at] = raw_score
+        self.visits.reshape(-1)[at] = 0
+        self.value_sum.reshape(-1)[at] = 0.0
+        self.score_sum.reshape(-1)[at] = 0.0
+        self._edges(self.children)[at] = UNVISITED
+        self._edges(self.child_visits)[at] = 0
+        self._edges(self.child_value)[at] = 0.0
+        self._edges(self.priors)[at] = priors
+        self._edges(self.legal)[at] = legal
         linked = ~is_root
-        self.children[games[linked], parent[linked], action[linked]] = nodes[linked]
+        edge = self.slot(games[linked], parent[linked]) * self.num_actions + action[linked]
+        self.children.reshape(-1)[edge] = nodes[linked]
         self.num_nodes[games] += 1
         return nodes
 
+    @property
+    def num_actions(self) -> int:
+        return self.priors.shape[2]
+
     def stats(self, games: np.ndarray, nodes: np.ndarray) -> NodeStats:
         """Gather what selection reads at one node per game ([K] games, [K] nodes)."""
-        child_visits = self.child_visits[games, nodes]
-        child_q = self.child_value_sum[games, nodes] / np.maximum(child_visits, 1)
-        visits = self.visits[games, nodes]
+        at = self.slot(games, nodes)
+        visits = np.take(self.visits, at)
         return NodeStats(
             visits=visits,
-            value=self.value_sum[games, nodes] / np.maximum(visits, 1),
-            raw_value=self.raw_value[games, nodes],
-            child_visits=child_visits,
-            child_q=child_q.astype(np.float32, copy=False),
-            priors=self.priors[games, nodes],
-            legal=self.legal[games, nodes],
+            value=np.take(self.value_sum, at) / np.maximum(visits, 1),
+            raw_value=np.take(self.raw_value, at),
+            child_visits=np.take(self._edges(self.child_visits), at, axis=0),
+            child_q=np.take(self._edges(self.child_value), at, axis=0),
+            priors=np.take(self._edges(self.priors), at, axis=0),
+            legal=np.take(self._edges(self.legal), at, axis=0),
+        )
+
+    def root_stats(self) -> NodeStats:
+        """``stats`` of every game's root, as views (no copies): valid until the tree changes."""
+        visits = self.visits[:, ROOT]
+        return NodeStats(
+            visits=visits,
+            value=self.value_sum[:, ROOT] / np.maximum(visits, 1),
+            raw_value=self.raw_value[:, ROOT],
+            child_visits=self.child_visits[:, ROOT],
+            child_q=self.child_value[:, ROOT],
+            priors=self.priors[:, ROOT],
+            legal=self.legal[:, ROOT],
         )
 
     def backup(self, games: np.ndarray, leaf: np.ndarray, value: np.ndarray, score: np.ndarray) -> None:
@@ -176,76 +199,75 @@ class Tree:
         [K] arrays: distinct games, one leaf each. Loops over depth, vectorised over the games
         still climbing.
         """
-        node = leaf.astype(np.int64)
+        base = games.astype(np.int64) * self.capacity  # slot of each game's root
+        at = base + leaf
         value = value.astype(np.float32)
         score = score.astype(np.float32)
-        while games.size:
-            self.visits[games, node] += 1
-            self.value_sum[games, node] += value
-            self.score_sum[games, node] += score
-            parent = self.parent[games, node].astype(np.int64)
+        visits, value_sum, score_sum = self.visits.reshape(-1), self.value_sum.reshape(-1), self.score_sum.reshape(-1)
+        parents, players, actions = self.parent.reshape(-1), self.player.reshape(-1), self.action.reshape(-1)
+        edge_visits, edge_value = self.child_visits.reshape(-1), self.child_value.reshape(-1)
+        while at.size:
+            visits[at] += 1
+            value_sum[at] += value
+            score_sum[at] += score
+            parent = parents[at]
             up = parent != NO_PARENT
-            games, node, parent, value, score = games[up], node[up], parent[up], value[up], score[up]
+            base, at, parent, value, score = base[up], at[up], parent[up], value[up], score[up]
+            parent_at = base + parent
             # The parent's mover sees the opposite result unless it is the same player (R8 double turn).
-            same = self.player[games, parent] == self.player[games, node]
-            sign = np.where(same, np.float32(1), np.float32(-1))
-            value, score = value * sign, score * sign
-            action = self.action[games, node]
-            self.child_visits[games, parent, action] += 1
-            self.child_value_sum[games, parent, action] += value
-            node = parent
+            flip = players[parent_at] != players[at]
+            value = np.where(flip, -value, value)
+            score = np.where(flip, -score, score)
+            edge = parent_at * self.num_actions + actions[at]
+            edge_visits[edge] += 1
+            edge_value[edge] += (value - edge_value[edge]) / edge_visits[edge]  # running mean (mctx)
+            at = parent_at
 
 
-def extract_subtrees(
-    env: "VecEnv", old: Tree, roots: np.ndarray, capacity: int, max_nodes: int, states: "EnvState"
-) -> Tree:
-    """A new tree holding, per game, the subtree of ``old`` under ``roots[b]`` re-indexed from ROOT.
+def reroot(env: "VecEnv", tree: Tree, roots: np.ndarray, max_nodes: int) -> None:
+    """Keep, per game, only the subtree under ``roots[b]``, re-indexed so that it starts at ROOT.
 
-    ``roots`` [B] are nodes of ``old`` (``UNVISITED``: keep nothing, the game starts empty). At most
-    ``max_nodes`` nodes are kept per game: the first ones in index order, which form a connected
-    subtree because parents precede children. An edge to a dropped node keeps its statistics but
-    becomes ``UNVISITED``, so a later simulation through it recreates the child (tree reuse,
-    AlphaZero; mctx trees are rebuilt per move). ``states`` is the storage of the new tree
-    (``B * capacity`` slots); it may be ``old.states`` itself (states are copied out first).
+    In place: the tree's arrays and state storage are reused (every gather copies before the
+    write-back), so a search that keeps its tree never allocates again. ``roots`` [B] are nodes
+    of ``tree``; ``UNVISITED`` keeps nothing (the game starts empty). At most ``max_nodes`` nodes
+    are kept per game: the first ones in index order, which form a connected subtree because
+    parents precede children. An edge to a dropped node keeps its statistics but becomes
+    ``UNVISITED``, so a later simulation through it recreates the child. (Tree reuse as in
+    AlphaZero; mctx rebuilds its trees every move.)
     """
-    batch, old_capacity = old.parent.shape
+    batch, capacity = tree.parent.shape
     rows = np.arange(batch)[:, None]
-    nodes = np.arange(old_capacity)[None, :]
-    exists = nodes < old.num_nodes[:, None]  # [B, M_old]
-    target = np.where(roots >= 0, roots, old_capacity)[:, None]  # never matches when keeping nothing
+    nodes = np.arange(capacity)[None, :]
+    exists = nodes < tree.num_nodes[:, None]  # [B, M]
+    target = np.where(roots >= 0, roots, capacity)[:, None]  # never matches when keeping nothing
     in_subtree = exists & (nodes == target)
-    ancestor = np.where(exists, old.parent, NO_PARENT).astype(np.int64)
+    ancestor = np.where(exists, tree.parent, NO_PARENT).astype(np.int64)
     while True:  # one step up per iteration: as many iterations as the tree is deep
         climbing = ancestor != NO_PARENT
         if not climbing.any():
             break
         in_subtree |= climbing & (ancestor == target)
-        ancestor = np.where(climbing, old.parent[rows, np.maximum(ancestor, 0)], NO_PARENT)
+        ancestor = np.where(climbing, tree.parent[rows, np.maximum(ancestor, 0)], NO_PARENT)
     rank = np.cumsum(in_subtree, axis=1) - 1  # new index of each kept node
     in_subtree &= rank < max_nodes
     count = in_subtree.sum(axis=1).astype(np.int32)  # [B]
-    new = Tree.allocate(batch, capacity, old.priors.shape[2], states)
-    new.num_nodes[:] = count
     width = int(count.max(initial=0))
-    if width == 0:
-        return new
-    remap = np.where(in_subtree, rank, UNVISITED)  # [B, M_old] old node -> new node
-    order = np.argsort(~in_subtree, axis=1, kind="stable")[:, :width]  # [B, W] new node -> old node
-    kept = np.arange(width)[None, :] < count[:, None]  # [B, W]
-
-    for name in ("player", "terminal", "raw_value", "raw_score", "visits", "value_sum", "score_sum",
-                 "action", "child_visits", "child_value_sum", "priors", "legal"):
-        getattr(new, name)[:, :width] = getattr(old, name)[rows, order]
-    old_parent = old.parent[rows, order]
-    new.parent[:, :width] = np.where(old_parent >= 0, remap[rows, np.maximum(old_parent, 0)], NO_PARENT)
-    old_children = old.children[rows, order]  # [B, W, A]
-    new.children[:, :width] = np.where(
-        old_children >= 0, remap[rows[:, :, None], np.maximum(old_children, 0)], UNVISITED
-    )
-    new.parent[:, ROOT] = NO_PARENT
-    new.action[:, ROOT] = NO_ACTION
-
-    games, columns = np.nonzero(kept)
-    moved = env.take(old.states, old.slot(games, order[games, columns]))  # copies before overwriting
-    env.put(states, new.slot(games, columns), moved)
-    return new
+    if width > 0:
+        remap = np.where(in_subtree, rank, UNVISITED)  # [B, M] old node -> new node
+        order = np.argsort(~in_subtree, axis=1, kind="stable")[:, :width]  # [B, W] new node -> old node
+        games, columns = np.nonzero(np.arange(width)[None, :] < count[:, None])
+        moved = env.take(tree.states, tree.slot(games, order[games, columns]))  # copies
+        env.put(tree.states, tree.slot(games, columns), moved)
+        for name in ("player", "terminal", "raw_value", "raw_score", "visits", "value_sum", "score_sum",
+                     "action", "child_visits", "child_value", "priors", "legal"):
+            array = getattr(tree, name)
+            array[:, :width] = array[rows, order]
+        parent = tree.parent[rows, order]
+        tree.parent[:, :width] = np.where(parent >= 0, remap[rows, np.maximum(parent, 0)], NO_PARENT)
+        children = tree.children[rows, order]  # [B, W, A]
+        tree.children[:, :width] = np.where(
+            children >= 0, remap[rows[:, :, None], np.maximum(children, 0)], UNVISITED
+        )
+        tree.parent[:, ROOT] = NO_PARENT
+        tree.action[:, ROOT] = NO_ACTION
+    tree.num_nodes[:] = count
