@@ -31,7 +31,7 @@ from catena_zero.search import (
 )
 from catena_zero.search.gumbel import considered_visits_sequence
 from catena_zero.search.puct import dirichlet_noise
-from catena_zero.search.solver import LOSS, WIN
+from catena_zero.search.solver import LOSS
 
 # Positions with exactly one winning move for the player to move (found with the solver).
 KOMI3 = GameConfig(side=3)
@@ -158,7 +158,8 @@ def test_avoids_the_losing_button_on_the_empty_side2_board():
     env = VecEnv(config)
     rng = np.random.default_rng(2)
     for algorithm in ALGORITHMS:
-        mcts = MCTS(env, RolloutEvaluator(env, rng, num_rollouts=2), SearchConfig(algorithm=algorithm, num_simulations=32))
+        search = SearchConfig(algorithm=algorithm, num_simulations=32)
+        mcts = MCTS(env, RolloutEvaluator(env, rng, num_rollouts=2), search)
         out = mcts.run(env.reset(8), rng, add_noise=False)
         assert (out.action != env.spec.button_action).all()
 
@@ -227,6 +228,41 @@ def test_terminal_leaves_use_the_exact_result_not_the_evaluator():
         assert tree.raw_value[0, node] == game.result_value(game.to_move)
 
 
+def all_outcomes(game: Game, mover: str) -> set[tuple[float, float]]:
+    """(result, score margin) for ``mover`` over every way the game can go on."""
+    if game.is_over:
+        scores = game.scores()
+        other = "white" if mover == "black" else "black"
+        return {(game.result_value(mover), scores[mover] - scores[other])}
+    outcomes = set()
+    for move in game.legal_moves():
+        child = game.copy()
+        child.play(move)
+        outcomes |= all_outcomes(child, mover)
+    return outcomes
+
+
+def test_rollout_values_are_for_the_player_to_move():
+    """Positions whose every continuation ends the same way: rollouts must report that result and
+    margin, from the side to move (both colours, and in double also between a turn's two stones)."""
+    rng = np.random.default_rng(10)
+    for config in [GameConfig(side=2), GameConfig(side=2, game_type="double"), GameConfig(side=2, komi=1)]:
+        env = VecEnv(config)
+        decided: list[tuple[Game, tuple[float, float]]] = []
+        for _ in range(200):
+            game = Game(config)
+            for _ in range(int(rng.integers(2, 7))):
+                if not game.is_over:
+                    game.play(game.legal_moves()[int(rng.integers(len(game.legal_moves())))])
+            outcomes = set() if game.is_over else all_outcomes(game, game.to_move)
+            if len(outcomes) == 1:
+                decided.append((game, outcomes.pop()))
+        assert {value for _, (value, _) in decided} == {-1.0, 1.0}  # wins and losses both tested
+        evaluation = RolloutEvaluator(env, rng, num_rollouts=3)(env.from_games([g for g, _ in decided]))
+        assert evaluation.value.tolist() == [value for _, (value, _) in decided]
+        np.testing.assert_allclose(evaluation.score, [margin for _, (_, margin) in decided])
+
+
 def test_finished_games_cannot_be_searched():
     env = VecEnv(GameConfig(side=2))
     over = Game(GameConfig(side=2))
@@ -235,6 +271,18 @@ def test_finished_games_cannot_be_searched():
     mcts = MCTS(env, UniformEvaluator(env), SearchConfig(num_simulations=4))
     with pytest.raises(ValueError, match="finished games"):
         mcts.run(env.from_games([Game(GameConfig(side=2)), over]), np.random.default_rng(0), add_noise=False)
+
+
+def test_evaluations_of_the_wrong_shape_are_rejected():
+    env = VecEnv(GameConfig(side=2))
+
+    def one_value_short(state):
+        evaluation = UniformEvaluator(env)(state)
+        return dataclasses.replace(evaluation, value=evaluation.value[:-1])
+
+    mcts = MCTS(env, one_value_short, SearchConfig(num_simulations=4))
+    with pytest.raises(ValueError, match="evaluation function returned"):
+        mcts.run(env.reset(2), np.random.default_rng(0), add_noise=False)
 
 
 def test_dirichlet_noise_is_a_distribution_over_the_legal_actions():
@@ -280,8 +328,9 @@ def test_sequential_halving_visits_add_up(simulations, considered):
     # Each occurrence of v in the schedule takes one action from v to v + 1 visits, so the
     # number of actions with more than v visits is how often v occurs.
     sequence = considered_visits_sequence(considered, simulations)
+    counts = range(max(sequence) + 1)
     for row in out.visits:
-        assert [(row > v).sum() for v in range(max(sequence) + 1)] == [sequence.count(v) for v in range(max(sequence) + 1)]
+        assert [(row > v).sum() for v in counts] == [sequence.count(v) for v in counts]
 
 
 @pytest.mark.parametrize("config, moves", ONLY_WIN[:2])
@@ -354,11 +403,11 @@ def test_tree_reuse_follows_the_moves_played_and_ignores_other_games():
     assert second.visits[1].sum() == 64
 
 
-def assert_tree_consistent(env: VecEnv, tree: Tree) -> None:
+def assert_tree_consistent(env: VecEnv, tree: Tree, games=None) -> None:
     """Every node's stored state is its parent's after its action, and the statistics add up:
     N(s) = 1 + sum_a N(s, a) (the node's own evaluation is its first visit), each edge's visits
     and Q are its child's, seen by the parent's mover (sign flipped iff the mover changes)."""
-    for b in range(tree.batch_size):
+    for b in range(tree.batch_size) if games is None else games:
         count = tree.num_nodes[b]
         slots = tree.slot(np.full(count, b), np.arange(count))
         nodes = env.take(tree.states, slots)
@@ -379,22 +428,66 @@ def assert_tree_consistent(env: VecEnv, tree: Tree) -> None:
         assert (tree.visits[b, :count][running] == 1 + tree.child_visits[b, :count][running].sum(axis=1)).all()
 
 
+@pytest.fixture
+def garbage_filled_trees(monkeypatch):
+    """Fill new trees with garbage (NaN, huge indices, True): rows of nodes that do not exist yet
+    must never be read, since trees are allocated with np.empty and never cleared."""
+    allocate = Tree.allocate.__func__
+
+    def allocate_garbage(cls, *args):
+        tree = allocate(cls, *args)
+        for name, array in vars(tree).items():
+            if isinstance(array, np.ndarray) and name != "num_nodes":
+                if array.dtype == bool:
+                    array[...] = True
+                elif np.issubdtype(array.dtype, np.floating):
+                    array[...] = np.nan
+                else:
+                    array[...] = np.iinfo(array.dtype).max
+        return tree
+
+    monkeypatch.setattr(Tree, "allocate", classmethod(allocate_garbage))
+
+
 @pytest.mark.parametrize("algorithm", ALGORITHMS)
 @pytest.mark.parametrize("config", [GameConfig(side=3), DOUBLE3], ids=["komi", "double"])
-def test_trees_stay_consistent_over_a_game_with_reuse(algorithm, config):
+def test_trees_stay_consistent_over_a_game_with_reuse(algorithm, config, garbage_filled_trees):
     """Search, play the chosen move, search again (reusing the subtree) until the games end."""
     env = VecEnv(config)
     rng = np.random.default_rng(8)
     mcts = MCTS(env, RolloutEvaluator(env, rng), SearchConfig(algorithm=algorithm, num_simulations=24))
-    state = env.reset(4)
+    state = env.reset(8)
     while not state.done.all():
+        # Search the running games; the batch keeps its size (and its trees) while it can.
         running = np.flatnonzero(~state.done)
-        if running.size < state.batch_size:  # search only running games (a new batch: fresh trees)
+        if running.size < state.batch_size:
             state = env.take(state, running)
         out = mcts.run(state, rng, add_noise=True)
         assert_tree_consistent(env, mcts.tree)
         assert (out.visits.sum(axis=1) >= 24).all()
         env.step(state, out.action)
+
+
+def test_reuse_across_games_with_trees_of_very_different_sizes(garbage_filled_trees):
+    """Searching the same positions again keeps each whole tree: a big one (an open board) next
+    to a tiny one (a game one move from its end, whose simulations revisit terminal nodes)."""
+    env = VecEnv(KOMI3)
+    rng = np.random.default_rng(9)
+    endgame = Game(KOMI3)
+    while len(endgame.legal_moves()) > 2 or "button" in endgame.legal_moves():
+        endgame.play(endgame.legal_moves()[int(rng.integers(len(endgame.legal_moves())))])
+    assert not endgame.is_over
+    state = env.from_games([Game(KOMI3), endgame])
+    mcts = MCTS(env, UniformEvaluator(env), SearchConfig(algorithm="puct", num_simulations=16))
+    mcts.run(state, rng, add_noise=False)
+    sizes = mcts.tree.num_nodes.copy()
+    assert sizes[0] == 17 and sizes[1] < 8
+    mcts.run(state, rng, add_noise=False)
+    # Both roots were kept (1 + 16 visits) and got 16 more; the small tree was kept whole. (The big
+    # one kept its first 16 nodes, the most a search of 16 simulations keeps: see tree.reroot.)
+    assert mcts.tree.visits[:, ROOT].tolist() == [33, 33]
+    assert mcts.tree.num_nodes[1] >= sizes[1]
+    assert_tree_consistent(env, mcts.tree, games=[1])
 
 
 def test_without_tree_reuse_every_search_starts_fresh():
@@ -420,7 +513,8 @@ def test_mcts_player_plays_the_winning_move_and_reuses_its_tree():
     game.play(game.legal_moves()[0])
     if not game.is_over:
         assert player.choose(game, rng) in game.legal_moves()
-        assert player.search.tree.visits[0, ROOT] > 65  # more than a fresh root: the subtree of the previous search was kept
+        # More visits than a fresh root (1 + 64): the subtree of the previous search was kept.
+        assert player.search.tree.visits[0, ROOT] > 65
 
 
 def test_player_builders_reject_bad_arguments():

@@ -15,7 +15,7 @@ import pytest
 
 from catena_zero.game import BLACK, EMPTY, WHITE, Game, GameConfig, board_spec
 from catena_zero.game.options import GAME_TYPES, SCORINGS, komi_range
-from catena_zero.game.vec_env import EnvState, VecEnv
+from catena_zero.game.vec_env import _LOST_MAX, EnvState, VecEnv, random_legal_actions
 
 COMBOS = [(t, s) for t in GAME_TYPES for s in SCORINGS]
 WINNER_CODE = {None: EMPTY, "black": BLACK, "white": WHITE}
@@ -30,7 +30,8 @@ def random_komi(cfg: GameConfig, size: int, rng: np.random.Generator) -> np.ndar
 
 
 def random_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """Uniform legal action per row (argmax of random keys over legal actions); -1 if none."""
+    """Uniform legal action per row (argmax of random keys over legal actions); -1 if none.
+    Deliberately independent of ``random_legal_actions``, which is tested on its own."""
     keys = np.where(mask, rng.random(mask.shape), -1.0)
     actions = keys.argmax(axis=1)
     actions[~mask.any(axis=1)] = -1
@@ -162,7 +163,7 @@ def play_differential(cfg: GameConfig, batch: int, seed: int, checkpoint_every: 
 
 # ---------------------------------------------------------------------- differential tests
 # Sized for the default suite (well under a minute in total): many small games, fewer big ones.
-DEFAULT_SIZES = [(2, 1500), (3, 600), (6, 60), (10, 6)]
+DEFAULT_SIZES = [(2, 1500), (3, 800), (6, 120), (10, 10)]
 
 
 @pytest.mark.parametrize("game_type,scoring", COMBOS)
@@ -183,8 +184,8 @@ def test_ribbon_info_and_midgame_scores(game_type: str, scoring: str) -> None:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("game_type,scoring", COMBOS)
-@pytest.mark.parametrize("side,batch", [(2, 5000), (3, 4000), (4, 2000), (5, 1000), (6, 1000),
-                                        (7, 300), (8, 200), (9, 100), (10, 100)])
+@pytest.mark.parametrize("side,batch", [(2, 10000), (3, 8000), (4, 4000), (5, 3000), (6, 3000),
+                                        (7, 800), (8, 500), (9, 300), (10, 300)])
 def test_matches_reference_engine_slow(game_type: str, scoring: str, side: int, batch: int) -> None:
     cfg = GameConfig(side=side, game_type=game_type, scoring=scoring)
     play_differential(cfg, batch, seed=side * 101 + COMBOS.index((game_type, scoring)))
@@ -314,6 +315,10 @@ def test_bad_komi_and_foreign_state() -> None:
         VecEnv(GameConfig(side=3)).reset(2, 16)
     with pytest.raises(ValueError, match="komi"):
         VecEnv(GameConfig(side=3, game_type="double")).reset(2, 1)
+    with pytest.raises(ValueError, match="one per game"):
+        VecEnv(GameConfig(side=3)).reset(2, np.array([1, 2, 3]))
+    with pytest.raises(ValueError, match="whole numbers"):
+        VecEnv(GameConfig(side=3)).reset(2, 1.5)
     a, b = VecEnv(GameConfig(side=3)), VecEnv(GameConfig(side=4))
     with pytest.raises(ValueError, match="does not belong"):
         a.legal_actions(b.reset(1))
@@ -383,6 +388,42 @@ def test_symmetries_commute_with_play() -> None:
         a = random_actions(mask[:1], rng)[0]
         env.step(state, images[:, a])
     assert state.done.all() and (state.winner == state.winner[0]).all()
+
+
+def test_one_stone_makes_at_most_lost_max_cells_illegal() -> None:
+    """The bound behind the R8 shortcut: with more than _LOST_MAX legal cells, every first
+    stone leaves a cell for the second. Every legal stone of many random positions is tried."""
+    rng = np.random.default_rng(8)
+    worst = 0
+    for side in (3, 5, 7):
+        env = VecEnv(GameConfig(side=side))
+        n = env.spec.num_cells
+        state = env.reset(40)
+        while not state.done.all():
+            mask = env.legal_actions(state)[:, :n]
+            games, cells = np.nonzero(mask)
+            trial = env.take(state, games)
+            env.step(trial, cells)
+            lost = mask[games].sum(axis=1) - env.legal_actions(trial)[:, :n].sum(axis=1)
+            assert (lost >= 1).all() and lost.max() <= _LOST_MAX
+            worst = max(worst, int(lost.max()))
+            env.step(state, random_actions(env.legal_actions(state), rng))
+    assert worst >= 6  # the positions were rich enough to exercise the bound
+
+
+def test_random_legal_actions_is_uniform_over_legal() -> None:
+    rng = np.random.default_rng(12)
+    mask = np.zeros((4, 10), dtype=bool)
+    mask[0, [1, 4, 9]] = True
+    mask[2, 0] = True
+    mask[3] = True
+    draws = np.stack([random_legal_actions(mask, rng) for _ in range(6000)])
+    assert (draws[:, 1] == -1).all() and (draws[:, 2] == 0).all()
+    counts = np.bincount(draws[:, 0], minlength=10)
+    assert counts[[0, 2, 3, 5, 6, 7, 8]].sum() == 0
+    assert np.abs(counts[[1, 4, 9]] - 2000).max() < 150  # ~4.5 standard deviations
+    counts = np.bincount(draws[:, 3], minlength=10)
+    assert np.abs(counts - 600).max() < 110
 
 
 def test_memory_per_game_is_small() -> None:

@@ -16,12 +16,16 @@ public fields of ``EnvState`` (``board``, ``to_move`` ...) are typed read-only s
 column slices. int16 holds every value: cells and ids < 273, lengths <= 271, komi <= 1000.
 
 Why it is fast (DESIGN.md sec. 1). Every group is a ribbon (a path), so a placement on x
-only changes things near x and at the two ends of x's ribbon: per step the work is
-``O(B * 27)`` gathers and scatters on the flattened ``[B * W]`` array with precomputed row
-offsets, a fixed number of numpy calls whatever B is, and no Python loop over games.
-Rare events (claims that recolour, the endgame pair rule of R8, game ends) run on the
-compacted subset of games where they happen. Everything is gathers, scatters, elementwise
-arithmetic and row reductions, which map one to one onto torch for a GPU port.
+only changes things near x and at the two ends of x's ribbon: a step gathers and scatters
+a few dozen values per game (x's 6 neighbours, those of its <= 2 stone neighbours and of
+the ribbon's ends, and the neighbours of the cells that became illegal) in the flattened
+``[B * W]`` array with precomputed row offsets: a fixed number of numpy calls (about 100)
+whatever B is, and no Python loop over games. Rare events (joins that relabel a ribbon,
+claims that recolour one, the endgame pair rule of R8, game ends) run on the compacted
+subset of games where they happen. Everything is gathers, scatters, scatter-adds,
+elementwise arithmetic and nonzero, which map one to one onto torch for a GPU port
+(``index_select``/``index_put_``/``index_add_``/``nonzero``); only the scratch arrays
+behind ``_first_of_each`` would become a sort-based unique there.
 
 Per game, the packed row holds these fields (each per-cell field is P wide):
     COLOUR[P]    EMPTY/BLACK/WHITE now, after claims (R5); at the end the final owners
@@ -38,13 +42,14 @@ Per game, the packed row holds these fields (each per-cell field is P wide):
                  compare on the few games that merged).
     PARTNER[P]   for an end, the other end of its ribbon (a single stone is its own partner)
     NLEGAL[P]    number of R3-legal neighbouring cells; a ribbon is limited (R2) iff both
-                 ends have none (cells next to a middle stone are never legal). SENT's
-                 entry is scratch.
+                 ends have none (cells next to a middle stone are never legal)
     BLACK[P], WHITE[P]   at a root: the ribbon's stones of each colour (length = sum)
     CLAIMED[P]   at a root: the ribbon was claimed (R5 when it became limited, or R8's
                  final claim); a claimed ribbon is monochrome and never changes again
     HISTORY[N+1] actions played in order, -1 padded
     scalars      TO_MOVE, MOVE_NUMBER, BUTTON, DONE, WINNER, KOMI, NUM_LEGAL (legal cells)
+The SENT slot reads as an empty, illegal cell without ribbon; its DEG and NLEGAL entries
+take the writes aimed at padding and are scratch.
 """
 
 from __future__ import annotations
@@ -57,7 +62,7 @@ from .options import GameConfig, komi_range
 from .rules import BLACK, EMPTY, WHITE, Game
 from .spec import BoardSpec, board_spec
 
-__all__ = ["EMPTY", "BLACK", "WHITE", "EnvState", "RibbonInfo", "VecEnv"]
+__all__ = ["EMPTY", "BLACK", "WHITE", "EnvState", "RibbonInfo", "VecEnv", "random_legal_actions"]
 
 # A stone on x (with k stone neighbours) makes legal cells illegal only among (DESIGN.md
 # sec. 1): x; its 6 - k empty neighbours; for each stone neighbour that stops being an end,
@@ -67,11 +72,12 @@ __all__ = ["EMPTY", "BLACK", "WHITE", "EnvState", "RibbonInfo", "VecEnv"]
 # leaves one for the second (R8) and the pair rule needs no per-cell check.
 _LOST_MAX = 15
 
-# A row of 8 bools viewed as a little-endian uint64 has byte i set iff column i is True.
-# Its lowest set byte, isolated as 256**i, is told apart by 256**i % 19 (distinct, nonzero
-# for i < 8); residue 0 (no byte set) decodes to column 7, which is always SENT.
+# A row of 8 bools viewed as a uint64 has one byte per column. Its lowest set bit, isolated
+# as ``v & -v``, is one of 8 powers 256**j, told apart by their residues mod 19 (distinct and
+# nonzero); residue 0 (no column set) decodes to column 7, which is always SENT. Built from
+# the actual view, so it holds for either byte order.
 _BYTE_DIR = np.full(19, 7, dtype=np.int64)
-_BYTE_DIR[[pow(256, i, 19) for i in range(8)]] = np.arange(8)
+_BYTE_DIR[np.eye(8, dtype=bool).view(np.uint64).ravel() % 19] = np.arange(8)
 _BYTE_DIR.setflags(write=False)
 
 
@@ -121,6 +127,7 @@ def _make_layout(config: GameConfig) -> _Layout:
         col += p
     offsets["history"] = col
     width = col + n + 1
+    assert width < 2**15, "flat offsets within a row must fit the int16 values they are added to"
 
     # Eight columns (two always SENT) so that a row of 8 bools is one uint64: "any" and
     # "how many" over a cell's neighbours are then one elementwise op (see _BYTE_DIR).
@@ -238,8 +245,9 @@ class _Neighbourhood:
     cells: np.ndarray  # [K, 8] their flat indices in the packed array, without field offset
     deg: np.ndarray  # [K, 8] their DEG before the placement
     k: np.ndarray  # [K] stones next to x (R3's k; 0..2 as x is legal)
-    a: np.ndarray  # [K] x's first stone neighbour, SENT if none
-    b: np.ndarray  # [K] x's second stone neighbour, SENT if k < 2
+    ab: np.ndarray  # [2K] x's first stone neighbour a (SENT if none), then its second b
+    #                 (SENT if k < 2): stacked so that each lookup for both is one gather
+    base2: np.ndarray  # [2K] the games' row offsets, twice, to go with ab
     p: np.ndarray  # [K] one end of x's ribbon after the placement (x if k == 0)
     q: np.ndarray  # [K] the other end (x if k <= 1)
 
@@ -265,7 +273,10 @@ class VecEnv:
         self.sym_gather: np.ndarray = self.spec.sym_gather  # [12, N]
         self.sym_gather_actions: np.ndarray = self.spec.sym_gather_actions  # [12, A]
         self._rows_cache = np.arange(0, dtype=np.int64)
+        # scratch indexed by game * P + cell, grown on demand: ``_stamp`` for removing
+        # repeated (game, cell) pairs, ``_table`` (kept all zero between uses) for claims
         self._stamp = np.zeros(0, dtype=np.int32)
+        self._table = np.zeros(0, dtype=np.int16)
 
     @property
     def bytes_per_game(self) -> int:
@@ -277,7 +288,11 @@ class VecEnv:
         """B new games (empty board, Black to move); komi per game (default ``config.komi``)."""
         if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)) or batch_size < 0:
             raise ValueError(f"batch_size must be a non-negative integer, got {batch_size!r}")
-        komi_arr = np.broadcast_to(np.asarray(self.config.komi if komi is None else komi), (batch_size,))
+        komi_arr = np.asarray(self.config.komi if komi is None else komi)
+        if komi_arr.ndim > 1 or (komi_arr.ndim == 1 and komi_arr.size != batch_size):
+            raise ValueError(f"komi must be one number or one per game ({batch_size}), "
+                             f"got shape {komi_arr.shape}")
+        komi_arr = np.broadcast_to(komi_arr, (batch_size,))
         if komi_arr.size and not np.issubdtype(komi_arr.dtype, np.integer):
             raise ValueError(f"komi must be whole numbers, got dtype {komi_arr.dtype}")
         lo, hi = komi_range(self.config.scoring)
@@ -328,7 +343,8 @@ class VecEnv:
         """A state holding ``games`` (same side, game type and scoring as this env)."""
         for g in games:
             c = g.config
-            if (c.side, c.game_type, c.scoring) != (self.config.side, self.config.game_type, self.config.scoring):
+            mine = self.config
+            if (c.side, c.game_type, c.scoring) != (mine.side, mine.game_type, mine.scoring):
                 raise ValueError(f"game options {c} do not match the environment's {self.config}")
         state = self.reset(len(games), np.array([g.config.komi for g in games], dtype=np.int64))
         histories = [g.actions for g in games]
@@ -412,6 +428,16 @@ class VecEnv:
             self._rows_cache = np.arange(bsz, dtype=np.int64)
         return self._rows_cache
 
+    def _first_of_each(self, key: np.ndarray, size: int) -> np.ndarray:
+        """Indices of the first occurrence of every distinct value in ``key`` (< ``size``):
+        every position writes its index to a scratch slot, one write per slot wins, and a
+        position is kept iff it reads its own index back (O(len(key)), no sort)."""
+        if self._stamp.size < size:
+            self._stamp = np.empty(size, dtype=np.int32)
+        order = np.arange(key.size, dtype=np.int32)
+        self._stamp[key] = order
+        return np.flatnonzero(self._stamp[key] == order)
+
     def step(self, state: EnvState, actions) -> None:
         """Play ``actions`` [B] (cell index, or N for the button) in every running game, in
         place; entries of finished games are ignored. ValueError (naming the first offending
@@ -470,12 +496,13 @@ class VecEnv:
         k = np.bitwise_count(bits)
         low = bits & (np.uint64(0) - bits)  # the lowest set byte
         row8 = x * 8
-        flat_nbr = lay.nbr.ravel()
-        a = flat_nbr[row8 + _BYTE_DIR[low % np.uint64(19)]]  # SENT when k == 0
-        b = flat_nbr[row8 + _BYTE_DIR[(bits ^ low) % np.uint64(19)]]  # SENT when k < 2
-        p = np.where(k >= 1, F[base + (lay.partner + a)], x)
-        q = np.where(k == 2, F[base + (lay.partner + b)], x)
-        return _Neighbourhood(nb=nb, cells=cells, deg=F[cells + lay.deg], k=k, a=a, b=b, p=p, q=q)
+        column = _BYTE_DIR[np.concatenate([low, bits ^ low]) % np.uint64(19)]  # [2K]
+        ab = lay.nbr.ravel()[np.concatenate([row8, row8]) + column]
+        base2 = np.concatenate([base, base])
+        partner = F[base2 + (lay.partner + ab)]
+        p = np.where(k >= 1, partner[:x.size], x)
+        q = np.where(k == 2, partner[x.size:], x)
+        return _Neighbourhood(nb=nb, cells=cells, deg=F[cells + lay.deg], k=k, ab=ab, base2=base2, p=p, q=q)
 
     def _lost_cells(self, F: np.ndarray, base: np.ndarray, x: np.ndarray,
                     h: _Neighbourhood) -> tuple[np.ndarray, np.ndarray]:
@@ -493,10 +520,9 @@ class VecEnv:
         near[:, 7] = x
         # x's stone neighbours with one neighbour before become middle stones: every empty
         # cell next to them becomes illegal (it would give them a third neighbour).
-        ab = np.concatenate([h.a, h.b])
-        ia = np.flatnonzero(F[np.concatenate([base, base]) + (lay.deg + ab)] == 1)
+        ia = np.flatnonzero(F[h.base2 + (lay.deg + h.ab)] == 1)
         ia_rows = ia % x.size
-        around_ab = lay.nbr[ab[ia]]
+        around_ab = lay.nbr[h.ab[ia]]
         # a merge (k == 2): a cell next to both new ends p and q would close a ring.
         ij = np.flatnonzero(h.k == 2)
         around_p = lay.nbr[h.p[ij]]
@@ -537,10 +563,11 @@ class VecEnv:
 
         # --- ribbons: x starts one (k=0), extends one (k=1) or joins two (k=2); a join
         # keeps the longer ribbon's id and relabels the other one.
-        ra = F[base + (lay.label + h.a)]  # ids of the ribbons of a and b; SENT when absent
-        rb = F[base + (lay.label + h.b)]
-        black_a, black_b = F[base + (lay.black + ra)], F[base + (lay.black + rb)]
-        white_a, white_b = F[base + (lay.white + ra)], F[base + (lay.white + rb)]
+        kk = x.size
+        rab = F[h.base2 + (lay.label + h.ab)]  # ids of the ribbons of a and b; SENT when absent
+        black, white = F[h.base2 + (lay.black + rab)], F[h.base2 + (lay.white + rab)]
+        ra, rb = rab[:kk], rab[kk:]
+        black_a, black_b, white_a, white_b = black[:kk], black[kk:], white[:kk], white[kk:]
         a_wins = black_a + white_a >= black_b + white_b
         rid = np.where(h.k == 0, x, np.where(a_wins, ra, rb))
         F[base + (lay.colour + x)] = me
@@ -559,14 +586,10 @@ class VecEnv:
             data[jrows, lay.label:lay.label + lay.n] = np.where(labels == loser, rid[joined, None], labels)
 
         # --- legality: drop the cells that just became illegal (each once)
+        first = self._first_of_each(li * lay.p + lost, rows.size * lay.p)
+        li = li[first]
         lbase = base[li]
-        cell_at = lbase + lost  # flat index, without field offset
-        if self._stamp.size < F.size:
-            self._stamp = np.empty(F.size, dtype=np.int32)
-        order = np.arange(cell_at.size, dtype=np.int32)
-        self._stamp[cell_at] = order  # of repeated cells one write wins: keep that one
-        first = np.flatnonzero(self._stamp[cell_at] == order)
-        li, lbase, cell_at = li[first], lbase[first], cell_at[first]
+        cell_at = lbase + lost[first]  # flat index, without field offset
         F[cell_at + lay.legal] = 0
         F[base + lay.num_legal] -= np.bincount(li, minlength=rows.size).astype(np.int16)
         around = (lbase[:, None] + lay.nbr[cell_at - lbase]).ravel()  # [L * 8]
@@ -576,8 +599,9 @@ class VecEnv:
         # next to a cell that just became illegal. It is limited iff neither end has a legal
         # neighbour (cells next to middle stones never are legal, R3).
         maybe = np.flatnonzero(F[around + lay.nlegal] == 0)
-        cand = np.concatenate([around[maybe], base + h.p])
-        cand_row = np.concatenate([li[maybe // 8], np.arange(rows.size)])
+        own = np.flatnonzero(F[base + (lay.nlegal + h.p)] == 0)  # x's ribbon, by its end p
+        cand = np.concatenate([around[maybe], base[own] + h.p[own]])
+        cand_row = np.concatenate([li[maybe // 8], own])
         cbase = base[cand_row]
         r = F[cand + lay.label].astype(np.int64)
         limited = np.flatnonzero(
@@ -594,9 +618,9 @@ class VecEnv:
             F[base + lay.to_move] = BLACK + WHITE - me
             if self.config.game_type == "no_komi":
                 # R7: the button may be taken once Black's first stone is down.
-                first = move_number == 1
-                if first.any():
-                    F[base[first] + (lay.legal + lay.n)] = 1
+                opening = move_number == 1
+                if opening.any():
+                    F[base[opening] + (lay.legal + lay.n)] = 1
             over = F[base + lay.num_legal] == 0
             if over.any():
                 ob = base[over]
@@ -660,14 +684,20 @@ class VecEnv:
         mixed = np.flatnonzero((black > 0) & (white > 0))
         if not mixed.size:
             return  # monochrome ribbons already have the winner's colour
-        # new colour per (game, ribbon id), looked up by every stone's id; a game listed
-        # twice computes the same row twice, so repeated writes agree
+        # Recolour: the new colour per (game, ribbon id) in a table that every stone of the
+        # claimed games looks up by its id. A game listed twice computes the same row twice,
+        # so the repeated writes agree; the same ribbon listed twice is done once.
         p, n = lay.p, lay.n
-        rows, rids = rows[mixed], rids[mixed]
-        table = np.zeros(data.shape[0] * p, dtype=np.int16)
-        table[rows * p + rids] = winner[mixed]
+        size = data.shape[0] * p
+        mixed = mixed[self._first_of_each(rows[mixed] * p + rids[mixed], size)]
+        rows = rows[mixed]
+        key = rows * p + rids[mixed]
+        if self._table.size < size:
+            self._table = np.zeros(size, dtype=np.int16)
+        self._table[key] = winner[mixed]
         labels = data[rows, lay.label:lay.label + n]
-        new = table[(rows * p)[:, None] + labels]
+        new = self._table[(rows * p)[:, None] + labels]  # (empty cells: SENT's slot, 0)
+        self._table[key] = 0
         colour = data[rows, lay.colour:lay.colour + n]
         data[rows, lay.colour:lay.colour + n] = np.where(new != EMPTY, new, colour)
 
@@ -677,12 +707,32 @@ class VecEnv:
         lay = self._lay
         s = _scores(data[rows], lay)
         holder = data[rows, lay.button]
-        data[rows, lay.winner] = np.where(s[:, 0] > s[:, 1], BLACK, np.where(s[:, 1] > s[:, 0], WHITE, holder))
+        data[rows, lay.winner] = np.where(s[:, 0] > s[:, 1], BLACK,
+                                          np.where(s[:, 1] > s[:, 0], WHITE, holder))
+
+
+def random_legal_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """[B] int64 one action per row of ``mask`` [B, A], uniform over its legal ones; -1 in
+    rows without any (finished games, which ``VecEnv.step`` ignores).
+
+    The legal (row, action) pairs are listed once in row order; row i picks its
+    floor(u * c_i)-th of c_i with u uniform in [0, 1). About half the cost of an argmax over
+    random keys, which has to draw B * A random numbers.
+    """
+    bsz, num = mask.shape
+    legal = np.flatnonzero(mask)  # row-major, so each row's legal actions are contiguous
+    row_start = np.arange(bsz + 1, dtype=np.int64) * num
+    bounds = np.searchsorted(legal, row_start)
+    count = np.diff(bounds)
+    pick = bounds[:-1] + (rng.random(bsz) * count).astype(np.int64)
+    out = legal[np.minimum(pick, max(legal.size - 1, 0))] - row_start[:-1] if legal.size else pick
+    out[count == 0] = -1
+    return out
 
 
 def _scores(data: np.ndarray, lay: _Layout) -> np.ndarray:
     """[R, 2] float32 [black, white] scores of packed rows ``data`` [R, W] (brief, R6)."""
-    n, p = lay.n, lay.p
+    n = lay.n
     scoring = lay.config.scoring
     colour = data[:, lay.colour:lay.colour + n]
     komi = data[:, lay.komi].astype(np.float64)
@@ -698,7 +748,8 @@ def _scores(data: np.ndarray, lay: _Layout) -> np.ndarray:
         black = data[:, lay.black:lay.black + n].astype(np.int64)
         white = data[:, lay.white:lay.white + n].astype(np.int64)
         length = black + white
-        owner = np.where(~is_root, EMPTY, np.where(black > white, BLACK, np.where(white > black, WHITE, EMPTY)))
+        majority = np.where(black > white, BLACK, np.where(white > black, WHITE, EMPTY))
+        owner = np.where(is_root, majority, EMPTY)
         if scoring == "quadratic":
             out[:, 0] = (length ** 2 * (owner == BLACK)).sum(axis=1)
             out[:, 1] = (length ** 2 * (owner == WHITE)).sum(axis=1)

@@ -10,8 +10,8 @@ S simulations per search call.
   best half of them, and so on; at every simulation only actions whose visit count equals the
   scheduled count compete, which makes the top-k selection implicit (mctx).
 - sigma(q) = (c_visit + max_b N(b)) * c_scale * q_hat, with q_hat the completed Q values
-  rescaled to [0, 1] over the legal actions. Unvisited actions are completed with the mixed value
-  (raw value and prior-weighted Q of the visited actions, paper appendix D).
+  min-max rescaled to [0, 1]. Unvisited actions are completed with the mixed value (the raw
+  value and the prior-weighted Q of the visited actions, paper appendix D).
 - The move is the best action among the most visited ones (the sequential halving winner);
   the policy target is softmax(logits + sigma(completed q)) over the legal actions.
 - Below the root, selection is deterministic and matches the improved policy:

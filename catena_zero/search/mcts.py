@@ -56,7 +56,12 @@ class MCTS:
 
         ``add_noise`` is for self-play only: PUCT mixes Dirichlet noise into the root priors and
         samples the move by visit counts (temperature) for the first ``temperature_moves`` moves;
-        Gumbel draws the root Gumbel noise (otherwise it is 0 and the search is deterministic).
+        Gumbel draws the root Gumbel noise, which is its exploration (the paper samples no
+        temperature); without noise both searches are deterministic given the evaluator.
+        The evaluation function is called once for the roots not kept from the previous search,
+        then once per simulation on that simulation's new leaves (at most B states).
+        The returned value and score are the root's mean backed-up estimates (mctx); under Gumbel
+        they include the scheduled visits of weaker considered actions, so they lean pessimistic.
         """
         batch = state.batch_size
         if batch == 0:
@@ -86,8 +91,9 @@ class MCTS:
     def _start(self, state: "EnvState") -> Tree:
         """The tree to search: the kept subtree where the game continues it, a fresh root elsewhere.
 
-        The previous tree's arrays are reused whenever the batch size is unchanged (allocating
-        and first touching ~10 MB per search would cost more than the simulations at batch 256).
+        The previous tree's arrays are reused whenever the batch size is unchanged: allocating and
+        first touching them would cost more than the simulations themselves (side 6, S = 32, tree
+        reuse: 65 nodes, about 100 KB of edge arrays and 120 KB of stored states per game).
         """
         env, config = self.env, self.config
         batch, games = state.batch_size, np.arange(state.batch_size)

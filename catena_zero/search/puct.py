@@ -76,7 +76,8 @@ class PuctPolicy:
         sample = (move_number < self.config.temperature_moves) & (temperature > 0) & self.add_noise
         action = greedy
         if sample.any():
-            weights = visits[sample] ** (1.0 / temperature)
+            counts = visits[sample]
+            weights = (counts / counts.max(axis=1, keepdims=True)) ** (1.0 / temperature)
             action = greedy.copy()
             action[sample] = _sample_rows(weights, rng)
         return action, policy

@@ -112,6 +112,10 @@ class Tree:
     def capacity(self) -> int:
         return self.parent.shape[1]
 
+    @property
+    def num_actions(self) -> int:
+        return self.priors.shape[2]
+
     def slot(self, games: np.ndarray, nodes: np.ndarray) -> np.ndarray:
         """[K] flat index ``b * M + n`` of (game, node) pairs: their slot in ``states`` and in the
         flattened per-node arrays (selection and backup index flat views: fewer, cheaper gathers)."""
@@ -162,17 +166,13 @@ class Tree:
         self.num_nodes[games] += 1
         return nodes
 
-    @property
-    def num_actions(self) -> int:
-        return self.priors.shape[2]
-
     def stats(self, games: np.ndarray, nodes: np.ndarray) -> NodeStats:
         """Gather what selection reads at one node per game ([K] games, [K] nodes)."""
         at = self.slot(games, nodes)
         visits = np.take(self.visits, at)
         return NodeStats(
             visits=visits,
-            value=np.take(self.value_sum, at) / np.maximum(visits, 1),
+            value=(np.take(self.value_sum, at) / np.maximum(visits, 1)).astype(np.float32),
             raw_value=np.take(self.raw_value, at),
             child_visits=np.take(self._edges(self.child_visits), at, axis=0),
             child_q=np.take(self._edges(self.child_value), at, axis=0),
@@ -185,7 +185,7 @@ class Tree:
         visits = self.visits[:, ROOT]
         return NodeStats(
             visits=visits,
-            value=self.value_sum[:, ROOT] / np.maximum(visits, 1),
+            value=(self.value_sum[:, ROOT] / np.maximum(visits, 1)).astype(np.float32),
             raw_value=self.raw_value[:, ROOT],
             child_visits=self.child_visits[:, ROOT],
             child_q=self.child_value[:, ROOT],
@@ -262,9 +262,11 @@ def reroot(env: "VecEnv", tree: Tree, roots: np.ndarray, max_nodes: int) -> None
                      "action", "child_visits", "child_value", "priors", "legal"):
             array = getattr(tree, name)
             array[:, :width] = array[rows, order]
-        parent = tree.parent[rows, order]
+        # Columns past a game's count hold rows of nodes that do not exist (garbage indices):
+        # clip them into range; those columns stay unused.
+        parent = np.clip(tree.parent[rows, order], NO_PARENT, capacity - 1)
         tree.parent[:, :width] = np.where(parent >= 0, remap[rows, np.maximum(parent, 0)], NO_PARENT)
-        children = tree.children[rows, order]  # [B, W, A]
+        children = np.clip(tree.children[rows, order], UNVISITED, capacity - 1)  # [B, W, A]
         tree.children[:, :width] = np.where(
             children >= 0, remap[rows[:, :, None], np.maximum(children, 0)], UNVISITED
         )

@@ -1,0 +1,125 @@
+"""Benchmark: simulations per second of the batched search (catena_zero/search) on side 6.
+
+Shape legend: B games searched together (the batch), S simulations per move.
+
+For each B in (1, 64, 256) and S in (32, 128), times whole searches (``MCTS.run``, default
+``SearchConfig``: Gumbel root, ``gumbel_num_considered`` 16) from positions 10 random moves into
+a side-6 game, with
+- the zero-cost evaluator (``UniformEvaluator``: uniform priors, value 0), which measures the
+  search's own cost plus the environment steps (take, step, put per simulation);
+- the default network (``NetEvaluator`` over an untrained ``model_from_config(NetConfig())``
+  on the CPU), where the evaluator's share of the time is measured by timing its calls.
+Tree reuse is off so every timed search starts from scratch; the tree arrays are allocated by
+an untimed warm-up search first (self-play reuses them from move to move).
+
+Run: .venv/bin/python scripts/bench_search.py [--batches 1 64 256] [--simulations 32 128]
+The last line reads: ``bench_search: side 6 batch 256: zero-cost Z sims/s, default network N
+sims/s, search overhead P%`` for the largest batch and simulation count measured.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from catena_zero.config import NetConfig, SearchConfig
+from catena_zero.game import GameConfig
+from catena_zero.game.vec_env import EnvState, VecEnv
+from catena_zero.net import NetEvaluator, model_from_config
+from catena_zero.search import MCTS, UniformEvaluator
+from catena_zero.search.rollout import random_actions
+from catena_zero.search.types import EvalFn, Evaluation
+
+SIDE = 6
+OPENING_MOVES = 10
+MIN_SECONDS = 2.0  # zero-cost searches are repeated until this much time has passed
+
+
+class TimedEvaluator:
+    """An EvalFn that adds the wall time of every call of ``inner`` to ``seconds``."""
+
+    def __init__(self, inner: EvalFn) -> None:
+        self.inner = inner
+        self.seconds = 0.0
+
+    def __call__(self, state: EnvState) -> Evaluation:
+        start = time.perf_counter()
+        evaluation = self.inner(state)
+        self.seconds += time.perf_counter() - start
+        return evaluation
+
+
+@dataclass(frozen=True)
+class Measurement:
+    simulations_per_second: float
+    evaluator_share: float  # fraction of the search time spent inside the evaluator
+    searches: int
+
+
+def opening_positions(env: VecEnv, batch: int, rng: np.random.Generator) -> EnvState:
+    state = env.reset(batch)
+    for _ in range(OPENING_MOVES):
+        env.step(state, random_actions(env.legal_actions(state), rng))
+    return state
+
+
+def measure(env: VecEnv, evaluator: EvalFn, batch: int, simulations: int, min_seconds: float) -> Measurement:
+    rng = np.random.default_rng(0)
+    state = opening_positions(env, batch, rng)
+    config = SearchConfig(num_simulations=simulations, tree_reuse=False)
+    mcts = MCTS(env, UniformEvaluator(env), config)
+    mcts.run(state, rng, add_noise=True)  # untimed: allocates and touches the tree arrays
+    timed = TimedEvaluator(evaluator)
+    timed(state)  # untimed: first-call set-up inside the evaluator (torch kernels)
+    timed.seconds = 0.0
+    mcts.eval_fn = timed
+    searches, start = 0, time.perf_counter()
+    while True:
+        mcts.run(state, rng, add_noise=True)
+        searches += 1
+        elapsed = time.perf_counter() - start
+        if elapsed >= min_seconds:
+            break
+    return Measurement(batch * simulations * searches / elapsed, timed.seconds / elapsed, searches)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--batches", type=int, nargs="+", default=[1, 64, 256])
+    parser.add_argument("--simulations", type=int, nargs="+", default=[32, 128])
+    args = parser.parse_args()
+
+    env = VecEnv(GameConfig(side=SIDE))
+    net_config = NetConfig(device="cpu")
+    network = NetEvaluator(model_from_config(net_config), env, net_config)
+    print(f"bench_search: side {SIDE}, {OPENING_MOVES} random opening moves, SearchConfig defaults "
+          f"(gumbel, 16 considered), tree reuse off; torch {torch.__version__} on CPU, "
+          f"{torch.get_num_threads()} threads; NetConfig() = {net_config.blocks} blocks x "
+          f"{net_config.channels} channels")
+    print(f"{'evaluator':<16}{'batch':>6}{'sims':>6}{'searches':>10}{'sims/s':>12}{'evaluator':>11}{'search+env':>12}")
+    results: dict[tuple[str, int, int], Measurement] = {}
+    for name, evaluator, min_seconds in [
+        ("zero-cost", UniformEvaluator(env), MIN_SECONDS),
+        ("default network", network, 0.0),  # one search each: the network dominates
+    ]:
+        for batch in args.batches:
+            for simulations in args.simulations:
+                m = measure(env, evaluator, batch, simulations, min_seconds)
+                results[name, batch, simulations] = m
+                print(f"{name:<16}{batch:>6}{simulations:>6}{m.searches:>10}{m.simulations_per_second:>12,.0f}"
+                      f"{m.evaluator_share:>10.1%}{1 - m.evaluator_share:>12.1%}", flush=True)
+    batch, simulations = max(args.batches), max(args.simulations)
+    zero, net = results["zero-cost", batch, simulations], results["default network", batch, simulations]
+    print(f"(last line: batch {batch}, {simulations} simulations per move; search overhead = share of the "
+          f"network search's time spent outside the network)")
+    print(f"bench_search: side {SIDE} batch {batch}: zero-cost {zero.simulations_per_second:.0f} sims/s, "
+          f"default network {net.simulations_per_second:.0f} sims/s, "
+          f"search overhead {100 * (1 - net.evaluator_share):.1f}%")
+
+
+if __name__ == "__main__":
+    main()
