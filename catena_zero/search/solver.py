@@ -19,11 +19,15 @@ stones in within a second.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..game.rules import Game
 from .types import Evaluation
+
+if TYPE_CHECKING:
+    from ..game.vec_env import EnvState, VecEnv
 
 WIN, DRAW, LOSS = 1, 0, -1
 
@@ -87,11 +91,11 @@ class Solver:
 class SolverEvaluator:
     """EvalFn with exact values (uniform priors, score 0): lets tests check search against the solver."""
 
-    def __init__(self, env, solver: Solver | None = None) -> None:
+    def __init__(self, env: "VecEnv", solver: Solver | None = None) -> None:
         self.env = env
         self.solver = solver if solver is not None else Solver()
 
-    def __call__(self, state) -> Evaluation:
+    def __call__(self, state: "EnvState") -> Evaluation:
         legal = self.env.legal_actions(state)
         priors = legal / np.maximum(legal.sum(axis=1, keepdims=True), 1)
         value = [self.solver.value(self.env.to_game(state, i)) for i in range(state.batch_size)]
