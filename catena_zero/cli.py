@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional, TextIO
@@ -346,22 +347,43 @@ def run_random_game(args: argparse.Namespace) -> int:
 
 
 def run_train(args: argparse.Namespace) -> int:
-    """Placeholder until self-play training exists: load the config and play a demo game."""
+    """Until self-play training exists (next issue): load the config and play a demo game."""
     config = load_config(args.config)
     return train_demo(config, Path(args.out_dir))
 
 
+def play_selfplay_demo(config: Config) -> tuple[Game, float]:
+    """One game of the untrained ``config.net`` network against itself through ``config.search``.
+
+    Exercises the whole stack a training run will use (vectorised env, features, network,
+    batched search); returns the game and the seconds it took.
+    """
+    from .search.player import network_player  # imports torch: only for this command
+
+    rng = np.random.default_rng(config.seed)
+    player = network_player(config)  # one player for both colours: its tree is reused across moves
+    game = Game(config.game)
+    started = time.perf_counter()
+    while not game.is_over:
+        game.play(player.choose(game, rng))
+    return game, time.perf_counter() - started
+
+
 def train_demo(config: Config, out_dir: Path) -> int:
-    """Play and render one random game under ``config`` and write record + SVG to ``out_dir``."""
+    """Play and render one self-play demo game under ``config``; write record + SVG to ``out_dir``."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    game = play_random_game(config)
-    record_path = save_record(out_dir / "random_game.txt", game)
-    svg_path = write_text_atomic(out_dir / "random_game.svg", render_svg(game))
+    game, seconds = play_selfplay_demo(config)
+    record_path = save_record(out_dir / "selfplay_game.txt", game)
+    svg_path = write_text_atomic(out_dir / "selfplay_game.svg", render_svg(game))
     print(render_ascii(game), end="", file=sys.stdout)
     print(_result_line(game), file=sys.stdout)
+    moves, sims = len(game.history), config.search.num_simulations
+    print(f"demo: the untrained network played {moves} moves against itself with {config.search.algorithm} "
+          f"search, {sims} simulations per move, in {seconds:.1f} s ({moves * sims / seconds:,.0f} simulations/s)",
+          file=sys.stdout)
     print(f"demo: wrote {record_path} and {svg_path}", file=sys.stdout)
     print("self-play training is not implemented yet: it arrives with the training issue; "
-          "this demo played one random game with the configured options.", file=sys.stdout)
+          "this demo played one game of the untrained network through search.", file=sys.stdout)
     return 0
 
 
