@@ -30,10 +30,9 @@ import torch
 
 from catena_zero.config import NetConfig, SearchConfig
 from catena_zero.game import GameConfig
-from catena_zero.game.vec_env import EnvState, VecEnv
+from catena_zero.game.vec_env import EnvState, VecEnv, random_legal_actions
 from catena_zero.net import NetEvaluator, model_from_config
 from catena_zero.search import MCTS, UniformEvaluator
-from catena_zero.search.rollout import random_actions
 from catena_zero.search.types import EvalFn, Evaluation
 
 SIDE = 6
@@ -67,7 +66,7 @@ class Measurement:
 def opening_positions(env: VecEnv, batch: int, rng: np.random.Generator) -> EnvState:
     state = env.reset(batch)
     for _ in range(OPENING_MOVES):
-        env.step(state, random_actions(env.legal_actions(state), rng))
+        env.step(state, random_legal_actions(env.legal_actions(state), rng))
     return state
 
 

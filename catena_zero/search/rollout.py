@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..game.vec_env import BLACK, EMPTY
+from ..game.vec_env import BLACK, EMPTY, random_legal_actions
 from .types import Evaluation
 
 if TYPE_CHECKING:
@@ -25,12 +25,6 @@ if TYPE_CHECKING:
 def uniform_priors(legal: np.ndarray) -> np.ndarray:
     """[B, A] float32 uniform over the legal actions (all 0 in a row without any)."""
     return (legal / np.maximum(legal.sum(axis=1, keepdims=True), 1)).astype(np.float32)
-
-
-def random_actions(legal: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """[B] a uniformly random legal action per row (0 in a row without any, e.g. a finished game)."""
-    keys = np.where(legal, rng.random(legal.shape, dtype=np.float32), -1.0)
-    return keys.argmax(axis=1)
 
 
 class UniformEvaluator:
@@ -64,7 +58,7 @@ class RolloutEvaluator:
         games = env.take(state, np.repeat(np.arange(count), rollouts))
         # Finished games ignore their actions, so step everything until all are over.
         while not games.done.all():
-            env.step(games, random_actions(env.legal_actions(games), self.rng))
+            env.step(games, random_legal_actions(env.legal_actions(games), self.rng))
         winner = games.winner
         value = np.where(winner == mover, 1.0, -1.0)
         value[winner == EMPTY] = 0.0  # draw (R8)
