@@ -63,10 +63,13 @@ class SearchConfig:
     dirichlet_fraction: float = 0.25  # root noise mixing in self-play (AlphaZero)
     temperature: float = 1.0  # move sampling temperature for the first temperature_moves moves
     temperature_moves: int = 8  # afterwards the most visited action is played
-    # Gumbel (mctx defaults): considered root actions, and sigma(q) = (c_visit + max N) * c_scale * q
+    # Gumbel: considered root actions (mctx max_num_considered_actions = 16), and
+    # sigma(q) = (c_visit + max N) * c_scale * q_hat (paper eq. 8; mctx maxvisit_init = 50 and
+    # value_scale = 0.1: with q_hat min-max rescaled to [0, 1], the paper's c_scale = 1 lets q
+    # swamp the prior logits after a handful of visits, so we take mctx's 0.1)
     gumbel_num_considered: int = 16
     gumbel_c_visit: float = 50.0
-    gumbel_c_scale: float = 1.0
+    gumbel_c_scale: float = 0.1
     tree_reuse: bool = True  # keep the chosen child's subtree for the next move
 
     def __post_init__(self) -> None:
