@@ -12,6 +12,7 @@ import dataclasses
 
 import numpy as np
 import pytest
+from positions import random_position
 
 from catena_zero.config import Config, SearchConfig
 from catena_zero.game import BLACK, WHITE, Game, GameConfig
@@ -58,12 +59,7 @@ def random_positions(config: GameConfig, plies: int, count: int, solver: Solver,
     """Running positions after random moves where the legal moves do not all have one value."""
     found: list[Game] = []
     while len(found) < count:
-        game = Game(config)
-        for _ in range(plies):
-            if game.is_over:
-                break
-            moves = game.legal_moves()
-            game.play(moves[int(rng.integers(len(moves)))])
+        game = random_position(config, plies, rng)
         if not game.is_over and len(set(solver.solve(game).move_values.values())) > 1:
             found.append(game)
     return found

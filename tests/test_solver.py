@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from positions import random_position
 
 from catena_zero.game import Game, GameConfig
 from catena_zero.game.vec_env import VecEnv
@@ -38,16 +39,6 @@ def brute_force(game: Game) -> int:
         value = brute_force(child)
         best = max(best, value if child.to_move == game.to_move else -value)
     return best
-
-
-def random_position(config: GameConfig, plies: int, rng: np.random.Generator) -> Game:
-    game = Game(config)
-    for _ in range(plies):
-        if game.is_over:
-            break
-        moves = game.legal_moves()
-        game.play(moves[int(rng.integers(len(moves)))])
-    return game
 
 
 @pytest.mark.parametrize("config", SIDE2_CONFIGS, ids=lambda c: f"{c.game_type}-{c.scoring}-komi{c.komi}")
