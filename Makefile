@@ -28,6 +28,7 @@ test-all: venv
 bench: venv
 	$(PY) scripts/bench_env.py
 	$(PY) scripts/bench_search.py
+	$(PY) scripts/bench_net.py
 
 clean:
 	rm -rf $(VENV)
