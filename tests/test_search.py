@@ -51,10 +51,6 @@ def states(env: VecEnv, *histories: list[str]):
     return env.from_games([Game.replay(env.config, moves) for moves in histories])
 
 
-def move_name(env: VecEnv, action: int) -> str:
-    return "button" if action == env.spec.button_action else env.spec.names[action]
-
-
 def random_positions(config: GameConfig, plies: int, count: int, solver: Solver, rng) -> list[Game]:
     """Running positions after random moves where the legal moves do not all have one value."""
     found: list[Game] = []
@@ -126,8 +122,8 @@ def test_root_edge_values_are_the_exact_move_values(config, moves):
     legal = env.legal_actions(env.from_games([game]))[0]
     assert (out.visits[0][legal] == 1).all() and out.visits[0].sum() == num_legal
     q = mcts.tree.child_value[0, ROOT]
-    assert {move_name(env, a): int(q[a]) for a in np.flatnonzero(legal)} == solution.move_values
-    assert move_name(env, out.action[0]) in solution.best_moves
+    assert {env.spec.action_name(a): int(q[a]) for a in np.flatnonzero(legal)} == solution.move_values
+    assert env.spec.action_name(out.action[0]) in solution.best_moves
 
 
 # --------------------------------------------------------------------------- playing strength
@@ -142,7 +138,7 @@ def test_plays_the_only_winning_move_with_rollouts(algorithm, config, moves):
     mcts = MCTS(env, RolloutEvaluator(env, rng, num_rollouts=4), SearchConfig(algorithm=algorithm, num_simulations=64))
     out = mcts.run(states(env, moves), rng, add_noise=False)
     solution = Solver().solve(Game.replay(config, moves))
-    assert solution.best_moves == (move_name(env, out.action[0]),)
+    assert solution.best_moves == (env.spec.action_name(out.action[0]),)
     a = out.action[0]
     assert mcts.tree.child_value[0, ROOT, a] > 0  # the search sees it winning
 
@@ -185,7 +181,7 @@ def test_choices_are_among_the_solver_optimal_moves(algorithm, config, plies, ro
         mcts = MCTS(env, evaluator, SearchConfig(algorithm=algorithm, num_simulations=64))
         out = mcts.run(env.from_games(games), rng, add_noise=False)
         for game, action in zip(games, out.action):
-            assert move_name(env, action) in solver.solve(game).best_moves, (type(evaluator).__name__, game.history)
+            assert env.spec.action_name(action) in solver.solve(game).best_moves, (type(evaluator).__name__, game.history)
 
 
 # ---------------------------------------------------------------------------------- mechanics

@@ -74,3 +74,10 @@ def test_grid_maps():
     for i, (c, r) in enumerate(spec.coords):
         assert spec.cell_to_grid[i] == r * g + c
         assert spec.grid_to_cell[r * g + c] == i
+
+
+def test_r10_action_names():
+    spec = board_spec(6)
+    assert spec.action_name(spec.cell("D5")) == "D5"
+    assert spec.action_name(spec.button_action) == "button"
+    assert [spec.action_name(a) for a in np.arange(spec.num_cells)] == list(spec.names)

@@ -19,10 +19,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .spec import board_spec
+from .spec import BUTTON, board_spec
 
 COLOURS = ("black", "white")
-BUTTON = "button"
 SWAP = "swap"
 
 EVENT_KINDS = ("place", "button", "komi", "colour", "swap")

@@ -30,12 +30,11 @@ from itertools import compress
 import numpy as np
 
 from .options import GameConfig
-from .spec import BoardSpec, board_spec
+from .spec import BUTTON, BoardSpec, board_spec
 
 EMPTY, BLACK, WHITE = 0, 1, 2  # the project's colour codes (same values as vec_env.py)
 COLOUR_NAMES = {BLACK: "black", WHITE: "white"}
 COLOUR_CODES = {"black": BLACK, "white": WHITE}
-BUTTON = "button"
 
 # The most legal cells other than x that a stone on x can make illegal: only empty
 # neighbours of x (<= 6), of its <= 2 stone neighbours (<= 5 each besides x) and of the
@@ -191,7 +190,7 @@ class Game:
     @property
     def history(self) -> list[str]:
         """The moves played, in R10 notation, in order (in double every stone is a move)."""
-        return [self._move_name(a) for a in self._actions]
+        return [self.spec.action_name(a) for a in self._actions]
 
     @property
     def actions(self) -> list[int]:
@@ -206,7 +205,7 @@ class Game:
     @property
     def last_move(self) -> str | None:
         """The last move in notation, None before the first."""
-        return self._move_name(self._actions[-1]) if self._actions else None
+        return self.spec.action_name(self._actions[-1]) if self._actions else None
 
     def stone_at(self, cell: str) -> str | None:
         """Colour of the stone on ``cell`` ("D5"), None if empty; ValueError for a non-cell."""
@@ -265,7 +264,7 @@ class Game:
 
     def legal_moves(self) -> list[str]:
         """Legal moves in notation: cells sorted by (column, row), then "button"; [] once over."""
-        return [self._move_name(a) for a in self.legal_actions()]
+        return [self.spec.action_name(a) for a in self.legal_actions()]
 
     def is_legal_action(self, action: int) -> bool:
         """Whether ``play_action(action)`` would succeed."""
@@ -308,7 +307,7 @@ class Game:
         if not 0 <= action <= self._n:
             return f"action {action} is out of range 0..{self._n}"
         if self._over:
-            return f"the game is over; {self._move_name(action)} cannot be played"
+            return f"the game is over; {self.spec.action_name(action)} cannot be played"
         if action == self._n:
             if self.can_take_button():
                 return None
@@ -638,9 +637,6 @@ class Game:
         return 1.0 if COLOUR_CODES[winner] == code else -1.0
 
     # ------------------------------------------------------------------ misc
-    def _move_name(self, action: int) -> str:
-        return BUTTON if action == self._n else self.spec.names[action]
-
     def __repr__(self) -> str:
         state = "over" if self._over else f"{self.to_move} to move"
         return (f"Game(side={self.config.side}, {self.config.game_type}, {self.config.scoring}, "

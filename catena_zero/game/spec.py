@@ -27,6 +27,7 @@ from .options import MAX_SIDE, MIN_SIDE
 # maps each offset to the next one.
 HEX_DIRECTIONS = ((1, 0), (1, 1), (0, 1), (-1, 0), (-1, -1), (0, -1))
 NUM_SYMMETRIES = 12
+BUTTON = "button"  # R10: taking the button is written "button"
 COLUMN_LETTERS = string.ascii_uppercase  # A..S are enough for side 10 (19 columns)
 
 
@@ -79,6 +80,10 @@ class BoardSpec:
     @property
     def button_action(self) -> int:
         return self.num_cells
+
+    def action_name(self, action: int) -> str:
+        """R10 notation of an action index: its cell ("D5"), or "button" for ``button_action``."""
+        return BUTTON if action == self.num_cells else self.names[action]
 
     def cell(self, name: str) -> int:
         """Index of a cell written in R10 notation; ValueError if malformed or off board."""

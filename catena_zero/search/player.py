@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..config import Config, SearchConfig
-from ..game.rules import BUTTON
 from ..game.vec_env import VecEnv
 from .mcts import MCTS
 from .rollout import RolloutEvaluator
@@ -43,7 +42,7 @@ class SearchPlayer:
             raise ValueError("the game is over: there is no legal move to choose")
         state = self.env.from_games([game])  # ValueError if side, game type or scoring differ
         action = int(self.search.run(state, rng, add_noise=False).action[0])
-        return BUTTON if action == self.env.spec.button_action else self.env.spec.names[action]
+        return self.env.spec.action_name(action)
 
 
 def rollout_player(game: "GameConfig", search: SearchConfig, rng: np.random.Generator) -> SearchPlayer:
