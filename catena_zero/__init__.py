@@ -1,1 +1,3 @@
-"""catena-zero: AlphaZero-style self-play for Catena."""
+"""catena-zero: AlphaZero-style self-play training for the board game Catena."""
+
+__version__ = "0.1.0"

@@ -143,6 +143,11 @@ def _build(cls: type, data: Any, prefix: str) -> Any:
         raise ConfigError(f"{prefix.rstrip('.') or 'config'}: {exc}") from None
 
 
+def config_to_dict(config: Any) -> dict:
+    """A config (or section) as plain nested dicts, the inverse of ``config_from_dict``."""
+    return dataclasses.asdict(config)
+
+
 def config_from_dict(data: dict) -> Config:
     return _build(Config, data or {}, "")
 

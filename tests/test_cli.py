@@ -11,7 +11,9 @@ import numpy as np
 import pytest
 
 from catena_zero.bot.players import PLAYER_KINDS, Player, RandomPlayer, choose_event, make_player, setup_choices
-from catena_zero.cli import main, play_match, play_random_game
+from catena_zero.cli import main
+from catena_zero.commands.play import play_match
+from catena_zero.commands.random_game import play_random_game
 from catena_zero.config import config_from_dict
 from catena_zero.game import Game, GameConfig
 from catena_zero.game.match import Match

@@ -22,14 +22,12 @@ from catena_zero.search import (
     ROOT,
     UNVISITED,
     RolloutEvaluator,
-    SearchPlayer,
     Solver,
     SolverEvaluator,
     Tree,
     UniformEvaluator,
-    build_mcts_player,
-    build_net_player,
 )
+from catena_zero.bot.search_player import SearchPlayer, build_mcts_player, build_net_player
 from catena_zero.search.gumbel import considered_visits_sequence
 from catena_zero.search.puct import dirichlet_noise
 from catena_zero.search.solver import LOSS

@@ -106,13 +106,13 @@ def _build_random(arg: str | None, config: "Config") -> Player:
 
 
 def _build_mcts(arg: str | None, config: "Config") -> Player:
-    from ..search.player import build_mcts_player  # the search stack is imported only when asked for
+    from .search_player import build_mcts_player  # the search stack is imported only when asked for
 
     return build_mcts_player(arg, config)
 
 
 def _build_net(arg: str | None, config: "Config") -> Player:
-    from ..search.player import build_net_player  # imports torch: only when asked for
+    from .search_player import build_net_player  # imports torch: only when asked for
 
     return build_net_player(arg, config)
 

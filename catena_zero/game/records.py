@@ -41,11 +41,11 @@ from __future__ import annotations
 import math
 import os
 import re
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Union
 
+from ..fileio import write_text_atomic
 from .match import Match
 from .options import GameConfig
 from .rules import Game, IllegalMove
@@ -172,27 +172,6 @@ def format_record(obj: Union[Record, Match, Game]) -> str:
 def save_record(path: str | os.PathLike, obj: Union[Record, Match, Game]) -> Path:
     """Write the record of ``obj`` atomically; returns the path."""
     return write_text_atomic(path, format_record(obj))
-
-
-def write_text_atomic(path: str | os.PathLike, text: str) -> Path:
-    """Write ``text`` to a temp file in the same directory, then os.replace it into place,
-    so that readers never see a half-written file."""
-    path = Path(path)
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    except OSError as exc:
-        raise OSError(f"cannot write {path}: {exc.strerror}") from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except OSError as exc:
-        Path(tmp).unlink(missing_ok=True)
-        raise OSError(f"cannot write {path}: {exc.strerror}") from None
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
 
 
 # ------------------------------------------------------------------------------------ parse

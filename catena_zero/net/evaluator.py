@@ -1,4 +1,4 @@
-"""``NetEvaluator``: the network as an evaluation function (``search.types.EvalFn``) over env states.
+"""``NetEvaluator``: the network as an evaluation function (``catena_zero.evaluation.EvalFn``) over env states.
 
 Shape legend: B batch of games, A actions (N cells, then the button), S = 12 board symmetries,
 C planes, G grid width 2n-1.
@@ -16,7 +16,7 @@ import torch
 from ..config import NetConfig
 from ..game.spec import NUM_SYMMETRIES
 from ..game.vec_env import EnvState, VecEnv
-from ..search.types import Evaluation
+from ..evaluation import Evaluation
 from .device import inference_autocast, resolve_device
 from .features import encode, grid_symmetries, inverse_action_symmetries, score_scale
 from .model import CatenaNet

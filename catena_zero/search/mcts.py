@@ -29,7 +29,8 @@ from ..config import SearchConfig
 from .gumbel import GumbelPolicy
 from .puct import PuctPolicy
 from .tree import NO_PARENT, ROOT, UNVISITED, Tree, reroot
-from .types import EvalFn, Evaluation, SearchOutput
+from ..evaluation import EvalFn, Evaluation
+from .types import SearchOutput
 
 if TYPE_CHECKING:
     from ..game.vec_env import EnvState, VecEnv

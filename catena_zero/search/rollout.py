@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..game.vec_env import BLACK, EMPTY, random_legal_actions
-from .types import Evaluation
+from ..evaluation import Evaluation
 
 if TYPE_CHECKING:
     from ..game.vec_env import EnvState, VecEnv

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..game.rules import Game
-from .types import Evaluation
+from ..evaluation import Evaluation
 
 if TYPE_CHECKING:
     from ..game.vec_env import EnvState, VecEnv

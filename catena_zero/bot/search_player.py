@@ -1,4 +1,4 @@
-"""``SearchPlayer``: a ``Player`` (``bot/players.py``) that chooses moves by batched MCTS.
+"""``SearchPlayer``: a ``Player`` (``players.py``) that chooses moves by batched MCTS.
 
 Shape legend: A actions (N cells + button); the search runs on a batch of one game.
 
@@ -21,9 +21,9 @@ import numpy as np
 
 from ..config import Config, SearchConfig
 from ..game.vec_env import VecEnv
-from .mcts import MCTS
-from .rollout import RolloutEvaluator
-from .types import EvalFn
+from ..evaluation import EvalFn
+from ..search.mcts import MCTS
+from ..search.rollout import RolloutEvaluator
 
 if TYPE_CHECKING:
     from ..game import Game

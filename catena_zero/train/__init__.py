@@ -1,0 +1,1 @@
+"""Training: replay buffer, losses, learner, checkpoints (the driver's side of a run)."""

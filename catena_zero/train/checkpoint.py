@@ -1,0 +1,162 @@
+"""Checkpoints of a training run: one file per kept step, loadable without running code.
+
+A run folder ``checkpoints/<run>/`` holds ``config.yaml`` and ``ckpt/step-00001234.pt``. Each
+checkpoint file is ``torch.save`` of a dict of tensors and plain Python values only, so it loads
+with ``torch.load(weights_only=True)``: a damaged or hostile file cannot execute code. Files are
+written atomically (``fileio``), so a run killed at any moment leaves only whole checkpoints.
+
+Contents (``CHECKPOINT_FORMAT``, version ``CHECKPOINT_VERSION``):
+    format, version    identify the file
+    step               learner steps done
+    config             the run's full config as a plain dict (``config.config_to_dict``)
+    model              the network's state dict
+    optimizer          the optimiser's state dict (None in a weights-only checkpoint)
+    counters           plain numbers: positions generated, games, samples trained, seconds ...
+    extra              plain values any component stores to resume (RNG states, schedules ...)
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Optional
+
+import torch
+
+from ..config import Config, ConfigError, config_from_dict, config_to_dict
+from ..fileio import write_bytes_atomic
+
+CHECKPOINT_FORMAT = "catena-zero-checkpoint"
+CHECKPOINT_VERSION = 1
+CHECKPOINT_DIR = "ckpt"
+_NAME = re.compile(r"^step-(\d{8,})\.pt$")
+
+
+class CheckpointError(ValueError):
+    """A checkpoint file or run folder is missing, damaged or incompatible (one-line message)."""
+
+
+@dataclass(frozen=True)
+class Checkpoint:
+    """What one checkpoint file holds (see the module docstring)."""
+
+    step: int
+    config: Config
+    model: dict[str, torch.Tensor]
+    optimizer: Optional[dict] = None
+    counters: dict[str, float] = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)
+    path: Optional[Path] = None  # where it was loaded from (None when built in memory)
+
+
+def checkpoint_name(step: int) -> str:
+    return f"step-{step:08d}.pt"
+
+
+def save_checkpoint(run_dir: str | Path, checkpoint: Checkpoint) -> Path:
+    """Write ``checkpoint`` into ``run_dir/ckpt/`` atomically; returns its path."""
+    folder = Path(run_dir) / CHECKPOINT_DIR
+    folder.mkdir(parents=True, exist_ok=True)
+    payload = {
+        "format": CHECKPOINT_FORMAT,
+        "version": CHECKPOINT_VERSION,
+        "step": int(checkpoint.step),
+        "config": config_to_dict(checkpoint.config),
+        "model": {k: v.detach().cpu() for k, v in checkpoint.model.items()},
+        "optimizer": checkpoint.optimizer,
+        "counters": dict(checkpoint.counters),
+        "extra": dict(checkpoint.extra),
+    }
+    buffer = io.BytesIO()
+    torch.save(payload, buffer)
+    return write_bytes_atomic(folder / checkpoint_name(checkpoint.step), buffer.getvalue())
+
+
+def load_checkpoint(path: str | Path, map_location: str | torch.device = "cpu") -> Checkpoint:
+    """Load a checkpoint file, or a run folder's newest one; ``CheckpointError`` names what is wrong."""
+    path = resolve_checkpoint(path)
+    try:
+        payload = torch.load(path, map_location=map_location, weights_only=True)
+    except (OSError, EOFError) as exc:
+        raise CheckpointError(f"cannot read checkpoint {path}: {exc}") from None
+    except Exception as exc:  # pickle/zip errors of a truncated, corrupted or code-carrying file
+        reason = " ".join(str(exc).split())[:200] or type(exc).__name__
+        raise CheckpointError(f"{path} is not a loadable checkpoint (damaged or not a checkpoint): {reason}") from None
+    if not isinstance(payload, dict) or payload.get("format") != CHECKPOINT_FORMAT:
+        raise CheckpointError(f"{path} is not a catena-zero checkpoint")
+    if payload.get("version") != CHECKPOINT_VERSION:
+        raise CheckpointError(
+            f"{path} has checkpoint version {payload.get('version')!r}; this catena-zero reads version {CHECKPOINT_VERSION}")
+    try:
+        config = config_from_dict(payload["config"])
+        return Checkpoint(
+            step=int(payload["step"]),
+            config=config,
+            model=payload["model"],
+            optimizer=payload.get("optimizer"),
+            counters=payload.get("counters") or {},
+            extra=payload.get("extra") or {},
+            path=path,
+        )
+    except ConfigError as exc:
+        raise CheckpointError(f"{path}: its config is not valid for this catena-zero: {exc}") from None
+    except (KeyError, TypeError, ValueError) as exc:
+        raise CheckpointError(f"{path} is missing or has a bad field: {exc}") from None
+
+
+def list_checkpoints(run_dir: str | Path) -> list[tuple[int, Path]]:
+    """(step, path) of every checkpoint of a run folder, oldest first."""
+    folder = Path(run_dir) / CHECKPOINT_DIR
+    if not folder.is_dir():
+        return []
+    found = []
+    for entry in folder.iterdir():
+        match = _NAME.match(entry.name)
+        if match:
+            found.append((int(match.group(1)), entry))
+    return sorted(found)
+
+
+def resolve_checkpoint(path: str | Path) -> Path:
+    """A checkpoint file as given, or the newest checkpoint of a run folder."""
+    path = Path(path)
+    if path.is_dir():
+        found = list_checkpoints(path)
+        if not found:
+            raise CheckpointError(f"run folder {path} has no checkpoint (expected {path / CHECKPOINT_DIR}/step-*.pt)")
+        return found[-1][1]
+    if not path.exists():
+        raise CheckpointError(f"no such checkpoint or run folder: {path}")
+    return path
+
+
+def prune_checkpoints(run_dir: str | Path, keep_last: int, keep_every: int) -> list[Path]:
+    """Delete checkpoints except the newest ``keep_last`` and every ``keep_every``-th step (0: none).
+
+    The kept-for-good ones are what the ladder plays; returns the deleted paths.
+    """
+    found = list_checkpoints(run_dir)
+    newest = {step for step, _ in found[-keep_last:]} if keep_last > 0 else set()
+    deleted = []
+    for step, path in found:
+        if step in newest or (keep_every > 0 and step % keep_every == 0):
+            continue
+        path.unlink(missing_ok=True)
+        deleted.append(path)
+    return deleted
+
+
+def model_from_checkpoint(checkpoint: Checkpoint):
+    """The checkpoint's network (``CatenaNet``, on the CPU, eval mode), built from its ``net`` config."""
+    from ..net import model_from_config
+
+    model = model_from_config(checkpoint.config.net)
+    try:
+        model.load_state_dict(checkpoint.model)
+    except RuntimeError as exc:
+        first = str(exc).strip().splitlines()[0][:200]
+        where = checkpoint.path or "checkpoint"
+        raise CheckpointError(f"{where}: weights do not fit its network config: {first}") from None
+    return model.eval()
