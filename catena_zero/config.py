@@ -7,13 +7,14 @@ with a one-line message naming the offending key. Loading has no side effects.
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import types
 import typing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
-from .game.options import GameConfig
+from .game.options import GAME_TYPES, MAX_SIDE, MIN_SIDE, SCORINGS, GameConfig
 
 
 class ConfigError(ValueError):
@@ -89,6 +90,122 @@ class SearchConfig:
         _check(self.gumbel_c_scale > 0, f"search.gumbel_c_scale must be > 0, got {self.gumbel_c_scale}")
 
 
+
+@dataclass(frozen=True)
+class SelfPlayConfig:
+    """Self-play games (selfplay/play.py): batch, playout caps, komi and rule randomisation, resignation."""
+
+    games_per_actor: int = 128  # G games each actor keeps in flight (auto-reset slots); 64-512 suit a CPU
+    # Playout cap randomisation (KataGo 2019, sec. 3.1): with probability p a move gets the full
+    # search (search.num_simulations) and records a policy target; otherwise a cheap search whose
+    # position trains only value-type targets. KataGo: p = 0.25, 600 vs 100 playouts.
+    full_search_prob: float = 0.25
+    cheap_simulations: int = 8
+    # Komi per game (KataGo 2019, sec. 3.4 randomises komi): with probability komi_spread_prob
+    # uniform over the scoring's range (R6), else normal around the current fair-komi estimate.
+    komi_spread_prob: float = 0.2
+    komi_std: float = 2.0  # in komi points (quadratic scoring: scaled by its range / 15)
+    # Rule randomisation (KataGo trains one net for many rule sets): each game draws its side,
+    # scoring and game type from these lists; empty = the game section's value.
+    sides: tuple[int, ...] = ()
+    scorings: tuple[str, ...] = ()
+    game_types: tuple[str, ...] = ()
+    # Soft resignation (KataGo 2019, sec. 5): once the mover's root value stays below
+    # -resign_threshold for resign_consecutive moves, the game goes on with cheap searches and its
+    # later positions get weight resign_weight; resign_disabled_share of games never resign, and
+    # among them a "would have resigned" game won by the resigning side is a false resignation.
+    resign_threshold: float = 0.9
+    resign_consecutive: int = 3
+    resign_weight: float = 0.1
+    resign_disabled_share: float = 0.1  # AlphaGo Zero played 10% of games without resignation
+
+    def __post_init__(self) -> None:
+        _check(self.games_per_actor >= 1, f"selfplay.games_per_actor must be >= 1, got {self.games_per_actor}")
+        _check(0 < self.full_search_prob <= 1, f"selfplay.full_search_prob must be in (0, 1], got {self.full_search_prob}")
+        _check(self.cheap_simulations >= 1, f"selfplay.cheap_simulations must be >= 1, got {self.cheap_simulations}")
+        _check(0 <= self.komi_spread_prob <= 1, f"selfplay.komi_spread_prob must be in [0, 1], got {self.komi_spread_prob}")
+        _check(self.komi_std >= 0, f"selfplay.komi_std must be >= 0, got {self.komi_std}")
+        for side in self.sides:
+            _check(isinstance(side, int) and MIN_SIDE <= side <= MAX_SIDE,
+                   f"selfplay.sides entries must be in {MIN_SIDE}..{MAX_SIDE}, got {side!r}")
+        for scoring in self.scorings:
+            _check(scoring in SCORINGS, f"selfplay.scorings entries must be one of {', '.join(SCORINGS)}; got {scoring!r}")
+        for game_type in self.game_types:
+            _check(game_type in GAME_TYPES, f"selfplay.game_types entries must be one of {', '.join(GAME_TYPES)}; got {game_type!r}")
+        _check(0 < self.resign_threshold <= 1, f"selfplay.resign_threshold must be in (0, 1], got {self.resign_threshold}")
+        _check(self.resign_consecutive >= 1, f"selfplay.resign_consecutive must be >= 1, got {self.resign_consecutive}")
+        _check(0 <= self.resign_weight <= 1, f"selfplay.resign_weight must be in [0, 1], got {self.resign_weight}")
+        _check(0 <= self.resign_disabled_share <= 1,
+               f"selfplay.resign_disabled_share must be in [0, 1], got {self.resign_disabled_share}")
+
+
+@dataclass(frozen=True)
+class EvalConfig:
+    """In-loop evaluation (train/driver.py): small matches that draw the learning curve."""
+
+    interval_steps: int = 200  # learner steps between evaluations (0: only at the end)
+    games: int = 20  # games per opponent, colours alternating
+    simulations: int = 32  # the network's search, without noise
+    uct_simulations: int = 200  # K of the classic UCT baseline mcts:K
+    opponents: tuple[str, ...] = ("random", "uct", "previous")  # "previous": the last kept checkpoint
+
+    def __post_init__(self) -> None:
+        _check(self.interval_steps >= 0, f"eval.interval_steps must be >= 0, got {self.interval_steps}")
+        _check(self.games >= 0, f"eval.games must be >= 0, got {self.games}")
+        _check(self.simulations >= 1, f"eval.simulations must be >= 1, got {self.simulations}")
+        _check(self.uct_simulations >= 1, f"eval.uct_simulations must be >= 1, got {self.uct_simulations}")
+        for name in self.opponents:
+            _check(name in ("random", "uct", "previous"),
+                   f"eval.opponents entries must be random, uct or previous; got {name!r}")
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """One training run (train/driver.py): where it lives, when it stops, how it is spread over Ray."""
+
+    name: str = ""  # run folder checkpoints/<name>; "" = the config file's name
+    root: str = "checkpoints"  # parent folder of run folders
+    # Bounds: the run stops at the first one reached (null = no bound); they may change on --resume.
+    max_steps: Optional[int] = None
+    max_positions: Optional[int] = None
+    max_minutes: Optional[float] = None
+    checkpoint_interval: int = 100  # learner steps between checkpoints (and one at the end)
+    keep_last: int = 3  # newest checkpoints kept
+    keep_every: int = 500  # every k-th step is kept for good (what the ladder plays); 0 = none
+    address: Optional[str] = None  # Ray cluster address ("auto", "HOST:PORT"); null = local embedded Ray
+    num_cpus: Optional[int] = None  # CPUs of the local Ray instance; null = all of this machine
+    num_actors: int = 1  # self-play actors
+    cpus_per_actor: float = 1.0
+    gpus_per_actor: float = 0.0
+    learner_device: str = "auto"  # "auto" = CUDA when available, else CPU
+    log_interval_seconds: float = 20.0  # plain progress lines when the output is not a terminal
+    sample_game_interval_steps: int = 200  # a rendered self-play board in TensorBoard every k steps
+
+    def __post_init__(self) -> None:
+        _check("/" not in self.name and self.name not in (".", ".."), f"run.name must be a plain folder name, got {self.name!r}")
+        for key in ("max_steps", "max_positions"):
+            value = getattr(self, key)
+            _check(value is None or value >= 1, f"run.{key} must be >= 1 or null, got {value}")
+        _check(self.max_minutes is None or self.max_minutes > 0, f"run.max_minutes must be > 0 or null, got {self.max_minutes}")
+        _check(self.checkpoint_interval >= 1, f"run.checkpoint_interval must be >= 1, got {self.checkpoint_interval}")
+        _check(self.keep_last >= 1, f"run.keep_last must be >= 1, got {self.keep_last}")
+        _check(self.keep_every >= 0, f"run.keep_every must be >= 0, got {self.keep_every}")
+        _check(self.num_cpus is None or self.num_cpus >= 1, f"run.num_cpus must be >= 1 or null, got {self.num_cpus}")
+        _check(self.num_actors >= 1, f"run.num_actors must be >= 1, got {self.num_actors}")
+        _check(self.cpus_per_actor > 0, f"run.cpus_per_actor must be > 0, got {self.cpus_per_actor}")
+        _check(self.gpus_per_actor >= 0, f"run.gpus_per_actor must be >= 0, got {self.gpus_per_actor}")
+        _check(
+            self.learner_device == "auto" or self.learner_device == "cpu" or self.learner_device.startswith("cuda"),
+            f"run.learner_device must be 'auto', 'cpu' or 'cuda[:i]', got {self.learner_device!r}",
+        )
+        _check(self.log_interval_seconds > 0, f"run.log_interval_seconds must be > 0, got {self.log_interval_seconds}")
+        _check(self.sample_game_interval_steps >= 0,
+               f"run.sample_game_interval_steps must be >= 0, got {self.sample_game_interval_steps}")
+
+
+# Keys that may change when a run is resumed (its bounds); everything else must match.
+RESUMABLE_KEYS = ("run.max_steps", "run.max_positions", "run.max_minutes")
+
 @dataclass(frozen=True)
 class Config:
     """Root configuration, one section per component."""
@@ -96,6 +213,9 @@ class Config:
     game: GameConfig = field(default_factory=GameConfig)
     net: NetConfig = field(default_factory=NetConfig)
     search: SearchConfig = field(default_factory=SearchConfig)
+    selfplay: SelfPlayConfig = field(default_factory=SelfPlayConfig)
+    eval: EvalConfig = field(default_factory=EvalConfig)
+    run: RunConfig = field(default_factory=RunConfig)
     seed: int = 0  # root of every np.random.Generator / torch.Generator of a run
 
 
@@ -118,6 +238,10 @@ def _coerce(value: Any, annotation: Any, key: str) -> Any:
         value = float(value)
     elif annotation is str:
         _check(isinstance(value, str), f"{key} must be a string, got {value!r}")
+    elif origin is tuple:  # tuple[X, ...] fields: a YAML list (or one scalar) of X
+        item_type = typing.get_args(annotation)[0]
+        items = value if isinstance(value, (list, tuple)) else [value]
+        value = tuple(_coerce(item, item_type, f"{key}[{i}]") for i, item in enumerate(items))
     return value
 
 
@@ -126,7 +250,9 @@ def _build(cls: type, data: Any, prefix: str) -> Any:
     fields = {f.name: f for f in dataclasses.fields(cls)}
     unknown = sorted(set(data) - set(fields))
     if unknown:
-        raise ConfigError(f"unknown key {prefix}{unknown[0]} (known: {', '.join(fields)})")
+        close = difflib.get_close_matches(unknown[0], list(fields), n=1)
+        hint = f"did you mean {prefix}{close[0]}? " if close else ""
+        raise ConfigError(f"unknown key {prefix}{unknown[0]} ({hint}known: {', '.join(fields)})")
     kwargs = {}
     hints = typing.get_type_hints(cls)
     for name, value in data.items():
@@ -162,13 +288,91 @@ def load_config(path: str | Path, overrides: dict | None = None) -> Config:
     except OSError as exc:
         raise ConfigError(f"cannot read config {path}: {exc.strerror}") from None
     try:
-        data = yaml.safe_load(text) or {}
+        data = _load_yaml(text) or {}
+    except ConfigError as exc:
+        raise ConfigError(f"{path}: {exc}") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}" if mark else ""
         raise ConfigError(f"{path}: invalid YAML{where}") from None
     _check(isinstance(data, dict), f"{path}: top level must be a mapping")
     return config_from_dict(_merge(data, overrides or {}))
+
+
+def _load_yaml(text: str) -> Any:
+    """``yaml.safe_load`` that rejects a key given twice in one mapping ("last one wins" hides typos)."""
+    import yaml
+
+    class StrictLoader(yaml.SafeLoader):
+        pass
+
+    def construct_mapping(loader: yaml.SafeLoader, node: yaml.MappingNode, deep: bool = False) -> dict:
+        seen: set = set()
+        for key_node, _ in node.value:
+            key = loader.construct_object(key_node, deep=deep)
+            if key in seen:
+                raise ConfigError(f"duplicate key {key!r} at line {key_node.start_mark.line + 1}")
+            seen.add(key)
+        return yaml.SafeLoader.construct_mapping(loader, node, deep=deep)
+
+    StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, construct_mapping)
+    return yaml.load(text, Loader=StrictLoader)
+
+
+def parse_overrides(items: list[str]) -> dict:
+    """``["a.b=value", ...]`` (``--set``) as a nested dict; each value is parsed as a YAML scalar.
+
+    The keys are validated when the result is merged into a config (``config_from_dict``).
+    """
+    import yaml
+
+    out: dict = {}
+    for item in items:
+        key, sep, text = item.partition("=")
+        key = key.strip()
+        _check(bool(sep) and bool(key), f"--set expects KEY=VALUE (e.g. run.max_minutes=5), got {item!r}")
+        parts = key.split(".")
+        _check(all(parts), f"--set key {key!r} has an empty part")
+        try:
+            value = yaml.safe_load(text) if text.strip() else None
+        except yaml.YAMLError:
+            raise ConfigError(f"--set {key}: cannot parse value {text!r}") from None
+        _check(not isinstance(value, dict), f"--set {key}: the value must be a scalar or a list, got a mapping")
+        node = out
+        for part in parts[:-1]:
+            node = node.setdefault(part, {})
+            _check(isinstance(node, dict), f"--set {key}: {part} is set both as a value and as a section")
+        node[parts[-1]] = value
+    return out
+
+
+def config_to_yaml(config: Config) -> str:
+    """The config as YAML text that ``load_config`` reads back to an equal config."""
+    import yaml
+
+    def plain(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {k: plain(v) for k, v in value.items()}
+        if isinstance(value, (tuple, list)):
+            return [plain(v) for v in value]
+        return value
+
+    return yaml.safe_dump(plain(config_to_dict(config)), sort_keys=False)
+
+
+def config_diff(a: Config, b: Config) -> list[str]:
+    """Dotted keys whose values differ between two configs (``a.b: old -> new``)."""
+    out: list[str] = []
+
+    def walk(x: Any, y: Any, prefix: str) -> None:
+        if dataclasses.is_dataclass(x):
+            for f in dataclasses.fields(x):
+                walk(getattr(x, f.name), getattr(y, f.name), f"{prefix}{f.name}.")
+        elif x != y:
+            out.append(f"{prefix.rstrip('.')}: {x!r} -> {y!r}")
+
+    walk(a, b, "")
+    return out
 
 
 def _merge(base: dict, extra: dict) -> dict:
