@@ -177,7 +177,7 @@ class RunConfig:
     num_actors: int = 1  # self-play actors
     cpus_per_actor: float = 1.0
     gpus_per_actor: float = 0.0
-    learner_device: str = "auto"  # "auto" = CUDA when available, else CPU
+    publish_interval_steps: int = 10  # learner steps between weight versions sent to the actors
     log_interval_seconds: float = 20.0  # plain progress lines when the output is not a terminal
     sample_game_interval_steps: int = 200  # a rendered self-play board in TensorBoard every k steps
 
@@ -194,10 +194,7 @@ class RunConfig:
         _check(self.num_actors >= 1, f"run.num_actors must be >= 1, got {self.num_actors}")
         _check(self.cpus_per_actor > 0, f"run.cpus_per_actor must be > 0, got {self.cpus_per_actor}")
         _check(self.gpus_per_actor >= 0, f"run.gpus_per_actor must be >= 0, got {self.gpus_per_actor}")
-        _check(
-            self.learner_device == "auto" or self.learner_device == "cpu" or self.learner_device.startswith("cuda"),
-            f"run.learner_device must be 'auto', 'cpu' or 'cuda[:i]', got {self.learner_device!r}",
-        )
+        _check(self.publish_interval_steps >= 1, f"run.publish_interval_steps must be >= 1, got {self.publish_interval_steps}")
         _check(self.log_interval_seconds > 0, f"run.log_interval_seconds must be > 0, got {self.log_interval_seconds}")
         _check(self.sample_game_interval_steps >= 0,
                f"run.sample_game_interval_steps must be >= 0, got {self.sample_game_interval_steps}")
