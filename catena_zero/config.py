@@ -204,6 +204,91 @@ class RunConfig:
 RESUMABLE_KEYS = ("run.max_steps", "run.max_positions", "run.max_minutes")
 
 @dataclass(frozen=True)
+class ReplayConfig:
+    """Replay buffer (train/replay.py): a ring of compact positions, a growing window, a replay ratio.
+
+    The window follows KataGo's power law (Wu 2019, appendix; python/shuffle.py): with N positions
+    generated, training samples the newest ``c * (1 + beta * ((N / c)**alpha - 1) / alpha)`` of them
+    (all N while N <= c), so early, bad data leaves the window quickly while the window keeps growing.
+    """
+
+    capacity: int = 1_000_000  # positions held (ring); AlphaZero kept the newest 1M games (pseudocode)
+    window_min: int = 50_000  # c: the window is all data up to c positions; KataGo c = 250,000 (19x19 Go)
+    window_alpha: float = 0.75  # alpha: the window grows as N**alpha; KataGo 0.75
+    window_beta: float = 0.4  # beta: window growth per new position at N = c; KataGo 0.4
+    min_positions: int = 5_000  # no training until the buffer holds this many; KataGo waits for c rows
+    # Samples the learner may train per position added (KataGo train.py -max-train-bucket-per-new-data 4;
+    # AlphaZero trained each position about once). The allowance is a bucket: each new position adds
+    # train_ratio samples, each trained sample takes one out.
+    train_ratio: float = 4.0
+    # Most samples the bucket can hold: a learner that fell behind does not burst to catch up
+    # (KataGo -max-train-bucket-size; its synchronous loop uses 500,000).
+    max_credit: int = 100_000
+    symmetries: bool = True  # each sample gets one of the 12 board symmetries at random (AlphaGo Zero: Go's 8; AlphaZero none)
+
+    def __post_init__(self) -> None:
+        _check(self.capacity >= 1, f"replay.capacity must be >= 1, got {self.capacity}")
+        _check(self.window_min >= 1, f"replay.window_min must be >= 1, got {self.window_min}")
+        _check(0 < self.window_alpha <= 1, f"replay.window_alpha must be in (0, 1], got {self.window_alpha}")
+        _check(self.window_beta >= 0, f"replay.window_beta must be >= 0, got {self.window_beta}")
+        _check(self.min_positions >= 1, f"replay.min_positions must be >= 1, got {self.min_positions}")
+        _check(self.train_ratio > 0, f"replay.train_ratio must be > 0, got {self.train_ratio}")
+        _check(self.max_credit >= 1, f"replay.max_credit must be >= 1, got {self.max_credit}")
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """Learner (train/learner.py, train/losses.py): optimiser, learning-rate schedule, loss weights."""
+
+    batch_size: int = 256  # samples per step; KataGo 256, AlphaZero 4096
+    optimizer: str = "sgd"  # "sgd" (momentum, AlphaZero and KataGo) or "adamw" (set learning_rate ~1e-3)
+    learning_rate: float = 0.02  # peak rate; KataGo 6e-5 per sample (0.015 at batch 256), AlphaZero 0.2 at 4096
+    momentum: float = 0.9  # SGD momentum (AlphaZero, KataGo); AdamW beta1
+    # L2 on conv and linear weights (not biases or batch-norm), applied by the optimiser: coupled for
+    # SGD, i.e. the gradient of (weight_decay / 2) * |w|^2; decoupled for AdamW. KataGo's c * |w|^2 with
+    # c = 3e-5 is weight_decay 6e-5; AlphaGo Zero's c = 1e-4 is 2e-4.
+    weight_decay: float = 6e-5
+    lr_schedule: str = "constant"  # "constant", "cosine" or "step", after the warmup
+    warmup_steps: int = 100  # linear warmup from 0; KataGo 2019 instead trains its first 5M samples at 1/3 of the rate
+    lr_decay_steps: int = 100_000  # cosine: steps after warmup to reach the floor; step: steps per drop
+    lr_decay_factor: float = 0.1  # cosine: floor as a fraction of the peak; step: factor per drop (AlphaZero 0.1)
+    max_grad_norm: float = 5.0  # clip the global gradient norm to this (0 = off); neither paper clips
+    # Loss weights (KataGo 2019 sec. 3-4: policy 1, game outcome c_g = 1.5, ownership c_o = 1.5 / b^2
+    # summed over the b^2 cells, i.e. 1.5 on the per-cell mean).
+    policy_weight: float = 1.0  # cross-entropy to the search policy, full-search positions only
+    value_weight: float = 1.5  # win/draw/loss cross-entropy; KataGo c_g = 1.5 (AlphaZero: MSE, weight 1)
+    # Huber on margin / score_scale; KataGo 2019 learns a score distribution instead (pdf and cdf
+    # terms, 0.02 each), so there is no paper value for this scalar form.
+    score_weight: float = 0.5
+    score_huber_delta: float = 1.0  # Huber's delta in score_scale units (15 points on standard scoring)
+    ownership_weight: float = 1.5  # per-cell cross-entropy on (1 + ownership) / 2, mean over cells; KataGo 1.5
+    device: str = "auto"  # learner device: "auto" = CUDA when available, else CPU; or "cpu", "cuda[:i]"
+    mixed_precision: bool = True  # bfloat16 autocast of the forward pass on CUDA only; losses in float32
+
+    def __post_init__(self) -> None:
+        _check(self.batch_size >= 1, f"train.batch_size must be >= 1, got {self.batch_size}")
+        _check(self.optimizer in ("sgd", "adamw"), f"train.optimizer must be 'sgd' or 'adamw', got {self.optimizer!r}")
+        _check(self.learning_rate > 0, f"train.learning_rate must be > 0, got {self.learning_rate}")
+        _check(0 <= self.momentum < 1, f"train.momentum must be in [0, 1), got {self.momentum}")
+        _check(self.weight_decay >= 0, f"train.weight_decay must be >= 0, got {self.weight_decay}")
+        _check(
+            self.lr_schedule in ("constant", "cosine", "step"),
+            f"train.lr_schedule must be 'constant', 'cosine' or 'step', got {self.lr_schedule!r}",
+        )
+        _check(self.warmup_steps >= 0, f"train.warmup_steps must be >= 0, got {self.warmup_steps}")
+        _check(self.lr_decay_steps >= 1, f"train.lr_decay_steps must be >= 1, got {self.lr_decay_steps}")
+        _check(0 < self.lr_decay_factor <= 1, f"train.lr_decay_factor must be in (0, 1], got {self.lr_decay_factor}")
+        _check(self.max_grad_norm >= 0, f"train.max_grad_norm must be >= 0, got {self.max_grad_norm}")
+        for name in ("policy_weight", "value_weight", "score_weight", "ownership_weight"):
+            _check(getattr(self, name) >= 0, f"train.{name} must be >= 0, got {getattr(self, name)}")
+        _check(self.score_huber_delta > 0, f"train.score_huber_delta must be > 0, got {self.score_huber_delta}")
+        _check(
+            self.device == "auto" or self.device == "cpu" or self.device.startswith("cuda"),
+            f"train.device must be 'auto', 'cpu' or 'cuda[:i]', got {self.device!r}",
+        )
+
+
+@dataclass(frozen=True)
 class Config:
     """Root configuration, one section per component."""
 
@@ -211,6 +296,8 @@ class Config:
     net: NetConfig = field(default_factory=NetConfig)
     search: SearchConfig = field(default_factory=SearchConfig)
     selfplay: SelfPlayConfig = field(default_factory=SelfPlayConfig)
+    replay: ReplayConfig = field(default_factory=ReplayConfig)
+    train: TrainConfig = field(default_factory=TrainConfig)
     eval: EvalConfig = field(default_factory=EvalConfig)
     run: RunConfig = field(default_factory=RunConfig)
     seed: int = 0  # root of every np.random.Generator / torch.Generator of a run
