@@ -15,6 +15,7 @@ import pytest
 from positions import random_position
 
 from catena_zero.config import Config, SearchConfig
+from catena_zero.evaluation import Evaluation
 from catena_zero.game import BLACK, WHITE, Game, GameConfig
 from catena_zero.game.vec_env import VecEnv
 from catena_zero.search import (
@@ -336,6 +337,143 @@ def test_gumbel_policy_improves_on_the_prior_with_few_simulations(config, moves)
         prior = 1.0 / len(win.legal_moves())  # uniform priors
         assert out.policy[0, action] > prior
         assert out.visits[0].sum() == simulations
+
+
+# -------------------------------------------------------------------------- per-call budgets
+
+
+class HashedEvaluator:
+    """A deterministic evaluator without ties: priors and values are fixed functions of the position
+    (random weights drawn once), so searches of the same position agree wherever they run."""
+
+    def __init__(self, env: VecEnv, seed: int = 0):
+        weights = np.random.default_rng(seed)
+        self.env = env
+        self.policy_weights = weights.normal(size=(3, env.num_actions))  # per colour code to move
+        self.value_weights = weights.normal(size=(3, env.spec.num_cells)) / 4
+
+    def __call__(self, state):
+        legal = self.env.legal_actions(state)
+        board, mover = state.board, state.to_move.astype(np.int64)
+        logits = self.policy_weights[mover] + 0.1 * np.pad(board, ((0, 0), (0, 1)))
+        priors = np.where(legal, np.exp(logits), 0.0)
+        priors /= np.maximum(priors.sum(axis=1, keepdims=True), 1e-30)
+        value = np.tanh((self.value_weights[board.astype(np.int64), np.arange(board.shape[1])]).sum(axis=1))
+        return Evaluation(priors=priors.astype(np.float32), value=value.astype(np.float32),
+                          score=(10 * value).astype(np.float32))
+
+
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+def test_per_game_budgets_in_one_call_equal_separate_searches(algorithm):
+    """Games with budgets 5, 24 and 60 searched in one call get exactly what each gets alone."""
+    env = VecEnv(GameConfig(side=4))
+    rng = np.random.default_rng(11)
+    games = [random_position(env.config, plies, rng) for plies in (0, 3, 6)]
+    budget = np.array([5, 24, 60])
+    config = SearchConfig(algorithm=algorithm, num_simulations=8, tree_reuse=False)
+    counter = CountingEvaluator(HashedEvaluator(env))
+    together = MCTS(env, counter, config).run(env.from_games(games), rng, add_noise=False, num_simulations=budget)
+    assert (together.visits.sum(axis=1) == budget).all()
+    # The roots, then one call per simulation round over the games whose budget is not spent.
+    assert counter.batch_sizes == [3] * 6 + [2] * 19 + [1] * 36
+    for i, game in enumerate(games):
+        alone = MCTS(env, HashedEvaluator(env), config).run(
+            env.from_games([game]), rng, add_noise=False, num_simulations=int(budget[i])
+        )
+        assert alone.action[0] == together.action[i]
+        np.testing.assert_array_equal(alone.visits[0], together.visits[i])
+        np.testing.assert_allclose(alone.policy[0], together.policy[i], rtol=1e-5, atol=1e-7)
+        np.testing.assert_allclose(alone.value[0], together.value[i], rtol=1e-5)
+
+
+def test_gumbel_follows_the_halving_schedule_of_each_games_budget():
+    env = VecEnv(GameConfig(side=6))
+    budget = np.array([8, 20, 50, 33])
+    config = SearchConfig(num_simulations=16, gumbel_num_considered=8)
+    out = MCTS(env, UniformEvaluator(env), config).run(
+        env.reset(4), np.random.default_rng(0), add_noise=True, num_simulations=budget
+    )
+    for row, simulations in zip(out.visits, budget):
+        sequence = considered_visits_sequence(8, int(simulations))
+        counts = range(max(sequence) + 1)
+        assert [(row > v).sum() for v in counts] == [sequence.count(v) for v in counts]
+
+
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+def test_the_tree_grows_for_a_larger_budget(algorithm):
+    """A search configured for 8 simulations takes 100, then 300 on the kept tree: no 'tree is full'."""
+    env = VecEnv(GameConfig(side=4))
+    mcts = MCTS(env, UniformEvaluator(env), SearchConfig(algorithm=algorithm, num_simulations=8))
+    rng = np.random.default_rng(12)
+    state = env.reset(2)
+    first = mcts.run(state, rng, add_noise=True, num_simulations=100)
+    assert (first.visits.sum(axis=1) == 100).all() and mcts.tree.capacity >= 101
+    kept = mcts.tree.visits[:, ROOT].copy()
+    second = mcts.run(state, rng, add_noise=True, num_simulations=np.array([300, 3]))
+    assert mcts.tree.visits[:, ROOT].tolist() == (kept + [300, 3]).tolist()  # the whole tree was kept
+    assert second.visits.sum(axis=1).tolist() == (kept - 1 + [300, 3]).tolist()
+    assert_tree_consistent(env, mcts.tree)
+    env.step(state, second.action)
+    mcts.run(state, rng, add_noise=True, num_simulations=500)
+    assert_tree_consistent(env, mcts.tree)
+
+
+@pytest.mark.parametrize("bad", [0, np.array([4, 0]), np.array([4, 4, 4]), 2.5, np.array([1.0, 2.0])])
+def test_bad_budgets_are_rejected(bad):
+    env = VecEnv(GameConfig(side=3))
+    with pytest.raises(ValueError, match="num_simulations"):
+        MCTS(env, UniformEvaluator(env), SearchConfig()).run(
+            env.reset(2), np.random.default_rng(0), add_noise=False, num_simulations=bad
+        )
+
+
+class FakeClock:
+    """Stands in for the ``time`` module in search/mcts.py: every reading advances by ``tick`` s."""
+
+    def __init__(self, tick: float):
+        self.now, self.tick = 0.0, tick
+
+    def perf_counter(self) -> float:
+        self.now += self.tick
+        return self.now
+
+
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+def test_a_time_limit_stops_the_search(algorithm, monkeypatch):
+    """With a clock that reads 10 ms more at every look (once per simulation), a 1 s limit on a
+    budget of a million gives 100 simulations per game; Gumbel fixes its budget after its 4
+    warm-up simulations and follows the halving schedule of exactly that budget."""
+    import catena_zero.search.mcts as mcts_module
+
+    monkeypatch.setattr(mcts_module, "time", FakeClock(0.01))
+    env = VecEnv(GameConfig(side=4))
+    mcts = MCTS(env, UniformEvaluator(env), SearchConfig(algorithm=algorithm, gumbel_num_considered=4))
+    state = env.reset(2)
+    out = mcts.run(state, np.random.default_rng(0), add_noise=True, num_simulations=1_000_000, seconds=1.0)
+    assert out.visits.sum(axis=1).tolist() == [100, 100]
+    assert mcts.tree.capacity < 1000  # sized for what was searched, not for the maximum
+    if algorithm == "gumbel":
+        sequence = considered_visits_sequence(4, 100)
+        for row in out.visits:
+            assert [(row > v).sum() for v in range(max(sequence) + 1)] == [
+                sequence.count(v) for v in range(max(sequence) + 1)
+            ]
+    # A smaller budget than the time allows is kept.
+    mcts.reset()
+    out = mcts.run(state, np.random.default_rng(0), add_noise=True, num_simulations=np.array([7, 30]), seconds=1.0)
+    assert out.visits.sum(axis=1).tolist() == [7, 30]
+    with pytest.raises(ValueError, match="seconds"):
+        mcts.run(state, np.random.default_rng(0), add_noise=True, seconds=0)
+
+
+def test_a_time_limit_holds_on_the_real_clock():
+    import time
+
+    env = VecEnv(GameConfig(side=4))
+    mcts = MCTS(env, UniformEvaluator(env), SearchConfig())
+    start = time.perf_counter()
+    out = mcts.run(env.reset(1), np.random.default_rng(0), add_noise=False, num_simulations=10**7, seconds=0.2)
+    assert time.perf_counter() - start < 3.0 and 1 <= out.visits.sum() < 10**7
 
 
 # ----------------------------------------------------------------------------------- tree reuse

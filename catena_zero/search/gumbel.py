@@ -2,7 +2,7 @@
 with Gumbel", ICLR 2022), following mctx's ``gumbel_muzero_policy``.
 
 Shape legend: B games, K a subset of the games (one node each), A actions (N cells + button),
-S simulations per search call.
+S simulations per search call (each game's own budget).
 
 - Root: draw g ~ Gumbel(0, 1) per action (scale 0 without noise: then the top-k is by prior).
   Simulations visit the actions with the largest g + logits + sigma(q) following the sequential
@@ -23,6 +23,7 @@ counts only this call's visits (mctx never reuses trees), while Q values use all
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -34,10 +35,10 @@ LOW_LOGIT = -1e9  # mctx: floor of finite root scores, so -inf only marks exclud
 RESCALE_EPSILON = 1e-8  # mctx: minimum q range when rescaling to [0, 1]
 
 
-def considered_visits_sequence(max_considered: int, num_simulations: int) -> list[int]:
-    """Visit count an action must have to be selected at each simulation (mctx ``seq_halving``)."""
+@functools.lru_cache(maxsize=4096)
+def _sequence(max_considered: int, num_simulations: int) -> tuple[int, ...]:
     if max_considered <= 1:
-        return list(range(num_simulations))
+        return tuple(range(num_simulations))
     log2max = int(math.ceil(math.log2(max_considered)))
     sequence: list[int] = []
     visits = [0] * max_considered
@@ -49,14 +50,29 @@ def considered_visits_sequence(max_considered: int, num_simulations: int) -> lis
             for i in range(considered):
                 visits[i] += 1
         considered = max(2, considered // 2)
-    return sequence[:num_simulations]
+    return tuple(sequence[:num_simulations])
 
 
-def considered_visits_table(max_considered: int, num_simulations: int) -> np.ndarray:
-    """[max_considered + 1, S] int32: row m is the schedule when m actions are considered."""
-    return np.array(
-        [considered_visits_sequence(m, num_simulations) for m in range(max_considered + 1)], np.int32
-    )
+def considered_visits_sequence(max_considered: int, num_simulations: int) -> list[int]:
+    """Visit count an action must have to be selected at each simulation (mctx ``seq_halving``).
+
+    The schedule depends on the budget (how many passes each halving round gets), so a game
+    searched with its own budget follows the schedule of that budget (``considered_visits_schedule``).
+    Its first ``max_considered`` entries are 0 whatever the budget (every considered action
+    gets its first visit), which the time-limited search relies on to fix its budget then.
+    """
+    return list(_sequence(max_considered, num_simulations))
+
+
+def considered_visits_schedule(num_considered: np.ndarray, budget: np.ndarray) -> np.ndarray:
+    """[B, max(budget)] int32: row b is the schedule of game b (``num_considered[b]`` actions,
+    ``budget[b]`` simulations), padded with -1 after its budget (no action matches -1)."""
+    schedule = np.full((budget.size, int(budget.max(initial=0))), -1, np.int32)
+    pairs = np.stack([num_considered, budget], axis=1)
+    unique, inverse = np.unique(pairs, axis=0, return_inverse=True)
+    for row, (considered, simulations) in enumerate(unique.tolist()):
+        schedule[np.flatnonzero(inverse.ravel() == row), :simulations] = _sequence(considered, simulations)
+    return schedule
 
 
 def prior_logits(priors: np.ndarray, legal: np.ndarray) -> np.ndarray:
@@ -109,9 +125,16 @@ def interior_action(stats: NodeStats, config: SearchConfig) -> np.ndarray:
 
 
 class GumbelPolicy:
-    """Gumbel root search for one search call: sampled Gumbels, halving schedule, final decision."""
+    """Gumbel root search for one search call: sampled Gumbels, halving schedule, final decision.
 
-    def __init__(self, tree: Tree, config: SearchConfig, rng: np.random.Generator, add_noise: bool) -> None:
+    ``budget`` [B] is each game's number of simulations in this call: each game follows the
+    sequential-halving schedule of its own budget (mctx's schedule for that budget), so a cheap
+    search and a full one can share one batched call (playout cap randomisation, KataGo).
+    """
+
+    def __init__(
+        self, tree: Tree, config: SearchConfig, rng: np.random.Generator, add_noise: bool, budget: np.ndarray
+    ) -> None:
         self.config = config
         root = tree.root_stats()
         scale = 1.0 if add_noise else 0.0  # mctx gumbel_scale: 0 gives a deterministic search
@@ -119,19 +142,31 @@ class GumbelPolicy:
         self.logits = prior_logits(root.priors, root.legal)  # [B, A]
         self.logits -= self.logits.max(axis=1, keepdims=True)
         self.base_visits = root.child_visits.copy()  # [B, A] visits kept from the previous move
-        self.table = considered_visits_table(config.gumbel_num_considered, config.num_simulations)
         self.num_considered = np.minimum(config.gumbel_num_considered, root.legal.sum(axis=1))  # [B]
+        self.set_budget(budget)
 
-    def _root_scores(self, root: NodeStats, considered_visits: np.ndarray) -> np.ndarray:
-        """[B, A] g + logits + sigma(q) on actions with the scheduled visit count, -inf elsewhere."""
-        score = np.maximum(LOW_LOGIT, self.gumbel + self.logits + sigma_completed_q(root, self.config))
-        eligible = root.legal & (root.child_visits - self.base_visits == considered_visits[:, None])
+    def set_budget(self, budget: np.ndarray) -> None:
+        """Follow the schedules of ``budget`` [B] from now on (the time-limited search fixes its
+        budget after the first ``min(num_considered)`` simulations, where all schedules agree)."""
+        self.schedule = considered_visits_schedule(self.num_considered, budget)  # [B, max budget]
+
+    @property
+    def warmup(self) -> int:
+        """Simulations after which every game's schedule is the same for any budget that large."""
+        return int(self.num_considered.min(initial=1))
+
+    def _root_scores(self, root: NodeStats, considered_visits: np.ndarray, games: np.ndarray | None) -> np.ndarray:
+        """[K, A] g + logits + sigma(q) on actions with the scheduled visit count, -inf elsewhere."""
+        pick = (lambda x: x) if games is None else (lambda x: x[games])
+        score = np.maximum(LOW_LOGIT, pick(self.gumbel) + pick(self.logits) + sigma_completed_q(root, self.config))
+        eligible = root.legal & (root.child_visits - pick(self.base_visits) == considered_visits[:, None])
         return np.where(eligible, score, -np.inf)
 
-    def select_root(self, tree: Tree, simulation: int) -> np.ndarray:
-        root = tree.root_stats()
-        considered = self.table[self.num_considered, simulation]  # [B]
-        return self._root_scores(root, considered).argmax(axis=1)
+    def select_root(self, tree: Tree, simulation: int, games: np.ndarray | None) -> np.ndarray:
+        """[K] root actions of ``games`` (None: all) at ``simulation``."""
+        root = tree.root_stats(games)
+        considered = self.schedule[:, simulation] if games is None else self.schedule[games, simulation]
+        return self._root_scores(root, considered, games).argmax(axis=1)
 
     def select_interior(self, stats: NodeStats) -> np.ndarray:
         return interior_action(stats, self.config)
@@ -142,5 +177,5 @@ class GumbelPolicy:
         """([B] sequential-halving winner, [B, A] completed-Q policy target)."""
         root = tree.root_stats()
         most = np.where(root.legal, root.child_visits - self.base_visits, -1).max(axis=1)
-        action = self._root_scores(root, most).argmax(axis=1)
+        action = self._root_scores(root, most, None).argmax(axis=1)
         return action, improved_policy(root, self.config)

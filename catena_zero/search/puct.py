@@ -50,15 +50,24 @@ def dirichlet_noise(
 class PuctPolicy:
     """PUCT for one search call: root priors (noised or not), selection rules and the final decision."""
 
-    def __init__(self, tree: Tree, config: SearchConfig, rng: np.random.Generator, add_noise: bool) -> None:
+    def __init__(
+        self, tree: Tree, config: SearchConfig, rng: np.random.Generator, add_noise: bool, budget: np.ndarray
+    ) -> None:
         self.config = config
         self.add_noise = add_noise
         root = tree.root_stats()
         # [B, A] the root priors used by this search (the tree keeps the un-noised ones)
         self.root_priors = dirichlet_noise(root.priors, root.legal, config, rng) if add_noise else root.priors.copy()
 
-    def select_root(self, tree: Tree, simulation: int) -> np.ndarray:
-        return puct_action(tree.root_stats(), self.root_priors, self.config)
+    warmup = 1  # PUCT has no schedule: a time-limited search may stop after any simulation
+
+    def set_budget(self, budget: np.ndarray) -> None:
+        """PUCT selection does not depend on the budget."""
+
+    def select_root(self, tree: Tree, simulation: int, games: np.ndarray | None) -> np.ndarray:
+        """[K] root actions of ``games`` (None: all)."""
+        priors = self.root_priors if games is None else self.root_priors[games]
+        return puct_action(tree.root_stats(games), priors, self.config)
 
     def select_interior(self, stats: NodeStats) -> np.ndarray:
         return puct_action(stats, stats.priors, self.config)

@@ -142,8 +142,9 @@ class Tree:
         The node's state must be written to ``states`` at ``slot(games, nodes)`` by the caller.
         """
         nodes = self.num_nodes[games].astype(np.int64)
-        if (nodes >= self.capacity).any():
-            raise ValueError(f"search tree is full ({self.capacity} nodes per game)")
+        # The search sizes the tree before every call (``MCTS`` grows it as needed): a full tree
+        # here is a bug in the caller, not a limit of the search.
+        assert (nodes < self.capacity).all(), f"search tree is full ({self.capacity} nodes per game)"
         at = self.slot(games, nodes)
         is_root = parent == NO_PARENT
         self.parent.reshape(-1)[at] = parent
@@ -180,8 +181,11 @@ class Tree:
             legal=np.take(self._edges(self.legal), at, axis=0),
         )
 
-    def root_stats(self) -> NodeStats:
-        """``stats`` of every game's root, as views (no copies): valid until the tree changes."""
+    def root_stats(self, games: np.ndarray | None = None) -> NodeStats:
+        """``stats`` of the roots of ``games`` ([K]; None: every game, as views, no copies, valid
+        until the tree changes)."""
+        if games is not None:
+            return self.stats(games, np.full(games.size, ROOT))
         visits = self.visits[:, ROOT]
         return NodeStats(
             visits=visits,
@@ -222,6 +226,23 @@ class Tree:
             edge_visits[edge] += 1
             edge_value[edge] += (value - edge_value[edge]) / edge_visits[edge]  # running mean (mctx)
             at = parent_at
+
+
+def grown(tree: Tree, capacity: int, states: "EnvState", env: "VecEnv") -> Tree:
+    """A copy of ``tree`` with room for ``capacity`` nodes per game; ``states`` is the new state
+    storage (``batch_size * capacity`` slots). Node indices are unchanged, so nothing is re-linked."""
+    batch, old = tree.batch_size, tree.capacity
+    if capacity < old:
+        raise ValueError(f"cannot shrink a tree from {old} to {capacity} nodes per game")
+    new = Tree.allocate(batch, capacity, tree.num_actions, states)
+    for name in ("parent", "action", "player", "terminal", "raw_value", "raw_score", "visits", "value_sum",
+                 "score_sum", "children", "child_visits", "child_value", "priors", "legal"):
+        getattr(new, name)[:, :old] = getattr(tree, name)
+    new.num_nodes[:] = tree.num_nodes
+    games = np.repeat(np.arange(batch), old)
+    nodes = np.tile(np.arange(old), batch)
+    env.put(new.states, new.slot(games, nodes), tree.states)
+    return new
 
 
 def reroot(env: "VecEnv", tree: Tree, roots: np.ndarray, max_nodes: int) -> None:
