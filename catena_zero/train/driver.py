@@ -205,7 +205,7 @@ class TrainingRun:
                     break
                 trainable = self.replay.steps_allowed(config.train.batch_size)
                 self._collect(pool.poll(timeout=0.0 if trainable else 0.25))
-                for _ in range(min(trainable, 4)):
+                for _ in range(min(trainable, 4, self._steps_left())):
                     self._train_step(pool)
                 self._poll_eval()
                 self.progress.update(self.counters.step, self._progress_fields(pool))
@@ -235,6 +235,10 @@ class TrainingRun:
         run = self.config.run
         return {k: v for k, v in (("steps", run.max_steps), ("positions", run.max_positions),
                                   ("minutes", run.max_minutes)) if v is not None}
+
+    def _steps_left(self) -> int:
+        bound = self.config.run.max_steps
+        return bound - self.counters.step if bound is not None else 1 << 30
 
     def _bound_reached(self) -> str:
         run, c = self.config.run, self.counters
@@ -283,7 +287,7 @@ class TrainingRun:
         if step % 10 == 0:
             for name, value in losses.items():
                 self.writer.add_scalar(f"loss/{name}", value, step)
-            self.writer.add_scalar("loss/learning_rate", self.learner.learning_rate, step)
+            self.writer.add_scalar("loss/learning_rate", self.learner.learning_rate(), step)
         if step % config.run.checkpoint_interval == 0:
             self._checkpoint()
         if config.eval.interval_steps and step % config.eval.interval_steps == 0:
