@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from .game.options import GAME_TYPES, MAX_SIDE, MIN_SIDE, SCORINGS, GameConfig
+from .messages import quote
 
 
 class ConfigError(ValueError):
@@ -303,6 +304,23 @@ class Config:
     seed: int = 0  # root of every np.random.Generator / torch.Generator of a run
 
 
+_MAX_STRING = 4096  # characters of a string value (PATH_MAX); no valid one is longer
+
+
+def _shown(value: Any) -> str:
+    """A YAML value as an error message shows it: YAML's words for null, lists and mappings;
+    at most a few dozen characters of a scalar (``messages.quote``)."""
+    if value is None:
+        return "nothing (null)"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (list, tuple)):
+        return "a list"
+    if isinstance(value, dict):
+        return "a mapping"
+    return quote(value)
+
+
 def _coerce(value: Any, annotation: Any, key: str) -> Any:
     """Check a YAML scalar against a field's type (ints for int fields, etc.)."""
     if isinstance(annotation, str):
@@ -314,14 +332,16 @@ def _coerce(value: Any, annotation: Any, key: str) -> Any:
             return None
         annotation = next(a for a in args if a is not type(None))
     if annotation is bool:
-        _check(isinstance(value, bool), f"{key} must be true or false, got {value!r}")
+        _check(isinstance(value, bool), f"{key} must be true or false, got {_shown(value)}")
     elif annotation is int:
-        _check(isinstance(value, int) and not isinstance(value, bool), f"{key} must be an integer, got {value!r}")
+        _check(isinstance(value, int) and not isinstance(value, bool), f"{key} must be an integer, got {_shown(value)}")
     elif annotation is float:
-        _check(isinstance(value, (int, float)) and not isinstance(value, bool), f"{key} must be a number, got {value!r}")
+        _check(isinstance(value, (int, float)) and not isinstance(value, bool), f"{key} must be a number, got {_shown(value)}")
         value = float(value)
     elif annotation is str:
-        _check(isinstance(value, str), f"{key} must be a string, got {value!r}")
+        _check(isinstance(value, str), f"{key} must be a string, got {_shown(value)}")
+        # Sections echo bad values in their messages: keep megabyte strings out of them.
+        _check(len(value) <= _MAX_STRING, f"{key} is too long to be valid, got {_shown(value)}")
     elif origin is tuple:  # tuple[X, ...] fields: a YAML list (or one scalar) of X
         item_type = typing.get_args(annotation)[0]
         items = value if isinstance(value, (list, tuple)) else [value]
@@ -330,13 +350,18 @@ def _coerce(value: Any, annotation: Any, key: str) -> Any:
 
 
 def _build(cls: type, data: Any, prefix: str) -> Any:
-    _check(isinstance(data, dict), f"{prefix.rstrip('.') or 'config'} must be a mapping, got {type(data).__name__}")
+    if data is None and prefix:
+        data = {}  # a section with nothing under it ("game:" with every key commented out): defaults
+    _check(isinstance(data, dict),
+           f"{prefix.rstrip('.') or 'config'} must be a mapping of keys to values, got {_shown(data)}")
     fields = {f.name: f for f in dataclasses.fields(cls)}
-    unknown = sorted(set(data) - set(fields))
+    unknown = sorted(set(data) - set(fields), key=str)
     if unknown:
-        close = difflib.get_close_matches(unknown[0], list(fields), n=1)
+        name = str(unknown[0])
+        close = difflib.get_close_matches(name, list(fields), n=1)
         hint = f"did you mean {prefix}{close[0]}? " if close else ""
-        raise ConfigError(f"unknown key {prefix}{unknown[0]} ({hint}known: {', '.join(fields)})")
+        shown = name if len(name) <= 40 else quote(name)
+        raise ConfigError(f"unknown key {prefix}{shown} ({hint}known: {', '.join(fields)})")
     kwargs = {}
     hints = typing.get_type_hints(cls)
     for name, value in data.items():
@@ -368,9 +393,12 @@ def load_config(path: str | Path, overrides: dict | None = None) -> Config:
 
     path = Path(path)
     try:
-        text = path.read_text()
+        text = path.read_bytes().decode("utf-8")
     except OSError as exc:
         raise ConfigError(f"cannot read config {path}: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not a text file (invalid UTF-8 at byte {exc.start}); "
+                          "a config is YAML text") from None
     try:
         data = _load_yaml(text) or {}
     except ConfigError as exc:
@@ -378,6 +406,9 @@ def load_config(path: str | Path, overrides: dict | None = None) -> Config:
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}" if mark else ""
+        if isinstance(exc, yaml.reader.ReaderError):  # a character YAML does not allow, e.g. NUL
+            code = exc.character if isinstance(exc.character, int) else ord(exc.character)
+            where = f": character U+{code:04X} at position {exc.position} is not allowed in YAML text"
         raise ConfigError(f"{path}: invalid YAML{where}") from None
     _check(isinstance(data, dict), f"{path}: top level must be a mapping")
     return config_from_dict(_merge(data, overrides or {}))
