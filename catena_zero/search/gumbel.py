@@ -10,7 +10,7 @@ S simulations per search call (each game's own budget).
   best half of them, and so on; at every simulation only actions whose visit count equals the
   scheduled count compete, which makes the top-k selection implicit (mctx).
 - sigma(q) = (c_visit + max_b N(b)) * c_scale * q_hat, with q_hat the completed Q values
-  min-max rescaled to [0, 1]. Unvisited actions are completed with the mixed value (the raw
+  min-max rescaled to [0, 1] (Q is the utility, ``search/utility.py``, whatever its range). Unvisited actions are completed with the mixed value (the raw
   value and the prior-weighted Q of the visited actions, paper appendix D).
 - The move is the best action among the most visited ones (the sequential halving winner);
   the policy target is softmax(logits + sigma(completed q)) over the legal actions.
@@ -92,7 +92,7 @@ def sigma_completed_q(stats: NodeStats, config: SearchConfig) -> np.ndarray:
     total = visits.sum(axis=1)  # [K]
     visited_prob = (stats.priors * visited).sum(axis=1)
     weighted_q = (stats.priors * q).sum(axis=1) / np.maximum(visited_prob, np.finfo(np.float32).tiny)
-    mixed = (stats.raw_value + total * weighted_q) / (total + 1)  # [K] paper appendix D
+    mixed = (stats.raw_utility + total * weighted_q) / (total + 1)  # [K] paper appendix D
     completed = np.where(visited, q, mixed[:, None].astype(np.float32))
     low = completed.min(axis=1, keepdims=True)
     high = completed.max(axis=1, keepdims=True)

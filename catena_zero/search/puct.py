@@ -5,8 +5,9 @@ Shape legend: B games, K a subset of the games (one node each), A actions (N cel
     score(s, a) = Q(s, a) + c(s) * P(s, a) * sqrt(N(s)) / (1 + N(s, a))
     c(s)        = log((1 + N(s) + c_base) / c_base) + c_init
 
-Q is mapped from [-1, 1] to [0, 1] as in the AlphaZero pseudocode, whose c_init = 1.25 was tuned
-for values in [0, 1]. An unvisited child takes its parent's mean value ("first-play urgency" =
+Q is the utility (win value plus KataGo's score term, ``search/utility.py``), mapped from
+[-radius, radius] (radius = 1 + score_utility_weight) to [0, 1] as the AlphaZero pseudocode maps
+values from [-1, 1], since its c_init = 1.25 was tuned for values in [0, 1]. An unvisited child takes its parent's mean value ("first-play urgency" =
 parent value, as Leela Zero without the reduction): exact terminal values and evaluator values
 then compete on the same scale, and with uniform priors the rule is classic UCT.
 At the root of a self-play search the priors are mixed with Dirichlet noise (AlphaZero:
@@ -28,9 +29,10 @@ def puct_action(stats: NodeStats, priors: np.ndarray, config: SearchConfig) -> n
     """[K] action maximising the PUCT score; ``priors`` [K, A] (the node's own, or noised at the root)."""
     visits = stats.visits.astype(np.float32)[:, None]  # [K, 1]
     c = np.log((1.0 + visits + config.c_puct_base) / config.c_puct_base) + config.c_puct_init
-    q = np.where(stats.child_visits > 0, stats.child_q, stats.value[:, None])
+    q = np.where(stats.child_visits > 0, stats.child_q, stats.utility[:, None])
     u = c * priors * np.sqrt(visits) / (1.0 + stats.child_visits)
-    score = np.where(stats.legal, 0.5 * (q + 1.0) + u, -np.inf)
+    radius = 1.0 + config.score_utility_weight
+    score = np.where(stats.legal, 0.5 * (q / radius + 1.0) + u, -np.inf)
     return score.argmax(axis=1)
 
 
@@ -79,8 +81,9 @@ class PuctPolicy:
         root = tree.root_stats()
         visits = np.where(root.legal, root.child_visits, 0).astype(np.float64)
         policy = (visits / np.maximum(visits.sum(axis=1, keepdims=True), 1.0)).astype(np.float32)
-        # Most visited, ties broken by Q (Q + 1 lies in [0, 2], below one visit's weight of 4).
-        greedy = np.where(root.legal, 4.0 * visits + root.child_q + 1.0, -np.inf).argmax(axis=1)
+        # Most visited, ties broken by Q (Q + radius lies in [0, 2 radius], below one visit's weight).
+        radius = 1.0 + self.config.score_utility_weight
+        greedy = np.where(root.legal, (2 * radius + 1) * visits + root.child_q + radius, -np.inf).argmax(axis=1)
         temperature = self.config.temperature
         sample = (move_number < self.config.temperature_moves) & (temperature > 0) & self.add_noise
         action = greedy
