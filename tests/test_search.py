@@ -294,16 +294,41 @@ def test_dirichlet_noise_is_a_distribution_over_the_legal_actions():
 
 
 def test_puct_samples_moves_in_self_play_only():
-    """Temperature sampling in the opening with noise; the most visited move without."""
+    """Temperature sampling in the opening with noise; the most visited move without (an evaluator
+    without ties, so that every seed gives the same most visited move)."""
     env = VecEnv(GameConfig(side=6))
     config = SearchConfig(algorithm="puct", num_simulations=32, tree_reuse=False)
-    mcts = MCTS(env, UniformEvaluator(env), config)
+    mcts = MCTS(env, HashedEvaluator(env), config)
     chosen = {int(mcts.run(env.reset(1), np.random.default_rng(seed), add_noise=True).action[0]) for seed in range(6)}
     assert len(chosen) > 1
     greedy = [mcts.run(env.reset(1), np.random.default_rng(seed), add_noise=False) for seed in range(3)]
     for out in greedy:
         assert out.action[0] == greedy[0].action[0] and out.visits[0, out.action[0]] == out.visits[0].max()
         np.testing.assert_allclose(out.policy[0], out.visits[0] / out.visits[0].sum(), rtol=1e-6)
+
+
+# ---------------------------------------------------------------------------------- random ties
+
+
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+def test_equal_priors_are_tied_at_random_and_the_seed_decides(algorithm):
+    """Uniform priors, no noise, side 4 (38 actions). Gumbel considers 16 of them: before, always the
+    first 16 in index order, so the centre D4 was never visited. Now each game's considered set is
+    a uniform random subset: over 400 games every action is considered in about 16/38 of them.
+    PUCT's first visits and its final choice among equally visited moves are random too; the
+    same seed gives the same search."""
+    env = VecEnv(GameConfig(side=4))
+    config = SearchConfig(algorithm=algorithm, num_simulations=16, tree_reuse=False)
+    mcts = MCTS(env, UniformEvaluator(env), config)
+    out = mcts.run(env.reset(400), np.random.default_rng(14), add_noise=False)
+    visited = (out.visits > 0).mean(axis=0)  # [A] share of the games that visited each action
+    assert visited.min() > 0.2 and visited.max() < 0.65  # binomial(400, 16/38): mean 0.42, sd 0.025
+    assert visited[env.spec.cell("D4")] > 0.2
+    chosen = np.bincount(out.action, minlength=env.num_actions)
+    assert (chosen > 0).sum() > 30  # the moves themselves vary from game to game
+    again = mcts.run(env.reset(400), np.random.default_rng(14), add_noise=False)
+    np.testing.assert_array_equal(again.action, out.action)
+    np.testing.assert_array_equal(again.visits, out.visits)
 
 
 # -------------------------------------------------------------------------------------- Gumbel
@@ -570,6 +595,7 @@ def test_tree_reuse_keeps_the_subtree_statistics(algorithm):
     kept_value = old.value_sum[games, child]
     kept_edges = old.child_visits[games, child]  # [3, A]
     grandchild = old.children[games, child, kept_edges.argmax(axis=1)]
+    grandchild_visits = old.visits[games, grandchild]  # a copy: the next search re-roots in place
 
     env.step(state, first.action)
     second = mcts.run(state, rng, add_noise=False)
@@ -579,7 +605,8 @@ def test_tree_reuse_keeps_the_subtree_statistics(algorithm):
     assert (second.visits.sum(axis=1) == kept_edges.sum(axis=1) + 48).all()
     assert (second.visits >= kept_edges).all()
     # The kept statistics are the old ones plus this search's visits through them.
-    assert (tree.visits[games, new_child] >= old.visits[games, grandchild]).all()
+    assert (new_child != UNVISITED).all()
+    assert (tree.visits[games, new_child] >= grandchild_visits).all()
     assert np.isfinite(kept_value).all()
 
 

@@ -248,7 +248,7 @@ class MCTS:
         while descending.size:
             parent[descending] = child[descending]
             stats = tree.stats(games[descending], parent[descending])
-            action[descending] = policy.select_interior(stats)
+            action[descending] = policy.select_interior(stats, games[descending])
             child[descending] = tree.children[games[descending], parent[descending], action[descending]]
             descending = descending[child[descending] != UNVISITED]
             descending = descending[~tree.terminal[games[descending], child[descending]]]

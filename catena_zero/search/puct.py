@@ -14,7 +14,8 @@ At the root of a self-play search the priors are mixed with Dirichlet noise (Alp
 alpha ~ 10 / legal moves, fraction 0.25); the tree always stores the un-noised priors, so a reused
 root gets fresh noise. The policy target is the root's visit distribution; the move is sampled
 from visits^(1/T) for the first ``temperature_moves`` moves of a self-play game, otherwise it is
-the most visited action (ties broken by Q).
+the most visited action (ties broken by Q, then at random: ``ties.py``; so are ties of the PUCT
+score, e.g. between unvisited actions of equal prior).
 """
 
 from __future__ import annotations
@@ -22,18 +23,20 @@ from __future__ import annotations
 import numpy as np
 
 from ..config import SearchConfig
+from .ties import argmax_random_ties, tie_break_keys
 from .tree import NodeStats, Tree
 
 
-def puct_action(stats: NodeStats, priors: np.ndarray, config: SearchConfig) -> np.ndarray:
-    """[K] action maximising the PUCT score; ``priors`` [K, A] (the node's own, or noised at the root)."""
+def puct_action(stats: NodeStats, priors: np.ndarray, config: SearchConfig, keys: np.ndarray) -> np.ndarray:
+    """[K] action maximising the PUCT score; ``priors`` [K, A] (the node's own, or noised at the
+    root); ties broken by ``keys`` [K, A] (``ties.py``)."""
     visits = stats.visits.astype(np.float32)[:, None]  # [K, 1]
     c = np.log((1.0 + visits + config.c_puct_base) / config.c_puct_base) + config.c_puct_init
     q = np.where(stats.child_visits > 0, stats.child_q, stats.utility[:, None])
     u = c * priors * np.sqrt(visits) / (1.0 + stats.child_visits)
     radius = 1.0 + config.score_utility_weight
     score = np.where(stats.legal, 0.5 * (q / radius + 1.0) + u, -np.inf)
-    return score.argmax(axis=1)
+    return argmax_random_ties(score, keys)
 
 
 def dirichlet_noise(
@@ -60,6 +63,7 @@ class PuctPolicy:
         root = tree.root_stats()
         # [B, A] the root priors used by this search (the tree keeps the un-noised ones)
         self.root_priors = dirichlet_noise(root.priors, root.legal, config, rng) if add_noise else root.priors.copy()
+        self.keys = tie_break_keys(rng, *root.priors.shape)  # [B, A] random ties (ties.py)
 
     warmup = 1  # PUCT has no schedule: a time-limited search may stop after any simulation
 
@@ -68,11 +72,13 @@ class PuctPolicy:
 
     def select_root(self, tree: Tree, simulation: int, games: np.ndarray | None) -> np.ndarray:
         """[K] root actions of ``games`` (None: all)."""
-        priors = self.root_priors if games is None else self.root_priors[games]
-        return puct_action(tree.root_stats(games), priors, self.config)
+        if games is None:
+            return puct_action(tree.root_stats(), self.root_priors, self.config, self.keys)
+        return puct_action(tree.root_stats(games), self.root_priors[games], self.config, self.keys[games])
 
-    def select_interior(self, stats: NodeStats) -> np.ndarray:
-        return puct_action(stats, stats.priors, self.config)
+    def select_interior(self, stats: NodeStats, games: np.ndarray) -> np.ndarray:
+        """[K] actions at K interior nodes, one of each of ``games``."""
+        return puct_action(stats, stats.priors, self.config, self.keys[games])
 
     def decide(
         self, tree: Tree, move_number: np.ndarray, rng: np.random.Generator
@@ -83,7 +89,9 @@ class PuctPolicy:
         policy = (visits / np.maximum(visits.sum(axis=1, keepdims=True), 1.0)).astype(np.float32)
         # Most visited, ties broken by Q (Q + radius lies in [0, 2 radius], below one visit's weight).
         radius = 1.0 + self.config.score_utility_weight
-        greedy = np.where(root.legal, (2 * radius + 1) * visits + root.child_q + radius, -np.inf).argmax(axis=1)
+        greedy = argmax_random_ties(
+            np.where(root.legal, (2 * radius + 1) * visits + root.child_q + radius, -np.inf), self.keys
+        )
         temperature = self.config.temperature
         sample = (move_number < self.config.temperature_moves) & (temperature > 0) & self.add_noise
         action = greedy
