@@ -73,6 +73,11 @@ class SearchConfig:
     gumbel_c_visit: float = 50.0
     gumbel_c_scale: float = 0.1
     tree_reuse: bool = True  # keep the chosen child's subtree for the next move
+    # Score utility (KataGo, Wu 2019 sec. 4.1): search maximises value + w * (2/pi) *
+    # arctan(score / (scale * unit)), unit = sqrt(cells) (quadratic scoring: cells), see
+    # search/utility.py. KataGo's staticScoreUtilityFactor 0.1 and static scale 2.0; 0 = win/loss only.
+    score_utility_weight: float = 0.1
+    score_utility_scale: float = 2.0
 
     def __post_init__(self) -> None:
         _check(self.algorithm in ("gumbel", "puct"), f"search.algorithm must be 'gumbel' or 'puct', got {self.algorithm!r}")
@@ -89,6 +94,8 @@ class SearchConfig:
         _check(self.gumbel_num_considered >= 1, f"search.gumbel_num_considered must be >= 1, got {self.gumbel_num_considered}")
         _check(self.gumbel_c_visit > 0, f"search.gumbel_c_visit must be > 0, got {self.gumbel_c_visit}")
         _check(self.gumbel_c_scale > 0, f"search.gumbel_c_scale must be > 0, got {self.gumbel_c_scale}")
+        _check(self.score_utility_weight >= 0, f"search.score_utility_weight must be >= 0, got {self.score_utility_weight}")
+        _check(self.score_utility_scale > 0, f"search.score_utility_scale must be > 0, got {self.score_utility_scale}")
 
 
 

@@ -4,13 +4,14 @@ with Gumbel", ICLR 2022), following mctx's ``gumbel_muzero_policy``.
 Shape legend: B games, K a subset of the games (one node each), A actions (N cells + button),
 S simulations per search call (each game's own budget).
 
-- Root: draw g ~ Gumbel(0, 1) per action (scale 0 without noise: then the top-k is by prior).
+- Root: draw g ~ Gumbel(0, 1) per action (scale 0 without noise: then the top-k is by prior,
+  equal priors drawn at random, ``ties.py``).
   Simulations visit the actions with the largest g + logits + sigma(q) following the sequential
   halving schedule (``considered_visits_table``): the top k actions are visited equally, then the
   best half of them, and so on; at every simulation only actions whose visit count equals the
   scheduled count compete, which makes the top-k selection implicit (mctx).
 - sigma(q) = (c_visit + max_b N(b)) * c_scale * q_hat, with q_hat the completed Q values
-  min-max rescaled to [0, 1]. Unvisited actions are completed with the mixed value (the raw
+  min-max rescaled to [0, 1] (Q is the utility, ``search/utility.py``, whatever its range). Unvisited actions are completed with the mixed value (the raw
   value and the prior-weighted Q of the visited actions, paper appendix D).
 - The move is the best action among the most visited ones (the sequential halving winner);
   the policy target is softmax(logits + sigma(completed q)) over the legal actions.
@@ -29,6 +30,7 @@ import math
 import numpy as np
 
 from ..config import SearchConfig
+from .ties import argmax_random_ties, tie_break_keys
 from .tree import NodeStats, Tree
 
 LOW_LOGIT = -1e9  # mctx: floor of finite root scores, so -inf only marks excluded actions
@@ -92,7 +94,7 @@ def sigma_completed_q(stats: NodeStats, config: SearchConfig) -> np.ndarray:
     total = visits.sum(axis=1)  # [K]
     visited_prob = (stats.priors * visited).sum(axis=1)
     weighted_q = (stats.priors * q).sum(axis=1) / np.maximum(visited_prob, np.finfo(np.float32).tiny)
-    mixed = (stats.raw_value + total * weighted_q) / (total + 1)  # [K] paper appendix D
+    mixed = (stats.raw_utility + total * weighted_q) / (total + 1)  # [K] paper appendix D
     completed = np.where(visited, q, mixed[:, None].astype(np.float32))
     low = completed.min(axis=1, keepdims=True)
     high = completed.max(axis=1, keepdims=True)
@@ -109,9 +111,9 @@ def improved_policy(stats: NodeStats, config: SearchConfig) -> np.ndarray:
     return (weights / weights.sum(axis=1, keepdims=True)).astype(np.float32)
 
 
-def interior_action(stats: NodeStats, config: SearchConfig) -> np.ndarray:
+def interior_action(stats: NodeStats, config: SearchConfig, keys: np.ndarray) -> np.ndarray:
     """[K] deterministic non-root selection (mctx ``gumbel_muzero_interior_action_selection``):
-    argmax(pi' - N(a) / (1 + sum_b N(b))).
+    argmax(pi' - N(a) / (1 + sum_b N(b))), ties broken by ``keys`` [K, A] (``ties.py``).
 
     pi' is computed as P * exp(sigma - max sigma), normalised: the same softmax without a log
     per call (this runs at every interior step); illegal actions have P = 0.
@@ -121,7 +123,7 @@ def interior_action(stats: NodeStats, config: SearchConfig) -> np.ndarray:
     policy = weights / np.maximum(weights.sum(axis=1, keepdims=True), np.finfo(np.float32).tiny)
     visits = stats.child_visits
     score = policy - visits / (1.0 + visits.sum(axis=1, keepdims=True))
-    return np.where(stats.legal, score, -np.inf).argmax(axis=1)
+    return argmax_random_ties(np.where(stats.legal, score, -np.inf), keys)
 
 
 class GumbelPolicy:
@@ -142,6 +144,7 @@ class GumbelPolicy:
         self.logits = prior_logits(root.priors, root.legal)  # [B, A]
         self.logits -= self.logits.max(axis=1, keepdims=True)
         self.base_visits = root.child_visits.copy()  # [B, A] visits kept from the previous move
+        self.keys = tie_break_keys(rng, *root.priors.shape)  # [B, A] random ties (ties.py)
         self.num_considered = np.minimum(config.gumbel_num_considered, root.legal.sum(axis=1))  # [B]
         self.set_budget(budget)
 
@@ -166,10 +169,12 @@ class GumbelPolicy:
         """[K] root actions of ``games`` (None: all) at ``simulation``."""
         root = tree.root_stats(games)
         considered = self.schedule[:, simulation] if games is None else self.schedule[games, simulation]
-        return self._root_scores(root, considered, games).argmax(axis=1)
+        keys = self.keys if games is None else self.keys[games]
+        return argmax_random_ties(self._root_scores(root, considered, games), keys)
 
-    def select_interior(self, stats: NodeStats) -> np.ndarray:
-        return interior_action(stats, self.config)
+    def select_interior(self, stats: NodeStats, games: np.ndarray) -> np.ndarray:
+        """[K] actions at K interior nodes, one of each of ``games``."""
+        return interior_action(stats, self.config, self.keys[games])
 
     def decide(
         self, tree: Tree, move_number: np.ndarray, rng: np.random.Generator
@@ -177,5 +182,5 @@ class GumbelPolicy:
         """([B] sequential-halving winner, [B, A] completed-Q policy target)."""
         root = tree.root_stats()
         most = np.where(root.legal, root.child_visits - self.base_visits, -1).max(axis=1)
-        action = self._root_scores(root, most, None).argmax(axis=1)
+        action = argmax_random_ties(self._root_scores(root, most, None), self.keys)
         return action, improved_policy(root, self.config)

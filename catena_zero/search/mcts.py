@@ -11,8 +11,13 @@ One simulation, for all B games at once (mctx's ``search`` loop):
 2. expand: gather the parents' stored states, step the environment once for all of them, and
    call the evaluation function once on the new non-terminal positions; terminal positions take
    the exact result (``env.terminal_value`` / ``env.score_margin``), never the evaluator's guess;
-3. back up the leaf value along each path (``Tree.backup``: the sign follows the player to move).
+3. back up the leaf's win value, score margin and utility along each path (``Tree.backup``: the
+   sign follows the player to move).
 A simulation that ends on an existing terminal node backs up its exact value again.
+
+Search maximises the utility, the win value plus KataGo's score term (``search/utility.py``,
+``SearchConfig.score_utility_weight``): Q values, Gumbel's completed Q and PUCT's scores are
+utilities, while ``SearchOutput.value`` stays the mean win value (P(win) - P(loss)).
 
 Tree reuse (``SearchConfig.tree_reuse``): after a search the tree is kept; the next call looks up,
 per batch slot, the node reached by the moves played since (read from ``EnvState.history``), and
@@ -33,6 +38,7 @@ from .puct import PuctPolicy
 from .tree import NO_PARENT, ROOT, UNVISITED, Tree, grown, reroot
 from ..evaluation import EvalFn, Evaluation
 from .types import SearchOutput
+from .utility import Utility
 
 if TYPE_CHECKING:
     from ..game.vec_env import EnvState, VecEnv
@@ -48,6 +54,8 @@ class MCTS:
         self.env = env
         self.eval_fn = eval_fn
         self.config = config
+        # What search maximises: the win value plus KataGo's score term (search/utility.py).
+        self.utility = Utility(config.score_utility_weight, config.score_utility_scale, env.config)
         self.tree: Tree | None = None  # the last search's tree
 
     def reset(self) -> None:
@@ -205,6 +213,7 @@ class MCTS:
         """Evaluate and create the root of each game in ``games`` (its state is already stored)."""
         roots = state if games.size == state.batch_size else self.env.take(state, games)
         evaluation = self._evaluate(roots)
+        utility = self.utility(evaluation.value, evaluation.score)
         tree.add_nodes(
             games,
             parent=np.full(games.size, NO_PARENT),
@@ -213,11 +222,12 @@ class MCTS:
             terminal=np.zeros(games.size, bool),
             raw_value=evaluation.value,
             raw_score=evaluation.score,
+            raw_utility=utility,
             priors=evaluation.priors,
             legal=self.env.legal_actions(roots),
         )
         # The root's own evaluation is its first visit (mctx instantiate_tree_from_root).
-        tree.backup(games, np.full(games.size, ROOT), evaluation.value, evaluation.score)
+        tree.backup(games, np.full(games.size, ROOT), evaluation.value, evaluation.score, utility)
 
     # -- one simulation --------------------------------------------------------------------------
 
@@ -238,7 +248,7 @@ class MCTS:
         while descending.size:
             parent[descending] = child[descending]
             stats = tree.stats(games[descending], parent[descending])
-            action[descending] = policy.select_interior(stats)
+            action[descending] = policy.select_interior(stats, games[descending])
             child[descending] = tree.children[games[descending], parent[descending], action[descending]]
             descending = descending[child[descending] != UNVISITED]
             descending = descending[~tree.terminal[games[descending], child[descending]]]
@@ -246,24 +256,29 @@ class MCTS:
         leaf = child.copy()
         value = np.empty(count, np.float32)
         score = np.empty(count, np.float32)
+        utility = np.empty(count, np.float32)
         ended = np.flatnonzero(child != UNVISITED)  # terminal nodes reached again: exact result
-        value[ended] = tree.raw_value[games[ended], child[ended]]
-        score[ended] = tree.raw_score[games[ended], child[ended]]
+        if ended.size:
+            value[ended] = tree.raw_value[games[ended], child[ended]]
+            score[ended] = tree.raw_score[games[ended], child[ended]]
+            utility[ended] = tree.raw_utility[games[ended], child[ended]]
         expand = np.flatnonzero(child == UNVISITED)
         if expand.size:
-            leaf[expand], value[expand], score[expand] = self._expand(
+            leaf[expand], value[expand], score[expand], utility[expand] = self._expand(
                 tree, games[expand], parent[expand], action[expand]
             )
-        tree.backup(games, leaf, value, score)
+        tree.backup(games, leaf, value, score, utility)
 
     def _expand(
         self, tree: Tree, games: np.ndarray, parent: np.ndarray, action: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Create the child (games, parent, action) for each game; returns [K] nodes, values, scores."""
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Create the child (games, parent, action) for each game; returns [K] nodes, values,
+        scores and utilities."""
         env = self.env
         states = env.take(tree.states, tree.slot(games, parent))
         env.step(states, action)
         evaluation = self._evaluate(states)
+        utility = self.utility(evaluation.value, evaluation.score)
         nodes = tree.add_nodes(
             games,
             parent=parent,
@@ -272,11 +287,12 @@ class MCTS:
             terminal=states.done,
             raw_value=evaluation.value,
             raw_score=evaluation.score,
+            raw_utility=utility,
             priors=evaluation.priors,
             legal=env.legal_actions(states),
         )
         env.put(tree.states, tree.slot(games, nodes), states)
-        return nodes, evaluation.value, evaluation.score
+        return nodes, evaluation.value, evaluation.score, utility
 
     def _evaluate(self, states: "EnvState") -> Evaluation:
         """Evaluation of K states: the evaluator for running games, the exact result for finished ones."""
