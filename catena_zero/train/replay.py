@@ -381,7 +381,7 @@ class ReplayBuffer:
         np.savez(
             buffer,
             format=np.array(REPLAY_FORMAT),
-            version=np.array(REPLAY_VERSION),
+            format_version=np.array(REPLAY_VERSION),
             rule_sets=names,
             counters=np.array([self._added, self._trained], dtype=np.int64),
             credit=np.array(self._credit, dtype=np.float64),
@@ -395,8 +395,9 @@ class ReplayBuffer:
         data = _read_npz(path)
         if str(data["format"]) != REPLAY_FORMAT:
             raise ReplayError(f"{path} is not a catena-zero replay buffer")
-        if int(data["version"]) != REPLAY_VERSION:
-            raise ReplayError(f"{path} has replay version {int(data['version'])}; this catena-zero reads {REPLAY_VERSION}")
+        if int(data["format_version"]) != REPLAY_VERSION:
+            raise ReplayError(f"{path} has replay format version {int(data['format_version'])}; "
+                              f"this catena-zero reads {REPLAY_VERSION}")
         saved_names = [str(s) for s in data["rule_sets"]]
         rule = data["rule"].astype(np.int64)
         count = rule.shape[0]
@@ -443,7 +444,7 @@ def _read_npz(path: Path) -> dict[str, np.ndarray]:
     except Exception as exc:  # zip, CRC, header or pickle errors of a truncated or foreign file
         reason = " ".join(str(exc).split())[:200] or type(exc).__name__
         raise ReplayError(f"{path} is not a loadable replay buffer (damaged or not a replay file): {reason}") from None
-    needed = {"format", "version", "rule_sets", "counters", "credit", *_KEYS}
+    needed = {"format", "format_version", "rule_sets", "counters", "credit", *_KEYS}
     absent = sorted(needed - set(data))
     if absent:
         raise ReplayError(f"{path} is not a catena-zero replay buffer (missing {', '.join(absent)})")
