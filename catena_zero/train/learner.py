@@ -131,7 +131,7 @@ class Learner:
             self.optimizer.zero_grad(set_to_none=True)
             self._restore(buffers)
             raise TrainingDiverged(f"training diverged at step {self._step}: the gradient norm is {grad_norm} "
-                                   f"(total loss {float(losses.total):.4g})")
+                                   f"(total loss {float(losses.total.detach()):.4g})")
         self.optimizer.step()
         self._step += 1
         self.last_grad_norm = grad_norm

@@ -396,7 +396,8 @@ class ReplayBuffer:
         if str(data["format"]) != REPLAY_FORMAT:
             raise ReplayError(f"{path} is not a catena-zero replay buffer")
         if int(data["format_version"]) != REPLAY_VERSION:
-            raise ReplayError(f"{path} has replay version {int(data['version'])}; this catena-zero reads {REPLAY_VERSION}")
+            raise ReplayError(f"{path} has replay format version {int(data['format_version'])}; "
+                              f"this catena-zero reads {REPLAY_VERSION}")
         saved_names = [str(s) for s in data["rule_sets"]]
         rule = data["rule"].astype(np.int64)
         count = rule.shape[0]
