@@ -26,6 +26,8 @@ COMMANDS = {
     "show": "show",
     "random-game": "random_game",
     "train": "train",
+    "evaluate": "evaluate",
+    "ladder": "ladder",
 }
 
 

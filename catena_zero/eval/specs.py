@@ -154,3 +154,34 @@ def build_agent(spec: AgentSpec | str, device: Optional[str] = None, tree_reuse:
 
 def _build_bot_agent(spec: AgentSpec, device: Optional[str], tree_reuse: bool) -> Agent:
     raise ValueError(f"{spec.path}: exported bot files are not supported yet (catena_zero/bot/export.py)")
+
+
+def match_game_config(agents: list[Agent], config_path: Optional[str] = None, side: Optional[int] = None,
+                      game_type: Optional[str] = None, scoring: Optional[str] = None) -> "GameConfig":
+    """The options a match is played by: a config file's game section if given, else the options
+    the network agents were trained for (they must agree), else the defaults; then the flags.
+
+    The config's komi is kept where it is valid (it is the komi of matches between baselines).
+    """
+    from ..config import load_config
+    from ..game.options import GameConfig, komi_range
+
+    if config_path is not None:
+        base = load_config(config_path).game
+    else:
+        trained = [(a.name, a.trained_for) for a in agents if a.trained_for is not None]
+        base = trained[0][1] if trained else GameConfig()
+        for name, other in trained[1:]:
+            differ = [key for key in ("side", "game_type", "scoring")
+                      if getattr(other, key) != getattr(base, key) and locals()[key] is None]
+            if differ:
+                key = differ[0]
+                raise ValueError(
+                    f"{trained[0][0]} and {name} were trained for different {key} "
+                    f"({getattr(base, key)} and {getattr(other, key)}); choose one with --{key.replace('_', '-')}")
+    side = base.side if side is None else side
+    game_type = base.game_type if game_type is None else game_type
+    scoring = base.scoring if scoring is None else scoring
+    lo, hi = komi_range(scoring)
+    komi = base.komi if game_type == "komi" and lo <= base.komi <= hi else 0
+    return GameConfig(side=side, game_type=game_type, scoring=scoring, komi=komi)
