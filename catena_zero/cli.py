@@ -26,6 +26,9 @@ COMMANDS = {
     "show": "show",
     "random-game": "random_game",
     "train": "train",
+    "export": "export",
+    "evaluate": "evaluate",
+    "ladder": "ladder",
 }
 
 

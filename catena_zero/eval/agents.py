@@ -53,7 +53,7 @@ GREEDY_MAX_ROWS = 16384
 class KomiEstimate:
     """What an agent's value head says about komi on the empty board (R6, R7)."""
 
-    komi: int  # the fair komi: the komi in range whose value for Black is closest to 0
+    komi: int  # the fair komi: value for Black closest to 0, ties by the score head (bot.bot.fair_komi)
     komis: np.ndarray  # [K] int the komi values evaluated (the whole range of the scoring)
     black_value: np.ndarray  # [K] float32 value for Black (to move) at the empty board per komi
     source: str  # who estimated it, e.g. "value head of step-00001000"
@@ -76,6 +76,9 @@ class Agent(ABC):
     def komi_estimate(self, game: GameConfig) -> Optional[KomiEstimate]:
         """The fair komi by this agent's own estimate, or None if it has no value head."""
         return None
+
+    def check_game(self, game: GameConfig) -> None:
+        """ValueError (one line) if this agent does not play games with these options."""
 
 
 def _check_batch(env: VecEnv, state: EnvState) -> None:
@@ -202,8 +205,10 @@ class NetAgent(SearchAgent):
         device: Optional[str] = None,
         tree_reuse: bool = False,
         trained_for: Optional[GameConfig] = None,
+        rule_sets: Optional[tuple] = None,
     ) -> None:
-        """``simulations`` overrides ``search.num_simulations``; ``device`` overrides ``net.device``."""
+        """``simulations`` overrides ``search.num_simulations``; ``device`` overrides ``net.device``;
+        ``rule_sets`` (``bot.export.RuleSet``s), if given, are the only games it accepts."""
         if simulations is not None and (isinstance(simulations, bool) or simulations < 1):
             raise ValueError(f"simulations must be a positive integer, got {simulations!r}")
         search = dataclasses.replace(
@@ -212,6 +217,7 @@ class NetAgent(SearchAgent):
         self.model = model
         self.step = step
         self.trained_for = trained_for
+        self.rule_sets = rule_sets
         super().__init__(name, search, self.evaluator)
 
     def evaluator(self, env: VecEnv):
@@ -220,21 +226,28 @@ class NetAgent(SearchAgent):
 
         return NetEvaluator(self.model, env, self.net)
 
+    def check_game(self, game: GameConfig) -> None:
+        """ValueError if this network refuses ``game`` (a bot file names the rule sets it plays)."""
+        if self.rule_sets is not None and not any(r.covers(game) for r in self.rule_sets):
+            trained = ", ".join(str(r) for r in self.rule_sets)
+            raise ValueError(f"{self.name} was trained for {trained}; it does not play side {game.side} "
+                             f"{game.game_type} {game.scoring}")
+
     def komi_estimate(self, game: GameConfig) -> Optional[KomiEstimate]:
         """The komi where the value head's value of the empty board for Black crosses 0.
 
         One forward pass over the empty board at every komi of the scoring's range (R6: 0-15, or
         0-1000 for quadratic); the network takes komi as an input, which is what lets it read off
-        the fair komi (DESIGN.md sec. 4, KataGo). Game types without komi (R7 no_komi, R8) have
-        none to choose: None.
+        the fair komi (DESIGN.md sec. 4, KataGo). The choice is the bot's (``bot.bot.fair_komi``):
+        the value closest to even, ties (a saturated or untrained head) by the score head's margin
+        closest to 0, so a match's fair komi is the komi an exported bot of this network would name.
+        Game types without komi (R7 no_komi, R8) have none to choose: None.
         """
+        from ..bot.bot import fair_komi, komi_curve_of
+
         if game.game_type != "komi":
             return None
-        lo, hi = komi_range(game.scoring)
-        komis = np.arange(lo, hi + 1)
         env = VecEnv(game)
-        value = self.evaluator(env)(env.reset(komis.size, komis)).value  # [K] for Black, to move
-        # The closest to 0 (an untrained head need not be monotone, so no bisection); ties: lower komi.
-        fair = int(komis[int(np.argmin(np.abs(value)))])
-        return KomiEstimate(komi=fair, komis=komis, black_value=value.astype(np.float32),
+        komis, value, score = komi_curve_of(self.evaluator(env), env)  # [K] each, Black to move
+        return KomiEstimate(komi=fair_komi(komis, value, score), komis=komis, black_value=value.astype(np.float32),
                             source=f"value head of {self.name}")

@@ -287,6 +287,8 @@ def play_match_chunk(spec: MatchSpec, chunk_seed: int, n: int, first: int = 0,
         return ()
     env = VecEnv(spec.game)
     agent_a, agent_b = _live(spec.agent_a, spec), _live(spec.agent_b, spec)
+    agent_a.check_game(spec.game)
+    agent_b.check_game(spec.game)
     rng_a, rng_b = np.random.default_rng(chunk_seed).spawn(2)
     index = np.arange(first, first + n)
     openings = [spec.openings[g // 2] for g in index]
@@ -358,6 +360,9 @@ def play_match(
         raise ValueError(f"games must be a positive number, got {games!r}")
     if chunk_size is not None and chunk_size < 1:
         raise ValueError(f"chunk_size must be positive, got {chunk_size}")
+    for agent in (agent_a, agent_b):
+        if isinstance(agent, Agent):
+            agent.check_game(game_config)
     komi, source, estimate = resolve_komi(agent_a, agent_b, game_config, komi, device)
     game = dataclasses.replace(game_config, komi=komi)
     env = VecEnv(game)
@@ -395,7 +400,7 @@ def _percent(x: float) -> str:
 def _elo(x: float) -> str:
     if math.isinf(x):
         return "+inf" if x > 0 else "-inf"
-    return f"{x:+.0f}"
+    return f"{round(x) + 0:+d}"  # + 0: no "-0"
 
 
 def _wdl(t: Tally) -> str:

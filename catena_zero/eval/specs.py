@@ -6,7 +6,7 @@ in other processes (the lead's Ray actors build each chunk's agents from the spe
     random | greedy | mcts:K          the baselines (``agents.py``)
     PATH/step-00001000.pt            a checkpoint file (``train/checkpoint.py``)
     checkpoints/<run>/               a run folder: its newest checkpoint
-    FILE                             an exported bot file (``bot/export.py``), when that exists
+    FILE                             an exported bot file (``bot/export.py``, ``catena-zero export``)
     AgentSpec.from_model(...)        a live network's weights and config (in-loop evaluation)
 
 ``parse_agent_spec`` checks a string and resolves paths (a run folder to its newest checkpoint);
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from ..game.options import GameConfig
 
 BASELINES = ("random", "greedy", "mcts:K")
-SPEC_USAGE = "random, greedy, mcts:K, a checkpoint file, a run folder"
+SPEC_USAGE = "random, greedy, mcts:K, a checkpoint file, a run folder or an exported bot file"
 
 
 @dataclass(frozen=True, eq=False)
@@ -68,7 +68,7 @@ def parse_agent_spec(text: str, simulations: Optional[int] = None) -> AgentSpec:
         return AgentSpec(kind="mcts", name=f"mcts:{k}", simulations=k)
     path = Path(text)
     if not path.exists():
-        raise ValueError(f"unknown agent {text!r}: expected {SPEC_USAGE}{_bot_usage()}")
+        raise ValueError(f"unknown agent {text!r}: expected {SPEC_USAGE}")
     from ..train.checkpoint import list_checkpoints, resolve_checkpoint
 
     if path.is_dir() or _looks_like_checkpoint(path):
@@ -76,10 +76,10 @@ def parse_agent_spec(text: str, simulations: Optional[int] = None) -> AgentSpec:
         step = _step_of(resolved, list_checkpoints(resolved.parent.parent))
         return AgentSpec(kind="checkpoint", name=checkpoint_name(resolved, step), simulations=simulations,
                          path=str(resolved), step=step)
-    bot = _bot_module()
-    if bot is not None:
-        return AgentSpec(kind="bot", name=path.name, simulations=simulations, path=str(path))
-    raise ValueError(f"{text} is not a checkpoint (a torch file) nor a run folder")
+    from ..bot.export import read_bot
+
+    header = read_bot(path).header  # BotFileError names what is wrong with a file that is neither
+    return AgentSpec(kind="bot", name=path.name, simulations=simulations, path=str(path), step=header.step)
 
 
 def checkpoint_name(path: Path, step: Optional[int]) -> str:
@@ -96,26 +96,19 @@ def _step_of(path: Path, found: list[tuple[int, Path]]) -> Optional[int]:
 
 
 def _looks_like_checkpoint(path: Path) -> bool:
-    """torch.save files are zip archives (or legacy pickles); bot files are safetensors."""
+    """True for a torch zip archive (a checkpoint), False for a safetensors file (a bot file: an
+    8-byte little-endian header length, then the header's JSON ``{``); ValueError for anything
+    else. The loaders then name whatever else is wrong with the file."""
     try:
         with path.open("rb") as f:
-            head = f.read(4)
+            head = f.read(9)
     except OSError as exc:
         raise ValueError(f"cannot read {path}: {exc.strerror}") from None
-    return head.startswith(b"PK") or head[:1] == b"\x80" or path.suffix == ".pt"
-
-
-def _bot_module():
-    """``catena_zero.bot.export`` when it exists (another branch writes it), else None."""
-    try:
-        from ..bot import export
-    except ImportError:
-        return None
-    return export
-
-
-def _bot_usage() -> str:
-    return " or an exported bot file" if _bot_module() is not None else ""
+    if head[8:9] == b"{":
+        return False  # read_bot reports a truncated or foreign safetensors file
+    if head[:4] != b"PK\x03\x04":
+        raise ValueError(f"{path} is neither a checkpoint (a torch zip file) nor an exported bot file")
+    return True
 
 
 def build_agent(spec: AgentSpec | str, device: Optional[str] = None, tree_reuse: bool = False) -> Agent:
@@ -153,4 +146,45 @@ def build_agent(spec: AgentSpec | str, device: Optional[str] = None, tree_reuse:
 
 
 def _build_bot_agent(spec: AgentSpec, device: Optional[str], tree_reuse: bool) -> Agent:
-    raise ValueError(f"{spec.path}: exported bot files are not supported yet (catena_zero/bot/export.py)")
+    """An exported bot file as a batched network agent: its weights, its default search settings
+    (``--sims`` overrides the simulation count), and only the rule sets it was trained for."""
+    from ..bot.export import read_bot
+    from ..net import model_from_config
+
+    bot = read_bot(spec.path)  # BotFileError (a ValueError): missing, damaged, unknown version
+    model = model_from_config(bot.header.net)
+    model.load_state_dict(bot.weights)
+    return NetAgent(model.eval(), bot.header.net, bot.header.search, name=spec.name, step=bot.header.step,
+                    simulations=spec.simulations, device=device, tree_reuse=tree_reuse,
+                    trained_for=bot.header.game, rule_sets=bot.header.trained_for)
+
+
+def match_game_config(agents: list[Agent], config_path: Optional[str] = None, side: Optional[int] = None,
+                      game_type: Optional[str] = None, scoring: Optional[str] = None) -> "GameConfig":
+    """The options a match is played by: a config file's game section if given, else the options
+    the network agents were trained for (they must agree), else the defaults; then the flags.
+
+    The config's komi is kept where it is valid (it is the komi of matches between baselines).
+    """
+    from ..config import load_config
+    from ..game.options import GameConfig, komi_range
+
+    if config_path is not None:
+        base = load_config(config_path).game
+    else:
+        trained = [(a.name, a.trained_for) for a in agents if a.trained_for is not None]
+        base = trained[0][1] if trained else GameConfig()
+        for name, other in trained[1:]:
+            differ = [key for key in ("side", "game_type", "scoring")
+                      if getattr(other, key) != getattr(base, key) and locals()[key] is None]
+            if differ:
+                key = differ[0]
+                raise ValueError(
+                    f"{trained[0][0]} and {name} were trained for different {key} "
+                    f"({getattr(base, key)} and {getattr(other, key)}); choose one with --{key.replace('_', '-')}")
+    side = base.side if side is None else side
+    game_type = base.game_type if game_type is None else game_type
+    scoring = base.scoring if scoring is None else scoring
+    lo, hi = komi_range(scoring)
+    komi = base.komi if game_type == "komi" and lo <= base.komi <= hi else 0
+    return GameConfig(side=side, game_type=game_type, scoring=scoring, komi=komi)
