@@ -342,6 +342,22 @@ class Bot:
             output, _, searcher, _, _ = self._search(game)
             return searcher.env.spec.action_name(int(output.action[0]))
 
+    @staticmethod
+    def _move_values(tree) -> np.ndarray:
+        """[A] mean win value of each root move for the player to move at the root (0 if unvisited).
+
+        The tree's edge Q is the search's utility (value plus the score term, KataGo); a person
+        reading an analysis wants the win value, so it is read off each child's own statistics.
+        """
+        children = tree.children[0, ROOT]
+        values = np.zeros(children.size, np.float32)
+        for a in np.flatnonzero(children != UNVISITED):
+            child = children[a]
+            if tree.visits[0, child] > 0:
+                value = tree.value_sum[0, child] / tree.visits[0, child]
+                values[a] = value if tree.player[0, child] == tree.player[0, ROOT] else -value
+        return values
+
     def analyze(self, game: Game, top: int = 10) -> Analysis:
         """The search's view of ``game``: value, score, and its ``top`` most visited moves."""
         with self._lock:
@@ -352,7 +368,8 @@ class Bot:
             best = int(output.action[0])
             # The move it plays first, then by visits and value (Gumbel's winner is among the most
             # visited, but need not have the highest mean value).
-            ranked = np.lexsort((-tree.child_value[0, ROOT], -visits, np.arange(visits.size) != best))
+            values = self._move_values(tree)
+            ranked = np.lexsort((-values, -visits, np.arange(visits.size) != best))
             order = [a for a in ranked if visits[a] > 0][:top]
             moves = []
             for a in order:
@@ -365,7 +382,7 @@ class Bot:
                 moves.append(MoveAnalysis(
                     move=spec.action_name(int(a)),
                     visits=int(visits[a]),
-                    value=float(tree.child_value[0, ROOT, a]),
+                    value=float(values[a]),
                     score=score,
                     prior=float(tree.priors[0, ROOT, a]),
                 ))

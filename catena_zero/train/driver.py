@@ -86,7 +86,13 @@ def prepare_run(config: Config, default_name: str, run_name: Optional[str], resu
         bounds = {key.split(".")[1]: getattr(config.run, key.split(".")[1]) for key in RESUMABLE_KEYS}
         config = _replace_run(saved, **bounds)
     else:
-        if list_checkpoints(run_dir):
+        if list_checkpoints(run_dir) and not (run_name or config.run.name):
+            # No name was asked for: a second run of the same config gets the next free name.
+            name = next(f"{name}-{i}" for i in range(2, 10**6)
+                        if not list_checkpoints(Path(config.run.root) / f"{name}-{i}"))
+            run_dir = Path(config.run.root) / name
+            saved_path = run_dir / CONFIG_FILE
+        elif list_checkpoints(run_dir):
             raise RunError(f"run folder {run_dir} already has checkpoints: continue it with --resume, "
                            "or choose another --run-name")
         config = _with_run_name(config, name)
@@ -219,7 +225,8 @@ class TrainingRun:
             self.counters.seconds = seconds_before + time.perf_counter() - session_start
             if not stop_reason.startswith("stopped"):
                 self._checkpoint()
-            self._finish_eval(final=stop_reason.startswith("bound"))
+            if stop_reason.startswith("bound"):
+                self._finish_eval()
             self.progress.close()
             restarts = pool.restarts if pool is not None else 0
             if pool is not None:
@@ -337,10 +344,10 @@ class TrainingRun:
             self._record_eval(result, self.pending_eval[1])
             self.pending_eval = None
 
-    def _finish_eval(self, final: bool) -> None:
+    def _finish_eval(self) -> None:
         """At the end of a run: wait for the matches in flight, or play them now if none ran yet."""
         try:
-            if self.pending_eval is None and final and self.config.eval.games and (
+            if self.pending_eval is None and self.config.eval.games and (
                     self.last_eval is None or self.last_eval.step != self.counters.step):
                 self._start_eval()
             if self.pending_eval is not None:
