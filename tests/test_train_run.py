@@ -11,6 +11,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 import torch
 
 from catena_zero.cli import main
@@ -117,3 +118,18 @@ def test_ctrl_c_checkpoints_and_leaves_no_ray_process(tmp_path):
     leftover = subprocess.run(["pgrep", "-g", str(process.pid)], capture_output=True, text=True).stdout.split()
     assert leftover == []  # no Ray process of the run's process group survives it
     assert load_checkpoint(run_dir).step >= 1
+
+
+@pytest.mark.slow
+def test_run_on_a_two_node_cluster_spreads_its_actors(tmp_path, capsys):
+    from catena_zero.selfplay.workers import LocalCluster
+
+    cluster = LocalCluster(nodes=2, cpus_per_node=1)
+    try:
+        assert main(_argv(tmp_path, "--address", cluster.address,
+                          sets=["run.max_steps=4", "run.num_actors=2", "run.cpus_per_actor=1"])) == 0
+    finally:
+        cluster.shutdown()
+    out = capsys.readouterr().out
+    assert "self-play on 2 Ray node(s)" in out
+    assert _last_step(tmp_path / "t") == 4

@@ -44,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
               file=sys.stderr)
         return 130
     print(f"run {summary.stop_reason}: {summary.step} steps, {summary.positions:,} positions, "
-          f"{summary.games:,} games in {summary.minutes:.1f} min"
+          f"{summary.games:,} games in {summary.minutes:.1f} min, self-play on {summary.actor_nodes} Ray node(s)"
           + (f"; {summary.actor_restarts} self-play actor restart(s)" if summary.actor_restarts else ""), file=out)
     print(f"run folder: {summary.run_dir}", file=out)
     if summary.checkpoint is not None:

@@ -58,6 +58,7 @@ class RunSummary:
     stop_reason: str
     last_eval: Optional[InLoopResult]
     actor_restarts: int
+    actor_nodes: int  # distinct Ray nodes the self-play chunks of this session came from
 
 
 def prepare_run(config: Config, default_name: str, run_name: Optional[str], resume: bool) -> tuple[Path, Config]:
@@ -161,6 +162,7 @@ class TrainingRun:
         self.pending_eval = None  # (ref, step) of the in-loop matches in flight
         self.previous_weights: Optional[dict] = None  # the last kept checkpoint's, for "previous"
         self.last_checkpoint: Optional[Path] = None
+        self.nodes: set[str] = set()  # Ray nodes that self-play ran on
         if resume:
             self._restore()
         from torch.utils.tensorboard import SummaryWriter
@@ -236,7 +238,7 @@ class TrainingRun:
         return RunSummary(run_dir=self.run_dir, checkpoint=self.last_checkpoint, step=self.counters.step,
                           positions=self.counters.positions, games=self.counters.games,
                           minutes=self.counters.seconds / 60, stop_reason=stop_reason, last_eval=self.last_eval,
-                          actor_restarts=restarts)
+                          actor_restarts=restarts, actor_nodes=len(self.nodes))
 
     def _bounds(self) -> dict[str, float]:
         run = self.config.run
@@ -259,6 +261,7 @@ class TrainingRun:
 
     def _collect(self, chunks) -> None:
         for chunk in chunks:
+            self.nodes.add(chunk.node)
             for trajectory in chunk.trajectories:
                 self.replay.add(trajectory)
                 self.counters.positions += trajectory.num_positions
