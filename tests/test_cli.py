@@ -131,20 +131,6 @@ def test_show_prints_board_result_positions_and_svg(tmp_path, capsys):
 # ----------------------------------------------------------------------------------- train
 
 
-def test_train_demo_writes_record_and_svg(tmp_path, capsys):
-    cfg = tmp_path / "c.yaml"
-    cfg.write_text("game:\n  side: 3\nnet: {blocks: 1, channels: 8, head_channels: 4, value_hidden: 8}\n"
-                   "search: {num_simulations: 4, gumbel_num_considered: 2}\nseed: 5\n")
-    code, out, _ = run(["train", "--config", str(cfg), "--out-dir", str(tmp_path / "demo")], capsys)
-    assert code == 0
-    assert "self-play training is not implemented yet" in out
-    assert "4 simulations per move" in out
-    record = load_record(tmp_path / "demo" / "selfplay_game.txt")
-    assert record.config.side == 3 and record.result is not None
-    assert len(record.events) >= 2
-    ET.parse(tmp_path / "demo" / "selfplay_game.svg")
-
-
 # ------------------------------------------------------------------------------------ play
 
 

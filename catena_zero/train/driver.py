@@ -16,6 +16,7 @@ The driver loop never blocks on self-play nor self-play on the learner (DESIGN.m
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
 import time
@@ -152,6 +153,11 @@ class TrainingRun:
         self.rng = np.random.default_rng(replay_seed)
         self.eval_seeds = eval_seed
         self.actor_seeds = actor_seed
+        # The learner gets the CPUs the actors leave free (one thread at least): torch's default of
+        # all cores fights the actors for them and ran 4-5x slower here than one thread.
+        run = config.run
+        free = (run.num_cpus or os.cpu_count() or 1) - run.num_actors * run.cpus_per_actor
+        torch.set_num_threads(max(1, int(free)))
         generator = torch.Generator().manual_seed(int(learner_seed.generate_state(1)[0]))
         self.learner = Learner(config.net, config.train, generator)
         self.replay = ReplayBuffer(config.replay, self.rule_sets)
