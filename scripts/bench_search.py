@@ -40,6 +40,7 @@ OPENING_MOVES = 10
 # Timed searches per configuration: zero-cost ones repeat for at least 2 s, network ones twice.
 ZERO_COST_REPEATS = (3, 2.0)
 NETWORK_REPEATS = (2, 0.0)
+WARMUP_ROUNDS = 10  # untimed self-play moves before a --tree-reuse measurement
 
 
 class TimedEvaluator:
@@ -95,15 +96,84 @@ def measure(env: VecEnv, evaluator: EvalFn, batch: int, simulations: int, min_se
     return Measurement(batch * simulations / elapsed, evaluator_seconds / elapsed, searches)
 
 
+@dataclass(frozen=True)
+class SelfPlayMeasurement:
+    moves_per_second: float  # searched positions per second (all games of the batch)
+    kept_visits: float  # mean root visits per move kept from the previous move's search
+    reroot_share: float  # share of the time spent re-rooting and matching kept trees
+
+
+def selfplay_like(env: VecEnv, evaluator: EvalFn, batch: int, simulations: int, reuse: bool, rounds: int,
+                  seed: int = 0) -> SelfPlayMeasurement:
+    """``rounds`` moves of ``batch`` self-play games (Gumbel with noise, auto-reset: a finished game
+    is replaced at once by a new one in its slot), after ``WARMUP_ROUNDS`` untimed ones so that
+    every slot is mid-game and the kept trees have their steady size."""
+    rng = np.random.default_rng(seed)
+    config = SearchConfig(num_simulations=simulations, tree_reuse=reuse)
+    mcts = MCTS(env, evaluator, config)
+    state = env.reset(batch)
+    reroot_seconds = [0.0]
+    prepare_tree = mcts._prepare
+
+    def timed_prepare(*args, **kwargs):  # times the tree set-up (re-rooting and matching kept trees)
+        begin = time.perf_counter()
+        tree = prepare_tree(*args, **kwargs)
+        reroot_seconds[0] += time.perf_counter() - begin
+        return tree
+
+    mcts._prepare = timed_prepare
+    kept, elapsed = 0.0, 0.0
+    for round_ in range(WARMUP_ROUNDS + rounds):
+        if round_ == WARMUP_ROUNDS:
+            reroot_seconds[0] = 0.0
+        begin = time.perf_counter()
+        out = mcts.run(state, rng, add_noise=True)
+        env.step(state, out.action)
+        done = np.flatnonzero(state.done)
+        if done.size:
+            env.put(state, done, env.reset(done.size))
+        if round_ >= WARMUP_ROUNDS:
+            elapsed += time.perf_counter() - begin
+            kept += float((out.visits.sum(axis=1) - simulations).mean())
+    return SelfPlayMeasurement(batch * rounds / elapsed, kept / rounds, reroot_seconds[0] / elapsed)
+
+
+def tree_reuse_comparison(env: VecEnv, network: EvalFn, batches: list[int], rounds: int) -> None:
+    """Self-play-like moves per second with and without tree reuse (side 6, Gumbel, S = 32)."""
+    simulations = 32
+    print(f"tree reuse in self-play-like use: side {SIDE}, Gumbel with noise, S = {simulations}, auto-reset, "
+          f"{WARMUP_ROUNDS} warm-up + {rounds} timed moves per game slot")
+    print(f"{'evaluator':<16}{'batch':>6}{'reuse':>7}{'moves/s':>10}{'kept visits':>13}{'set-up share':>14}{'cost':>8}")
+    for name, evaluator in [("zero-cost", UniformEvaluator(env)), ("default network", network)]:
+        for batch in batches:
+            results = {}
+            for reuse in (False, True):
+                m = selfplay_like(env, evaluator, batch, simulations, reuse, rounds)
+                results[reuse] = m
+                cost = results[False].moves_per_second / m.moves_per_second - 1 if reuse else 0.0
+                print(f"{name:<16}{batch:>6}{'on' if reuse else 'off':>7}{m.moves_per_second:>10,.1f}"
+                      f"{m.kept_visits:>13.1f}{m.reroot_share:>13.1%}{cost:>8.1%}", flush=True)
+            on, off = results[True], results[False]
+            print(f"bench_search: tree reuse, {name}, batch {batch}: costs "
+                  f"{off.moves_per_second / on.moves_per_second - 1:.1%} of self-play time for "
+                  f"{on.kept_visits:.1f} kept root visits per move ({on.kept_visits / simulations:.0%} of S)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--batches", type=int, nargs="+", default=[1, 64, 256])
     parser.add_argument("--simulations", type=int, nargs="+", default=[32, 128])
+    parser.add_argument("--tree-reuse", action="store_true",
+                        help="compare self-play-like speed with and without tree reuse instead")
+    parser.add_argument("--rounds", type=int, default=20, help="timed moves per slot for --tree-reuse")
     args = parser.parse_args()
 
     env = VecEnv(GameConfig(side=SIDE))
     net_config = NetConfig(device="cpu")
     network = NetEvaluator(model_from_config(net_config), env, net_config)
+    if args.tree_reuse:
+        tree_reuse_comparison(env, network, [b for b in args.batches if b > 1] or [64], args.rounds)
+        return
     print(f"bench_search: side {SIDE}, {OPENING_MOVES} random opening moves, SearchConfig defaults "
           f"(gumbel, 16 considered), tree reuse off; torch {torch.__version__} on CPU, "
           f"{torch.get_num_threads()} threads; NetConfig() = {net_config.blocks} blocks x "

@@ -15,7 +15,7 @@ import pytest
 from positions import random_position
 
 from catena_zero.config import Config, SearchConfig
-from catena_zero.evaluation import Evaluation
+from catena_zero.evaluation import Evaluation, evaluate_each
 from catena_zero.game import BLACK, WHITE, Game, GameConfig
 from catena_zero.game.vec_env import VecEnv
 from catena_zero.search import (
@@ -30,6 +30,7 @@ from catena_zero.search import (
 )
 from catena_zero.bot.search_player import SearchPlayer, build_mcts_player, build_net_player
 from catena_zero.search.gumbel import considered_visits_sequence
+from catena_zero.search.mcts import LockstepSearch, run_lockstep
 from catena_zero.search.puct import dirichlet_noise
 from catena_zero.search.utility import Utility, score_utility_unit
 from catena_zero.search.solver import LOSS
@@ -575,6 +576,82 @@ def test_a_time_limit_holds_on_the_real_clock():
     start = time.perf_counter()
     out = mcts.run(env.reset(1), np.random.default_rng(0), add_noise=False, num_simulations=10**7, seconds=0.2)
     assert time.perf_counter() - start < 3.0 and 1 <= out.visits.sum() < 10**7
+
+
+# ---------------------------------------------------------------------------- lockstep searches
+
+
+def lockstep_cases():
+    """(env, search config, state, budget) of three searches with different rules and budgets."""
+    cases = []
+    for config, search, plies, budget in [
+        (GameConfig(side=4), SearchConfig(num_simulations=12), 3, np.array([12, 30])),
+        (GameConfig(side=3, game_type="double", scoring="quadratic"), SearchConfig(algorithm="puct"), 2, 20),
+        (GameConfig(side=5, game_type="no_komi", scoring="longest"), SearchConfig(num_simulations=6), 4, None),
+    ]:
+        env = VecEnv(config)
+        rng = np.random.default_rng(plies)
+        games = [random_position(config, plies, rng) for _ in range(2 if budget is not None else 3)]
+        cases.append((env, search, env.from_games(games), budget))
+    return cases
+
+
+def test_lockstep_searches_share_one_evaluation_call_per_round_and_equal_separate_runs():
+    """Three searches (other sides, game types, scorings, algorithms and budgets; rollout values)
+    run in lockstep: ONE evaluate_many call per round carries every unfinished search's request, and
+    every search's output equals its separate run with the same rngs; twice, the second time on
+    the kept trees."""
+    cases = lockstep_cases()
+
+    def evaluators():  # fresh rollout evaluators with fixed seeds: the same draws in both runs
+        return [RolloutEvaluator(env, np.random.default_rng(100 + i)) for i, (env, *_) in enumerate(cases)]
+
+    separate_mcts = [MCTS(env, None, search) for env, search, _, _ in cases]
+    lockstep_mcts = [MCTS(env, None, search) for env, search, _, _ in cases]
+    for round_ in range(2):
+        separate, calls = [], []
+        for i, (mcts, evaluator, (env, search, state, budget)) in enumerate(zip(separate_mcts, evaluators(), cases)):
+            counter = CountingEvaluator(evaluator)
+            mcts.eval_fn = counter
+            separate.append(mcts.run(state, np.random.default_rng(i + 10 * round_), add_noise=True, num_simulations=budget))
+            calls.append(len(counter.batch_sizes))
+        requests_per_call: list[list[int]] = []
+        batch_eval = evaluate_each({env: fn for (env, *_), fn in zip(cases, evaluators())})
+
+        def evaluate_many(requests):
+            requests_per_call.append([cases_index(env) for env, _ in requests])
+            return batch_eval(requests)
+
+        def cases_index(env):
+            return next(i for i, case in enumerate(cases) if case[0] is env)
+
+        outputs = run_lockstep(
+            [
+                LockstepSearch(mcts, state, np.random.default_rng(i + 10 * round_), add_noise=True, num_simulations=budget)
+                for i, (mcts, (env, search, state, budget)) in enumerate(zip(lockstep_mcts, cases))
+            ],
+            evaluate_many,
+        )
+        assert len(requests_per_call) == max(calls)  # one call per round, as many as the longest search
+        assert [sum(i in call for call in requests_per_call) for i in range(3)] == calls
+        assert all(len(set(call)) == len(call) for call in requests_per_call)
+        for alone, together in zip(separate, outputs):
+            for field in ("action", "policy", "value", "score", "visits"):
+                np.testing.assert_array_equal(getattr(alone, field), getattr(together, field), err_msg=field)
+        for (env, _, state, _), out in zip(cases, outputs):  # play on; the next round reuses the trees
+            env.step(state, out.action)
+            assert not state.done.any()  # (these positions are far from their ends)
+
+
+def test_lockstep_rejects_a_shared_mcts_and_a_wrong_number_of_evaluations():
+    env = VecEnv(GameConfig(side=3))
+    mcts = MCTS(env, None, SearchConfig(num_simulations=4))
+    with pytest.raises(ValueError, match="own MCTS"):
+        run_lockstep([LockstepSearch(mcts, env.reset(1), np.random.default_rng(0), False)] * 2, lambda r: [])
+    with pytest.raises(ValueError, match="1 requests"):
+        run_lockstep([LockstepSearch(mcts, env.reset(1), np.random.default_rng(0), False)], lambda r: [])
+    with pytest.raises(ValueError, match="no evaluation function"):
+        mcts.run(env.reset(1), np.random.default_rng(0), add_noise=False)
 
 
 # ----------------------------------------------------------------------------------- tree reuse

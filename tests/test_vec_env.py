@@ -430,3 +430,44 @@ def test_memory_per_game_is_small() -> None:
     for side, limit in ((6, 2100), (10, 6200)):
         env = VecEnv(GameConfig(side=side))
         assert env.reset(3).data.nbytes // 3 == env.bytes_per_game <= limit
+
+
+# ---------------------------------------------------------------------- pickling (Ray)
+def test_states_pickle_compactly_and_stay_valid(monkeypatch) -> None:
+    """A pickled state carries its packed rows and its rules only (not the ~53 KB of side-6 layout
+    tables), and after unpickling, also where the layout cache starts empty as in a fresh Ray
+    worker, it belongs to any VecEnv of the same rules: it steps exactly like the original."""
+    import pickle
+
+    import catena_zero.game.vec_env as vec_env_module
+
+    config = GameConfig(side=6, game_type="no_komi", scoring="longest")
+    env = VecEnv(config)
+    rng = np.random.default_rng(21)
+    state = env.reset(3)
+    for _ in range(7):
+        env.step(state, random_legal_actions(env.legal_actions(state), rng))
+    blob = pickle.dumps(state)
+    assert len(blob) < state.data.nbytes + 400
+    assert len(pickle.dumps(env.reset(1))) < env.bytes_per_game + 400
+    # What used to travel with every state: the layout's tables and its BoardSpec (about 53 KB).
+    tables = [state.layout.nbr, state.layout.adj, state.layout.template, state.layout.spec.neighbours]
+    assert sum(a.nbytes for a in tables) > 20_000
+
+    same_process = pickle.loads(blob)
+    assert same_process.layout is state.layout  # re-attached from the cache
+    monkeypatch.setattr(vec_env_module, "_LAYOUTS", {})  # a fresh process: nothing cached yet
+    fresh = pickle.loads(blob)
+    assert fresh.layout is not state.layout and fresh.layout.rules == state.layout.rules
+    np.testing.assert_array_equal(fresh.data, state.data)
+    for _ in range(5):
+        actions = random_legal_actions(env.legal_actions(state), rng)
+        env.step(state, actions)
+        env.step(fresh, actions)  # the original env accepts the unpickled state
+    np.testing.assert_array_equal(fresh.data, state.data)
+    other = VecEnv(GameConfig(side=6, game_type="no_komi", scoring="longest"))  # built after the reset
+    np.testing.assert_array_equal(other.legal_actions(fresh), env.legal_actions(state))
+    # A VecEnv pickles as its config.
+    assert len(pickle.dumps(env)) < 400 and pickle.loads(pickle.dumps(env)).config == config
+    with pytest.raises(ValueError, match="does not belong"):
+        VecEnv(GameConfig(side=6)).legal_actions(fresh)  # other rules: still refused

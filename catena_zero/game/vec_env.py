@@ -114,6 +114,35 @@ class _Layout:
     adj: np.ndarray = field(repr=False)  # [P * P] bool, adj[c * P + d]: c and d are neighbours
     template: np.ndarray = field(repr=False)  # [W] int16, the packed row of a new game (komi 0)
 
+    @property
+    def rules(self) -> tuple[int, str, str]:
+        """(side, game type, scoring): what the layout and the stepping depend on (komi is per game)."""
+        return _rules(self.config)
+
+    def __reduce__(self):
+        # Pickled as its rules only (the tables are about 53 KB on side 6): unpickling looks the
+        # layout up in this process's cache, so states sent between processes (Ray) stay small
+        # and belong to every VecEnv of the same rules on arrival.
+        return (_layout_for, (self.config,))
+
+
+def _rules(config: GameConfig) -> tuple[int, str, str]:
+    return (config.side, config.game_type, config.scoring)
+
+
+# One layout per rule set and process, shared by every VecEnv and every unpickled EnvState.
+_LAYOUTS: dict[tuple[int, str, str], _Layout] = {}
+
+
+def _layout_for(config: GameConfig) -> _Layout:
+    """The cached layout of ``config``'s rules (built on first use; komi plays no part)."""
+    key = _rules(config)
+    layout = _LAYOUTS.get(key)
+    if layout is None:
+        layout = _LAYOUTS[key] = _make_layout(GameConfig(side=config.side, game_type=config.game_type,
+                                                         scoring=config.scoring))
+    return layout
+
 
 def _make_layout(config: GameConfig) -> _Layout:
     spec = board_spec(config.side)
@@ -157,7 +186,12 @@ def _make_layout(config: GameConfig) -> _Layout:
 @dataclass(eq=False)
 class EnvState:
     """B games of one ``VecEnv``. ``data`` is the packed state; the named properties are
-    typed read-only snapshots (copies) of it. Change games only through ``VecEnv``."""
+    typed read-only snapshots (copies) of it. Change games only through ``VecEnv``.
+
+    A state belongs to every ``VecEnv`` with the same rules (side, game type, scoring). It
+    pickles as its packed rows plus those rules (``_Layout.__reduce__``), about ``data.nbytes``
+    + 200 bytes, and is valid again after unpickling in any process (Ray).
+    """
 
     data: np.ndarray  # [B, W] int16 packed rows, layout in the module docstring
     layout: _Layout = field(repr=False)
@@ -265,7 +299,7 @@ class VecEnv:
         self.config = config
         self.spec: BoardSpec = board_spec(config.side)
         self.num_actions = self.spec.num_actions
-        self._lay = _make_layout(config)
+        self._lay = _layout_for(config)
         self._double = config.game_type == "double"
         # R1: the 12 board symmetries as index permutations (spec.py's, shared):
         # ``x[..., sym_gather[k]]`` applies symmetry k to per-cell values [..., N],
@@ -307,8 +341,16 @@ class VecEnv:
         data[:, self._lay.komi] = komi_arr
         return EnvState(data, self._lay)
 
+    def __reduce__(self):
+        # Rebuilt from its config (the layout comes from the cache; scratch arrays start empty).
+        return (VecEnv, (self.config,))
+
     def _check_state(self, state: EnvState) -> None:
-        if not isinstance(state, EnvState) or state.layout is not self._lay:
+        # Identity is the common case (one cached layout per rules); equal rules also qualify,
+        # e.g. a layout built before the cache was cleared.
+        if not isinstance(state, EnvState) or (
+            state.layout is not self._lay and state.layout.rules != self._lay.rules
+        ):
             raise ValueError("the state does not belong to this VecEnv (different configuration)")
 
     def take(self, state: EnvState, idx) -> EnvState:

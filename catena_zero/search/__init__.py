@@ -2,19 +2,24 @@
 for tiny boards. The search player that wraps them for a ``Game`` is ``bot/search_player.py``.
 
 Modules: ``tree`` (the arrays), ``puct`` and ``gumbel`` (root and interior rules, move choice),
-``mcts`` (the simulation loop and tree reuse), ``rollout`` (uniform and random-rollout
+``mcts`` (the simulation loop as a generator, tree reuse, lockstep searches), ``utility``
+(KataGo's score utility), ``ties`` (random tie-breaking), ``rollout`` (uniform and random-rollout
 evaluators), ``solver`` (exact values on side 2-3, the test oracle).
 """
 
-from .mcts import MCTS
+from .mcts import MCTS, LockstepSearch, run_lockstep
 from .rollout import RolloutEvaluator, UniformEvaluator
 from .solver import Solution, Solver, SolverEvaluator
 from .tree import NO_ACTION, NO_PARENT, ROOT, UNVISITED, Tree
-from ..evaluation import EvalFn, Evaluation
+from ..evaluation import BatchEvalFn, EvalFn, Evaluation, evaluate_each
 from .types import SearchOutput
 
 __all__ = [
     "MCTS",
+    "BatchEvalFn",
+    "LockstepSearch",
+    "evaluate_each",
+    "run_lockstep",
     "NO_ACTION",
     "NO_PARENT",
     "ROOT",

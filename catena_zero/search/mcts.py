@@ -15,6 +15,10 @@ One simulation, for all B games at once (mctx's ``search`` loop):
    sign follows the player to move).
 A simulation that ends on an existing terminal node backs up its exact value again.
 
+The loop is a generator (``MCTS.start``) that yields the states it needs evaluated and is sent
+their evaluations; ``MCTS.run`` drives it with its own evaluation function, ``run_lockstep``
+drives several searches (other rules, other budgets) with one batched call per round.
+
 Search maximises the utility, the win value plus KataGo's score term (``search/utility.py``,
 ``SearchConfig.score_utility_weight``): Q values, Gumbel's completed Q and PUCT's scores are
 utilities, while ``SearchOutput.value`` stays the mean win value (P(win) - P(loss)).
@@ -28,7 +32,8 @@ continuation of the previous root (other game, other komi) starts afresh.
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Generator, Sequence
 
 import numpy as np
 
@@ -36,7 +41,7 @@ from ..config import SearchConfig
 from .gumbel import GumbelPolicy
 from .puct import PuctPolicy
 from .tree import NO_PARENT, ROOT, UNVISITED, Tree, grown, reroot
-from ..evaluation import EvalFn, Evaluation
+from ..evaluation import BatchEvalFn, EvalFn, Evaluation
 from .types import SearchOutput
 from .utility import Utility
 
@@ -48,9 +53,10 @@ class MCTS:
     """Batched search for one environment and evaluation function.
 
     ``tree`` is the last search's tree (inspect it before the next ``run``, which reuses it).
+    ``eval_fn`` may be None for a search driven only through ``start`` (``run_lockstep``).
     """
 
-    def __init__(self, env: "VecEnv", eval_fn: EvalFn, config: SearchConfig) -> None:
+    def __init__(self, env: "VecEnv", eval_fn: EvalFn | None, config: SearchConfig) -> None:
         self.env = env
         self.eval_fn = eval_fn
         self.config = config
@@ -86,11 +92,40 @@ class MCTS:
         ``add_noise`` is for self-play only: PUCT mixes Dirichlet noise into the root priors and
         samples the move by visit counts (temperature) for the first ``temperature_moves`` moves;
         Gumbel draws the root Gumbel noise, which is its exploration (the paper samples no
-        temperature); without noise both searches are deterministic given the evaluator.
+        temperature); without noise both searches are deterministic given the evaluator and
+        ``rng`` (which breaks ties, ``ties.py``).
         The evaluation function is called once for the roots not kept from the previous search,
-        then once per simulation on that simulation's new leaves (at most B states).
+        then once per simulation round on that round's new leaves (at most B states).
         The returned value and score are the root's mean backed-up estimates (mctx); under Gumbel
         they include the scheduled visits of weaker considered actions, so they lean pessimistic.
+
+        This drives ``start``'s generator with ``self.eval_fn``; ``run_lockstep`` drives several.
+        """
+        if self.eval_fn is None:
+            raise ValueError("this MCTS has no evaluation function: drive MCTS.start (e.g. run_lockstep)")
+        search = self.start(state, rng, add_noise=add_noise, num_simulations=num_simulations, seconds=seconds)
+        try:
+            request = next(search)
+            while True:
+                request = search.send(self.eval_fn(request))
+        except StopIteration as stop:
+            return stop.value
+
+    def start(
+        self,
+        state: "EnvState",
+        rng: np.random.Generator,
+        *,
+        add_noise: bool,
+        num_simulations: int | np.ndarray | None = None,
+        seconds: float | None = None,
+    ) -> Generator["EnvState", Evaluation, SearchOutput]:
+        """The search of ``run`` as a generator that asks for its evaluations instead of calling
+        an evaluation function: it yields the running states it needs evaluated (a non-empty
+        EnvState of this MCTS's env: first the new roots, then each simulation round's leaves),
+        is sent their ``Evaluation``, and returns the ``SearchOutput`` (``StopIteration.value``).
+        A caller can so evaluate the requests of several searches in one network call
+        (``run_lockstep``). The arguments are checked now, before the first request.
         """
         batch = state.batch_size
         if batch == 0:
@@ -101,12 +136,20 @@ class MCTS:
         budget = self._budget(num_simulations, batch)
         if seconds is not None and not seconds > 0:
             raise ValueError(f"seconds must be a positive number, got {seconds!r}")
+        return self._search(state, rng, add_noise, budget, seconds)
+
+    def _search(
+        self, state: "EnvState", rng: np.random.Generator, add_noise: bool, budget: np.ndarray, seconds: float | None
+    ) -> Generator["EnvState", Evaluation, SearchOutput]:
         start = time.perf_counter()
-        config = self.config
+        config, batch = self.config, state.batch_size
         # A time-limited search sizes its tree for the configured budget and grows it if it
         # gets further (doubling), rather than allocating for its maximum.
         planned = budget if seconds is None else np.minimum(budget, config.num_simulations)
-        tree = self._start(state, planned)
+        tree = self._prepare(state, planned)
+        fresh = np.flatnonzero(tree.num_nodes == 0)
+        if fresh.size:
+            yield from self._create_roots(tree, state, fresh)
         policy_cls = GumbelPolicy if config.algorithm == "gumbel" else PuctPolicy
         # A time-limited Gumbel search follows the warm-up prefix that all schedules share until
         # it knows its real budget (below), so its first schedule is the planned one's.
@@ -118,7 +161,7 @@ class MCTS:
             if tree.num_nodes.max() >= tree.capacity:  # only after a time-limited search's plan
                 capacity = 2 * tree.capacity
                 tree = grown(tree, capacity, self._storage(state, batch * capacity), self.env)
-            self._simulate(tree, policy, simulation, None if running.all() else np.flatnonzero(running))
+            yield from self._simulate(tree, policy, simulation, None if running.all() else np.flatnonzero(running))
             simulation += 1
             if seconds is not None:
                 elapsed = time.perf_counter() - start
@@ -157,8 +200,9 @@ class MCTS:
 
     # -- tree set-up and reuse -------------------------------------------------------------------
 
-    def _start(self, state: "EnvState", budget: np.ndarray) -> Tree:  # budget: [B] the planned one
-        """The tree to search: the kept subtree where the game continues it, a fresh root elsewhere.
+    def _prepare(self, state: "EnvState", budget: np.ndarray) -> Tree:  # budget: [B] the planned one
+        """The tree to search: the kept subtree where the game continues it, no node elsewhere
+        (the caller creates those roots); every root's state is stored.
 
         The previous tree's arrays are reused whenever the batch size is unchanged and they have
         room for this call: allocating and first touching them would cost more than the
@@ -183,9 +227,6 @@ class MCTS:
             capacity = most + 1 + keep
             tree = Tree.allocate(batch, capacity, env.num_actions, self._storage(state, batch * capacity))
         env.put(tree.states, tree.slot(games, np.full(batch, ROOT)), state)
-        fresh = np.flatnonzero(tree.num_nodes == 0)
-        if fresh.size:
-            self._create_roots(tree, state, fresh)
         return tree
 
     def _storage(self, state: "EnvState", slots: int) -> "EnvState":
@@ -209,10 +250,10 @@ class MCTS:
             node = np.where(moving, child, node)
         return node
 
-    def _create_roots(self, tree: Tree, state: "EnvState", games: np.ndarray) -> None:
+    def _create_roots(self, tree: Tree, state: "EnvState", games: np.ndarray) -> Generator:
         """Evaluate and create the root of each game in ``games`` (its state is already stored)."""
         roots = state if games.size == state.batch_size else self.env.take(state, games)
-        evaluation = self._evaluate(roots)
+        evaluation = yield from self._evaluate(roots)
         utility = self.utility(evaluation.value, evaluation.score)
         tree.add_nodes(
             games,
@@ -233,7 +274,7 @@ class MCTS:
 
     def _simulate(
         self, tree: Tree, policy: GumbelPolicy | PuctPolicy, simulation: int, games: np.ndarray | None
-    ) -> None:
+    ) -> Generator:
         """One simulation for ``games`` ([K] the games whose budget is not spent; None: all)."""
         if games is None:
             games = np.arange(tree.batch_size)
@@ -264,20 +305,20 @@ class MCTS:
             utility[ended] = tree.raw_utility[games[ended], child[ended]]
         expand = np.flatnonzero(child == UNVISITED)
         if expand.size:
-            leaf[expand], value[expand], score[expand], utility[expand] = self._expand(
+            leaf[expand], value[expand], score[expand], utility[expand] = yield from self._expand(
                 tree, games[expand], parent[expand], action[expand]
             )
         tree.backup(games, leaf, value, score, utility)
 
     def _expand(
         self, tree: Tree, games: np.ndarray, parent: np.ndarray, action: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    ) -> Generator:
         """Create the child (games, parent, action) for each game; returns [K] nodes, values,
         scores and utilities."""
         env = self.env
         states = env.take(tree.states, tree.slot(games, parent))
         env.step(states, action)
-        evaluation = self._evaluate(states)
+        evaluation = yield from self._evaluate(states)
         utility = self.utility(evaluation.value, evaluation.score)
         nodes = tree.add_nodes(
             games,
@@ -294,29 +335,89 @@ class MCTS:
         env.put(tree.states, tree.slot(games, nodes), states)
         return nodes, evaluation.value, evaluation.score, utility
 
-    def _evaluate(self, states: "EnvState") -> Evaluation:
-        """Evaluation of K states: the evaluator for running games, the exact result for finished ones."""
+    def _evaluate(self, states: "EnvState") -> Generator["EnvState", Evaluation, Evaluation]:
+        """Evaluation of K states: requested (yielded) for the running games, the exact result
+        for finished ones; nothing is requested when all are finished."""
         done = states.done
         if not done.any():
-            return self._call_eval_fn(states)
+            return self._checked((yield states), states)
         count = states.batch_size
         priors = np.zeros((count, self.env.num_actions), np.float32)
         value = self.env.terminal_value(states).astype(np.float32)
         score = self.env.score_margin(states).astype(np.float32)
         running = np.flatnonzero(~done)
         if running.size:
-            evaluation = self._call_eval_fn(self.env.take(states, running))
+            asked = self.env.take(states, running)
+            evaluation = self._checked((yield asked), asked)
             priors[running] = evaluation.priors
             value[running] = evaluation.value
             score[running] = evaluation.score
         return Evaluation(priors=priors, value=value, score=score)
 
-    def _call_eval_fn(self, states: "EnvState") -> Evaluation:
-        evaluation = self.eval_fn(states)
+    def _checked(self, evaluation: Evaluation, states: "EnvState") -> Evaluation:
         expected = (states.batch_size, self.env.num_actions)
-        if evaluation.priors.shape != expected or evaluation.value.shape != expected[:1]:
+        if (
+            not isinstance(evaluation, Evaluation)
+            or evaluation.priors.shape != expected
+            or evaluation.value.shape != expected[:1]
+            or evaluation.score.shape != expected[:1]
+        ):
+            got = (
+                f"priors {evaluation.priors.shape}, value {evaluation.value.shape} and score {evaluation.score.shape}"
+                if isinstance(evaluation, Evaluation) else type(evaluation).__name__
+            )
             raise ValueError(
-                f"evaluation function returned priors {evaluation.priors.shape} and value "
-                f"{evaluation.value.shape} for {expected[0]} states with {expected[1]} actions"
+                f"evaluation function returned {got} for {expected[0]} states with {expected[1]} actions"
             )
         return evaluation
+
+
+@dataclass(frozen=True)
+class LockstepSearch:
+    """One search of ``run_lockstep``: the arguments of ``mcts.run`` for it."""
+
+    mcts: MCTS
+    state: "EnvState"
+    rng: np.random.Generator  # its own, so that its draws do not depend on the other searches
+    add_noise: bool
+    num_simulations: int | np.ndarray | None = None  # int or [B] budget, as in MCTS.run
+    seconds: float | None = None
+
+
+def run_lockstep(searches: Sequence[LockstepSearch], evaluate_many: BatchEvalFn) -> list[SearchOutput]:
+    """Run several searches (other envs and rules, other budgets, other algorithms) together, with
+    ONE ``evaluate_many`` call per simulation round for all of them: the call gets every
+    unfinished search's request as ``(env, state)`` and returns their ``Evaluation``s in order.
+    Rule randomisation (KataGo's mixed board sizes and rules) so keeps one network call per
+    simulation, padded to the largest board, instead of one small call per rule set.
+
+    Each search advances by its own rules exactly as ``mcts.run`` would: with the same rngs and
+    evaluations that agree with its own ``eval_fn``, the outputs equal separate runs. A search
+    that is done drops out of the rounds; one MCTS may appear only once (it holds its tree).
+    """
+    if len({id(search.mcts) for search in searches}) != len(searches):
+        raise ValueError("run_lockstep: each search needs its own MCTS (an MCTS holds one tree)")
+    generators = [
+        s.mcts.start(s.state, s.rng, add_noise=s.add_noise, num_simulations=s.num_simulations, seconds=s.seconds)
+        for s in searches
+    ]
+    outputs: list[SearchOutput | None] = [None] * len(searches)
+    pending: dict[int, "EnvState"] = {}
+
+    def advance(i: int, evaluation: Evaluation | None) -> None:
+        try:
+            pending[i] = next(generators[i]) if evaluation is None else generators[i].send(evaluation)
+        except StopIteration as stop:
+            pending.pop(i, None)
+            outputs[i] = stop.value
+
+    for i in range(len(searches)):
+        advance(i, None)
+    while pending:
+        order = list(pending)
+        evaluations = evaluate_many([(searches[i].mcts.env, pending[i]) for i in order])
+        if len(evaluations) != len(order):
+            raise ValueError(f"evaluate_many returned {len(evaluations)} evaluations for {len(order)} requests")
+        for i, evaluation in zip(order, evaluations):
+            advance(i, evaluation)
+    return outputs  # type: ignore[return-value]
