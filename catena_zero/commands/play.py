@@ -134,8 +134,8 @@ def play_match(match: Match, players: dict[str, Optional[Player]], rng: np.rando
     erased afterwards, so output that is read by a script carries only the game.
     """
     komi_known = match.config.game_type != "komi" or match.game is not None
-    print(f"Catena: {describe(match.config if match.game is None else match.game.config, komi_known)}. "
-          "Type 'help' for help, 'rules' for the rules.", file=out)
+    print(f"Catena: {describe(match.config if match.game is None else match.game.config, komi_known)}.", file=out)
+    print("Type 'help' for the commands, 'rules' for the rules in brief.", file=out)
     person = _person_seat(players)
     if person is not None:
         program = "second" if person == "first" else "first"
