@@ -215,7 +215,7 @@ def test_show_record_stopped_after_the_komi_choice(tmp_path, capsys):
     assert code == 0
     assert "komi 7; 1 event\n" in out  # one event, and the chosen komi
     assert "to move" not in out
-    assert "set-up (R7): komi 7 chosen; the second player chooses a colour" in out
+    assert "set-up (R7): komi 7 chosen; the second player chooses black or white" in out
 
 
 # ------------------------------------------------------------------------ flags and help
@@ -250,3 +250,37 @@ def test_komi_help_says_what_komi_does_per_command(capsys):
     random_help = " ".join(capsys.readouterr().out.split())
     assert "komi for White (R6), 0..15 (0..1000 for quadratic); default 0" in random_help
     assert "asks" not in random_help and "play" not in random_help.split("--komi", 1)[1].split("--seed")[0]
+
+
+def test_show_reads_a_record_from_standard_input(tmp_path, capsys, monkeypatch):
+    main(["random-game", "--side", "3", "--out", "-"])
+    record_text = capsys.readouterr().out
+    code, out, _ = run(["show", "-"], capsys, stdin=record_text, monkeypatch=monkeypatch)
+    assert code == 0 and out.startswith("-: side 3") and out.count("game over:") == 1
+    code, _, err = run(["show", "-"], capsys, stdin="chess\n", monkeypatch=monkeypatch)
+    assert code == 2 and "standard input: line 1: not a Catena record" in err
+
+
+def test_pasted_megabyte_and_bad_bytes_are_bad_moves_not_crashes(tmp_path, capsys, monkeypatch):
+    path = tmp_path / "g.txt"
+    stdin = io.TextIOWrapper(io.BytesIO(b"D" * 1_000_000 + b"\n\xff\xfe\n3\nquit\n"), encoding="utf-8")
+    code, out, err = run(["play", "--side", "3", "--save", str(path)], capsys, stdin=stdin, monkeypatch=monkeypatch)
+    assert code == 0 and err == "" and len(out) < 10_000
+    assert out.count("not accepted:") == 2 and "(1,000,000 characters)" in out
+    assert load_record(path).events == ("komi 3",)
+
+
+class Failing(io.StringIO):
+    def readline(self, *args):
+        line = super().readline(*args)
+        if not line:
+            raise RuntimeError("the terminal went away")
+        return line
+
+
+def test_record_is_saved_when_play_fails(tmp_path, capsys, monkeypatch):
+    path = tmp_path / "g.txt"
+    monkeypatch.setattr(sys, "stdin", Failing("5\nwhite\n"))
+    with pytest.raises(RuntimeError):
+        main(["play", "--side", "3", "--save", str(path)])
+    assert load_record(path).events == ("komi 5", "colour white")

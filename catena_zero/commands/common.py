@@ -18,7 +18,10 @@ class CliError(Exception):
     """A user error reported as one line on stderr (exit status 2)."""
 
 
-def add_game_options(parser: argparse.ArgumentParser, komi_help: str) -> None:
+KOMI_HELP = "komi for White (R6), 0..15 (0..1000 for quadratic); default 0"
+
+
+def add_game_options(parser: argparse.ArgumentParser, komi_help: str = KOMI_HELP) -> None:
     """``--config`` and the game flags that override it; ``komi_help`` says what --komi does
     for this command (R6, R7)."""
     parser.add_argument("--config", metavar="FILE", help="YAML configuration (see configs/); the flags below override it")

@@ -17,11 +17,13 @@ from ..game.options import komi_range
 from ..game.records import board_of, save_record
 from ..game.render import render_ascii
 from ..game.rules import IllegalMove
+from ..messages import quote
 from .common import add_game_options, describe, resolve_config
 
 HELP = "play in the terminal, against a person or a program"
 SEATS = ("first", "second")
 HUMAN = "human"
+_MAX_INPUT = 40  # characters of one typed line; the longest event, "colour white", has 12
 
 
 def configure(play: argparse.ArgumentParser) -> None:
@@ -92,14 +94,16 @@ def run(args: argparse.Namespace) -> int:
         match.apply(f"komi {args.komi}")
     rng = np.random.default_rng(config.seed)
     thinking = sys.stderr if _isatty(sys.stderr) else None  # scripted output stays clean
+    if hasattr(sys.stdin, "reconfigure"):
+        sys.stdin.reconfigure(errors="replace")  # bytes that are not UTF-8 become a bad move, not a crash
     try:
         play_match(match, players, rng, sys.stdin, sys.stdout, thinking=thinking, opponent=args.opponent)
     except KeyboardInterrupt:
         print("\ninterrupted: game abandoned", file=sys.stderr)
         _save(args.save, match, sys.stderr)
         return 130
-    except BrokenPipeError:
-        _save(args.save, match, sys.stderr)  # our output was closed: the record still counts
+    except BaseException:
+        _save(args.save, match, sys.stderr)  # a closed output or any failure: the moves so far still count
         raise
     _save(args.save, match, sys.stdout)
     return 0
@@ -130,8 +134,8 @@ def play_match(match: Match, players: dict[str, Optional[Player]], rng: np.rando
     erased afterwards, so output that is read by a script carries only the game.
     """
     komi_known = match.config.game_type != "komi" or match.game is not None
-    print(f"Catena: {describe(match.config if match.game is None else match.game.config, komi_known)}. "
-          "Type 'help' for help, 'rules' for the rules.", file=out)
+    print(f"Catena: {describe(match.config if match.game is None else match.game.config, komi_known)}.", file=out)
+    print("Type 'help' for the commands, 'rules' for the rules in brief.", file=out)
     person = _person_seat(players)
     if person is not None:
         program = "second" if person == "first" else "first"
@@ -212,6 +216,9 @@ def _human_turn(match: Match, who: str, inp: TextIO, out: TextIO) -> Optional[st
         if command == "board":
             # Before the komi choice there is no game yet (R7): show the empty board.
             print(render_ascii(board_of(match), match=match), end="", file=out)
+            continue
+        if len(text) > _MAX_INPUT:  # no event is this long; do not echo a pasted megabyte back
+            print(f"not accepted: {quote(text)} is not a move or a command. Type 'help' for help.", file=out)
             continue
         try:
             side = match.config.side

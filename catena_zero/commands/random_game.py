@@ -18,7 +18,7 @@ HELP = "play one game of random moves and print it"
 
 
 def configure(rand: argparse.ArgumentParser) -> None:
-    add_game_options(rand, komi_help="komi for White (R6), 0..15 (0..1000 for quadratic); default 0")
+    add_game_options(rand)
     rand.add_argument("--out", metavar="FILE", help="write the game record here ('-': standard output)")
     rand.add_argument("--svg", metavar="FILE", help="write the final position as an SVG picture ('-': standard output)")
 

@@ -7,10 +7,11 @@ Everything ``show`` needs is in the record (its options, set-up and moves), so i
 from __future__ import annotations
 
 import argparse
+import sys
 
 from ..fileio import write_text_atomic
 from ..game.match import Match
-from ..game.records import board_of, load_record
+from ..game.records import RecordError, board_of, load_record, parse_record
 from ..game.render import render_ascii, render_svg
 from .common import CliError, describe, message_stream, plural
 
@@ -18,13 +19,19 @@ HELP = "print the board and result of a game record"
 
 
 def configure(show: argparse.ArgumentParser) -> None:
-    show.add_argument("record", metavar="RECORD", help="a record file written by play, random-game or train")
+    show.add_argument("record", metavar="RECORD", help="a record file written by play, random-game or train ('-': standard input)")
     show.add_argument("--move", type=int, metavar="K", help="show the position after the first K events")
     show.add_argument("--svg", metavar="FILE", help="also write the position as an SVG picture ('-': standard output)")
 
 
 def run(args: argparse.Namespace) -> int:
-    record = load_record(args.record)
+    if args.record == "-":  # `random-game --out - | catena-zero show -`
+        try:
+            record = parse_record(sys.stdin.read())
+        except RecordError as exc:
+            raise RecordError(f"standard input: {exc}") from None
+    else:
+        record = load_record(args.record)
     total = len(record.events)
     upto = total if args.move is None else args.move
     if not 0 <= upto <= total:
