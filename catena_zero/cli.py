@@ -29,6 +29,8 @@ COMMANDS = {
     "export": "export",
     "evaluate": "evaluate",
     "ladder": "ladder",
+    "komi": "komi",
+    "engine": "engine",
 }
 
 

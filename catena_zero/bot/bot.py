@@ -280,11 +280,12 @@ class Bot:
 
     def supports(self, config: GameConfig) -> bool:
         """Whether it was trained for ``config``'s side, game type and scoring (any komi)."""
-        return any(rules.covers(config) for rules in self.trained_for)
-
-    def _check(self, config: GameConfig) -> RuleSet:
         if not isinstance(config, GameConfig):
             raise ValueError(f"expected a GameConfig, got {type(config).__name__}")
+        return any(rules.covers(config) for rules in self.trained_for)
+
+    def check_supported(self, config: GameConfig) -> RuleSet:
+        """``config``'s rule set if ``supports(config)``, else ``UnsupportedGame`` naming what it plays."""
         if not self.supports(config):
             trained = ", ".join(str(r) for r in self.trained_for)
             raise UnsupportedGame(
@@ -318,7 +319,7 @@ class Bot:
     def _search(self, game: Game) -> tuple[SearchOutput, MCTS, _Searcher, int, float]:
         if not isinstance(game, Game):
             raise ValueError(f"expected a catena_zero.game.Game, got {type(game).__name__}")
-        rules = self._check(game.config)
+        rules = self.check_supported(game.config)
         if game.is_over:
             raise ValueError("the game is over: there is no move to choose")
         searcher = self._searcher(rules)
@@ -334,7 +335,7 @@ class Bot:
         """Its move for the player to move in ``game``, in R10 notation ("D5" or "button")."""
         with self._lock:
             if isinstance(game, Game) and not game.is_over:
-                self._check(game.config)
+                self.check_supported(game.config)
                 legal = game.legal_moves()
                 if len(legal) == 1:  # nothing to think about
                     return legal[0]
@@ -383,7 +384,7 @@ class Bot:
     def evaluate(self, game: Game) -> tuple[float, float]:
         """The network's (value, score margin) of ``game`` for the player to move, without search."""
         with self._lock:
-            rules = self._check(game.config)
+            rules = self.check_supported(game.config)
             searcher = self._searcher(rules)
             evaluation = searcher.evaluator(searcher.env.from_games([game]))
             return float(evaluation.value[0]), float(evaluation.score[0])
@@ -395,7 +396,7 @@ class Bot:
         with self._lock:
             if isinstance(config, GameConfig) and config.game_type != "komi":
                 raise ValueError(f"komi is chosen only under game type komi (R7), not {config.game_type!r}")
-            rules = self._check(config)
+            rules = self.check_supported(config)
             searcher = self._searcher(rules)
             komis, value, score = komi_curve_of(searcher.evaluator, searcher.env)
             return KomiCurve(
@@ -451,3 +452,23 @@ class Bot:
     def __repr__(self) -> str:
         budget = f"{self.seconds:g} s" if self.seconds is not None else f"{self.simulations} simulations"
         return f"Bot({self.name}, {budget}, {', '.join(str(r) for r in self.trained_for)})"
+
+
+def komi_table(curve: KomiCurve, around: Optional[int] = 5) -> str:
+    """The komi curve as a text table, the fair komi marked; only komis within ``around`` of it
+    (every komi when ``around`` is None). The first player's value at komi k is -|V(k)| (R7)."""
+    fair = curve.fair_komi
+    rules = curve.rules
+    lines = [
+        f"fair komi {fair} for side {rules.side}, {rules.scoring} scoring (game type komi, R7), "
+        f"by the bot's value and score heads on the empty board",
+        f"  {'komi':>5}  {'black value':>11}  {'black score':>11}  {'first player':>12}",
+    ]
+    for komi, value, score in zip(curve.komis, curve.black_value, curve.black_score):
+        if around is not None and abs(komi - fair) > around:
+            continue
+        mark = ">" if komi == fair else " "
+        lines.append(f"{mark} {komi:>5}  {value:>+11.3f}  {score:>+11.2f}  {-abs(value):>+12.3f}")
+    lines.append("black value / score: Black to move on the empty board (value in [-1, 1], score margin "
+                 "in points); first player: -|black value|, what the second player's best colour leaves them")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,23 @@
+"""The flags of the commands that load an exported bot (engine, komi, play): --bot and its search."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def add_bot_options(parser: argparse.ArgumentParser, required: bool) -> None:
+    parser.add_argument("--bot", required=required, metavar="FILE", help="a bot file written by 'catena-zero export'")
+    budget = parser.add_mutually_exclusive_group()
+    budget.add_argument("--simulations", type=int, metavar="N", help="search simulations per move (default: the bot file's)")
+    budget.add_argument("--seconds", type=float, metavar="T", help="think about T seconds per move instead")
+    parser.add_argument("--device", default="auto", help="where the network runs: auto, cpu, cuda, cuda:i (default auto)")
+    parser.add_argument("--bot-seed", type=int, default=0, metavar="S",
+                        help="the bot's seed: with --simulations the same position always gets the same move (default 0)")
+
+
+def load_bot(args: argparse.Namespace, path: str | None = None):
+    """The ``Bot`` named by ``--bot`` (or ``path``) with the search flags; BotFileError is one line."""
+    from ..bot import Bot  # torch: imported only when a bot is loaded
+
+    return Bot.load(path or args.bot, simulations=args.simulations, seconds=args.seconds,
+                    device=args.device, seed=args.bot_seed)
