@@ -16,7 +16,6 @@ from catena_zero.config import load_config
 from catena_zero.evaluation import Evaluation
 from catena_zero.eval.agents import Agent, GreedyAgent, KomiEstimate, NetAgent, RandomAgent, UCTAgent
 from catena_zero.eval.arena import (
-    Tally,
     _canonical,
     draw_openings,
     play_match,
@@ -142,7 +141,7 @@ def test_greedy_beats_random_clearly_on_side_3():
     # Measured: greedy scores about 66% on side 3 (and 61% on side 4) over 1000 games; 400 games
     # put the 95% interval's lower end near 61%, so 55% leaves a wide margin.
     result = play_match(GreedyAgent(), RandomAgent(), GameConfig(side=3), 400, None, np.random.default_rng(1))
-    lo, hi = result.tally.score_interval
+    lo, _ = result.tally.score_interval
     assert lo > 0.55, report_lines(result)
     assert result.tally.elo > 50
 
@@ -153,7 +152,7 @@ def test_uct_beats_random_on_side_3():
 
 
 def test_greedy_takes_the_move_with_the_best_margin():
-    # side 2, Black D... any position: every chosen action's margin equals the best by the reference engine
+    # random positions: every chosen action's margin is the best one by the reference engine
     env = VecEnv(GameConfig(side=3, scoring="quadratic"))
     rng = np.random.default_rng(4)
     state = env.reset(16)
@@ -165,7 +164,7 @@ def test_greedy_takes_the_move_with_the_best_margin():
         game = env.to_game(state, int(i))
         me, other = game.to_move, "white" if game.to_move == "black" else "black"
 
-        def margin(a):
+        def margin(a, game=game, me=me, other=other):
             g = game.copy()
             g.play_action(a)
             s = g.scores()
@@ -317,7 +316,7 @@ def test_evaluate_command_prints_the_report_and_saves_records(tmp_path, capsys):
     # the same seed gives the same report (but for the timing line)
     main(["evaluate", str(run), "greedy", "--games", "4", "--sims", "2", "--seed", "3"])
     again = capsys.readouterr().out.splitlines()
-    strip = lambda ls: [x for x in ls if not x.startswith(("time:", "records:"))]  # noqa: E731
+    strip = lambda ls: [x for x in ls if not x.startswith(("time:", "records:"))]
     assert strip(again) == strip(lines)
 
 

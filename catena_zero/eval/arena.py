@@ -44,7 +44,7 @@ from ..fileio import write_text_atomic
 from ..game.options import GameConfig, komi_range
 from ..game.records import format_record
 from ..game.rules import Game
-from ..game.vec_env import BLACK, EMPTY, WHITE, EnvState, VecEnv, random_legal_actions
+from ..game.vec_env import BLACK, EMPTY, WHITE, VecEnv, random_legal_actions
 from .agents import Agent, KomiEstimate
 from .ratings import elo_from_score, elo_interval, score_interval, score_rate
 from .specs import AgentSpec, build_agent
