@@ -120,7 +120,7 @@ def test_sequential_prior_pulls_neighbours_together_and_disconnected_players_nee
     loose = fit_ratings(results, players=["random", "s1", "s2", "s3"], prior_games=1.0)
     tied = fit_ratings(results, players=["random", "s1", "s2", "s3"], prior_games=1.0,
                        sequential=["s1", "s2", "s3"], sequential_prior_games=20.0)
-    gap = lambda f: abs(f.rating("s1") - f.rating("s2"))  # noqa: E731
+    gap = lambda f: abs(f.rating("s1") - f.rating("s2"))
     assert gap(tied) < gap(loose)
     assert tied.stderr[tied.index("s3")] < loose.stderr[loose.index("s3")]
 

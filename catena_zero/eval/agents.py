@@ -38,7 +38,7 @@ import numpy as np
 
 from ..config import NetConfig, SearchConfig
 from ..evaluation import EvalFn
-from ..game.options import GameConfig, komi_range
+from ..game.options import GameConfig
 from ..game.vec_env import BLACK, EnvState, VecEnv, random_legal_actions
 
 if TYPE_CHECKING:
@@ -164,10 +164,15 @@ class SearchAgent(Agent):
 
 
 def uct_search_config(simulations: int, tree_reuse: bool = False) -> SearchConfig:
-    """PUCT over uniform priors: classic UCT with AlphaZero's c(s) (``search/puct.py``)."""
+    """PUCT over uniform priors: classic UCT with AlphaZero's c(s) (``search/puct.py``).
+
+    Classic UCT backs up game results only, so KataGo's score utility (``search/utility.py``) is
+    off: the baseline stays the textbook one whatever the network's search defaults become.
+    """
     if isinstance(simulations, bool) or not isinstance(simulations, (int, np.integer)) or simulations < 1:
         raise ValueError(f"mcts needs a positive simulation count, got {simulations!r}")
-    return SearchConfig(algorithm="puct", num_simulations=int(simulations), tree_reuse=tree_reuse)
+    return SearchConfig(algorithm="puct", num_simulations=int(simulations), tree_reuse=tree_reuse,
+                        score_utility_weight=0.0)
 
 
 class UCTAgent(SearchAgent):

@@ -44,7 +44,7 @@ from ..fileio import write_text_atomic
 from ..game.options import GameConfig, komi_range
 from ..game.records import format_record
 from ..game.rules import Game
-from ..game.vec_env import BLACK, EMPTY, WHITE, EnvState, VecEnv, random_legal_actions
+from ..game.vec_env import BLACK, EMPTY, WHITE, VecEnv, random_legal_actions
 from .agents import Agent, KomiEstimate
 from .ratings import elo_from_score, elo_interval, score_interval, score_rate
 from .specs import AgentSpec, build_agent
@@ -52,6 +52,7 @@ from .specs import AgentSpec, build_agent
 AgentLike = Union[Agent, AgentSpec]
 DEFAULT_OPENING_PLIES = 2  # random plies per opening pair (R1's 12 symmetries make most boards rich enough)
 MAX_OPENING_REDRAWS = 8  # redraws of a colliding opening before it is lengthened by one ply
+MAX_OPENING_ROUNDS = 64  # then duplicates are accepted (only a tiny board with very many games gets here)
 
 
 # ------------------------------------------------------------------------------- records
@@ -187,7 +188,8 @@ def draw_openings(env: VecEnv, pairs: int, plies: int, komi: int, rng: np.random
     """``pairs`` openings of ``plies`` random legal actions, distinct up to symmetry (module docstring).
 
     A colliding opening is redrawn up to ``max_redraws`` times, then lengthened by one ply (and so
-    on); an opening that already ends the game is kept even if it collides (tiny boards only).
+    on); after ``MAX_OPENING_ROUNDS`` rounds the remaining duplicates are kept (``MatchResult.
+    distinct_openings`` then says so).
     """
     if plies < 0:
         raise ValueError(f"opening plies must be >= 0, got {plies}")
@@ -202,12 +204,12 @@ def draw_openings(env: VecEnv, pairs: int, plies: int, komi: int, rng: np.random
             if state.done.all():
                 break
             env.step(state, random_legal_actions(env.legal_actions(state), rng))
-        history, moves, done = state.history, state.move_number, state.done
+        history, moves = state.history, state.move_number
         still = []
         for row, pair in enumerate(pending):
             opening = tuple(int(a) for a in history[row, :moves[row]])
             key = _canonical(opening, sym_actions)
-            if key in seen and not done[row] and length > 0:
+            if key in seen and length > 0 and attempts < MAX_OPENING_ROUNDS:
                 still.append(pair)
                 continue
             seen.add(key)

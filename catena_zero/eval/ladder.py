@@ -346,7 +346,7 @@ def write_outputs(run_dir: Path, players: Sequence[LadderPlayer], fit: RatingFit
         md.append(f"| {r['player']} | {r['step']} | {minutes} | {_elo(r['elo'])} | {interval} | {r['games']} | {score} |")
     files.append(write_text_atomic(folder / "ratings.md", "\n".join(md) + "\n"))
     files.append(plot_ratings(folder / "ratings.png", Path(run_dir).name, rows))
-    files.append(log_tensorboard(Path(run_dir) / TENSORBOARD_DIR / LADDER_DIR, rows))
+    files.append(log_tensorboard(Path(run_dir) / TENSORBOARD_DIR / LADDER_DIR, players, fit))
     return files
 
 
@@ -385,7 +385,7 @@ def plot_ratings(path: Path, title: str, rows: Sequence[dict]) -> Path:
     return write_bytes_atomic(path, buffer.getvalue())
 
 
-def log_tensorboard(log_dir: Path, rows: Sequence[dict]) -> Path:
+def log_tensorboard(log_dir: Path, players: Sequence[LadderPlayer], fit: RatingFit) -> Path:
     """``ladder/elo`` and ``ladder/elo_stderr`` per checkpoint step; old ladder event files replaced."""
     from torch.utils.tensorboard import SummaryWriter
 
@@ -395,10 +395,10 @@ def log_tensorboard(log_dir: Path, rows: Sequence[dict]) -> Path:
     writer = SummaryWriter(log_dir=str(log_dir))
     try:
         now = time.time()
-        for r in rows:
-            if r["kind"] == "checkpoint" and r["step"] != "":
-                writer.add_scalar("ladder/elo", r["elo"], global_step=int(r["step"]), walltime=now)
-                writer.add_scalar("ladder/elo_stderr", r["elo_stderr"], global_step=int(r["step"]), walltime=now)
+        for p in sorted((p for p in players if p.step is not None), key=lambda p: p.step):
+            i = fit.index(p.id)
+            writer.add_scalar("ladder/elo", float(fit.elo[i]), global_step=p.step, walltime=now)
+            writer.add_scalar("ladder/elo_stderr", float(fit.stderr[i]), global_step=p.step, walltime=now)
         writer.flush()
     finally:
         writer.close()

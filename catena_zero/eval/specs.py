@@ -172,11 +172,11 @@ def match_game_config(agents: list[Agent], config_path: Optional[str] = None, si
     if config_path is not None:
         base = load_config(config_path).game
     else:
+        flags = {"side": side, "game_type": game_type, "scoring": scoring}
         trained = [(a.name, a.trained_for) for a in agents if a.trained_for is not None]
         base = trained[0][1] if trained else GameConfig()
         for name, other in trained[1:]:
-            differ = [key for key in ("side", "game_type", "scoring")
-                      if getattr(other, key) != getattr(base, key) and locals()[key] is None]
+            differ = [key for key in flags if getattr(other, key) != getattr(base, key) and flags[key] is None]
             if differ:
                 key = differ[0]
                 raise ValueError(

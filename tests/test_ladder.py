@@ -1,0 +1,148 @@
+"""The ladder (eval/ladder.py, ``catena-zero ladder``): schedules, the results file that re-runs
+add to, ratings outputs (CSV, Markdown, PNG, TensorBoard), refits, pruned checkpoints, bad input."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+
+import pytest
+import torch
+
+from catena_zero.cli import main
+from catena_zero.eval.ladder import (
+    LadderError,
+    LadderPlayer,
+    checkpoint_players,
+    load_results,
+    run_ladder,
+    schedule,
+)
+from test_arena import assert_one_line_error, make_run
+
+
+@pytest.fixture(autouse=True)
+def one_torch_thread():
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
+def players(*ids):
+    return [LadderPlayer(id=i, kind="checkpoint", step=int(i[1:])) if i.startswith("s") else
+            LadderPlayer(id=i, kind="baseline") for i in ids]
+
+
+def test_schedules_by_hand():
+    ps = players("random", "greedy", "s1", "s2", "s3")
+    assert schedule(ps, "gauntlet") == [
+        ("greedy", "random"),
+        ("s1", "random"), ("s1", "greedy"),
+        ("s2", "random"), ("s2", "greedy"), ("s2", "s1"),
+        ("s3", "random"), ("s3", "greedy"), ("s3", "s2"),
+    ]
+    round_robin = schedule(ps, "round-robin")
+    assert len(round_robin) == 10 and len({frozenset(p) for p in round_robin}) == 10  # every pair once
+    with pytest.raises(LadderError, match="unknown ladder mode"):
+        schedule(ps, "swiss")
+
+
+def read_scalars(folder):
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    events = EventAccumulator(str(folder))
+    events.Reload()
+    return {tag: [(e.step, e.value) for e in events.Scalars(tag)] for tag in events.Tags()["scalars"]}
+
+
+def test_ladder_writes_ratings_and_a_rerun_adds_games(tmp_path):
+    run = make_run(tmp_path / "run", steps=(10, 20))
+    first = run_ladder(run, games=2, simulations=2, baselines=("random", "greedy"))
+    assert [(m.a, m.b) for m in first.played] == [
+        ("greedy", "random"), ("step-00000010", "random"), ("step-00000010", "greedy"),
+        ("step-00000020", "random"), ("step-00000020", "greedy"), ("step-00000020", "step-00000010")]
+    assert all(m.games == 2 for m in first.played)
+    results = load_results(run / "ladder" / "results.json")
+    assert len(results.matches) == 6 and results.settings["simulations"] == 2
+    # the outputs
+    with open(run / "ladder" / "ratings.csv") as f:
+        rows = list(csv.DictReader(f))
+    assert [r["player"] for r in rows] == ["random", "greedy", "step-00000010", "step-00000020"]
+    assert float(rows[0]["elo"]) == 0.0 and float(rows[0]["elo_stderr"]) == 0.0
+    assert [r["step"] for r in rows[2:]] == ["10", "20"] and [r["seconds"] for r in rows[2:]] == ["20.0", "40.0"]
+    assert int(rows[2]["games"]) == 6 and int(rows[1]["games"]) == 6
+    for r in rows:
+        assert float(r["elo_low95"]) <= float(r["elo"]) <= float(r["elo_high95"])
+        assert float(r["elo"]) == pytest.approx(first.fit.rating(r["player"]), abs=0.05)
+    md = (run / "ladder" / "ratings.md").read_text()
+    assert "| player | step | training time | Elo | 95% interval | games | score |" in md
+    assert "| random |  |  | 0 | anchor |" in md and "| step-00000020 | 20 | 0.7 min |" in md
+    png = (run / "ladder" / "ratings.png").read_bytes()
+    assert png.startswith(b"\x89PNG") and len(png) > 10_000
+    scalars = read_scalars(run / "tensorboard" / "ladder")
+    assert [s for s, _ in scalars["ladder/elo"]] == [10, 20]
+    assert [v for _, v in scalars["ladder/elo"]] == pytest.approx([first.fit.rating("step-00000010"),
+                                                                     first.fit.rating("step-00000020")], abs=1e-3)
+    # a re-run adds games to the same pairs (new openings: the seed follows the games played)
+    second = run_ladder(run, games=2, baselines=("random", "greedy"))  # the stored --sims is reused
+    results = load_results(run / "ladder" / "results.json")
+    assert len(results.matches) == 12 and sum(m.games for m in results.matches) == 24
+    assert results.games_between("step-00000020", "greedy") == 4
+    assert {m.seed for m in results.matches[:6]}.isdisjoint(m.seed for m in results.matches[6:])
+    assert second.fit.games[second.fit.index("step-00000010")] == 12
+    # the TensorBoard events were replaced, not duplicated
+    assert [s for s, _ in read_scalars(run / "tensorboard" / "ladder")["ladder/elo"]] == [10, 20]
+    assert len(list((run / "tensorboard" / "ladder").glob("events.out.tfevents.*"))) == 1
+
+
+def test_refit_without_playing_and_pruned_checkpoints_keep_their_games(tmp_path):
+    run = make_run(tmp_path / "run", steps=(1, 2))
+    with pytest.raises(LadderError, match="no games yet"):
+        run_ladder(run, play=False)
+    run_ladder(run, games=2, simulations=1, baselines=("random",))
+    (run / "ckpt" / "step-00000001.pt").unlink()  # pruned by training since
+    report = run_ladder(run, play=False)
+    assert report.played == ()
+    ids = [p.id for p in report.players]
+    assert "step-00000001" in ids and report.fit.games[report.fit.index("step-00000001")] == 4
+    pruned = next(p for p in report.players if p.id == "step-00000001")
+    assert pruned.step == 1 and pruned.path is None
+
+
+def test_training_time_falls_back_to_file_times(tmp_path):
+    run = tmp_path / "run"
+    make_run(run, steps=(1, 2))
+    from catena_zero.train.checkpoint import Checkpoint, load_checkpoint, save_checkpoint
+
+    old = load_checkpoint(run / "ckpt" / "step-00000002.pt")  # rewrite without counters
+    save_checkpoint(run, Checkpoint(step=2, config=old.config, model=old.model))
+    os.utime(run / "ckpt" / "step-00000001.pt", (1000, 1000))
+    os.utime(run / "ckpt" / "step-00000002.pt", (1090, 1090))
+    assert [p.seconds for p in checkpoint_players(run)] == [0.0, 90.0]
+
+
+def test_ladder_command_and_its_one_line_errors(tmp_path, capsys):
+    run = make_run(tmp_path / "run", steps=(3,))
+    code = main(["ladder", str(run), "--games", "2", "--sims", "1", "--baselines", "random,mcts:2", "--mode", "round-robin"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert "[3/3] step-00000003 vs mcts:2:" in out and "ladder: 3 matches played now, 6 games in all" in out
+    assert "random  Elo       0   anchor" in out
+    (tmp_path / "empty").mkdir()
+    cases = [
+        (["ladder", str(tmp_path / "missing")], "no such run folder"),
+        (["ladder", str(tmp_path / "empty")], "has no checkpoint"),
+        (["ladder", str(run), "--sims", "5"], "was played with simulations 1, not 5"),
+        (["ladder", str(run), "--games", "0"], "at least 1"),
+        (["ladder", str(run), "--mode", "swiss"], "invalid choice"),
+        (["ladder", str(run), "--baselines", "random,foo"], "unknown agent 'foo'"),
+        (["ladder", str(run), "--baselines", f"random,{run}"], "ladder baselines are random, greedy and mcts:K"),
+    ]
+    for argv, fragment in cases:
+        assert_one_line_error(main(argv), capsys.readouterr().err, fragment)
+    (run / "ladder" / "results.json").write_text('{"format": "catena-zero-ladder", "version": 1, "matches": [{"a": 1}]')
+    assert_one_line_error(main(["ladder", str(run)]), capsys.readouterr().err, "not a readable ladder results file")
+    (run / "ladder" / "results.json").write_text(json.dumps({"format": "catena-zero-ladder", "version": 9}))
+    assert_one_line_error(main(["ladder", str(run)]), capsys.readouterr().err, "version 9")
