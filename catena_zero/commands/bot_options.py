@@ -13,11 +13,19 @@ def add_bot_options(parser: argparse.ArgumentParser, required: bool) -> None:
     parser.add_argument("--device", default="auto", help="where the network runs: auto, cpu, cuda, cuda:i (default auto)")
     parser.add_argument("--bot-seed", type=int, default=0, metavar="S",
                         help="the bot's seed: with --simulations the same position always gets the same move (default 0)")
+    parser.add_argument("--threads", type=int, default=1, metavar="T",
+                        help="torch CPU threads; one game at a time gains little from more and loses a lot "
+                             "when the cores are shared (default 1)")
 
 
 def load_bot(args: argparse.Namespace, path: str | None = None):
     """The ``Bot`` named by ``--bot`` (or ``path``) with the search flags; BotFileError is one line."""
-    from ..bot import Bot  # torch: imported only when a bot is loaded
+    import torch  # imported only when a bot is loaded
 
+    from ..bot import Bot
+
+    if args.threads < 1:
+        raise ValueError(f"--threads must be >= 1, got {args.threads}")
+    torch.set_num_threads(args.threads)  # this process runs the bot: its choice to make
     return Bot.load(path or args.bot, simulations=args.simulations, seconds=args.seconds,
                     device=args.device, seed=args.bot_seed)
