@@ -187,15 +187,14 @@ def final_status(moves, scoring, komi=0, match=None) -> list[str]:
 
 def test_game_over_says_once_who_won_and_who_has_the_button():
     lines = final_status(FIVE_AND_FIVE, "standard")
-    assert lines[0] == ("game over: black wins (black 5.5, white 5); black got the button by R6 "
-                        "(nobody took it; white placed the last stone)")
+    assert lines[0] == "game over: black wins (black 5.5, white 5); button: black, by R6 (white placed the last stone)"
     assert lines[1] == "standard scoring (R6): black 5 stones + 0.5 button = 5.5; white 5 stones = 5"
     assert sum(line.startswith("game over") for line in lines) == 1
     taken = ["A2", "button", *FIVE_AND_FIVE[1:]]  # White takes the button on move 2 and keeps it
     game = Game.replay(GameConfig(side=3), taken[:2])
     assert "button: white" in status_lines(game)[0]
     game = Game.replay(GameConfig(side=3, komi=1), taken)  # legality ignores colour: it ends as before
-    assert game.is_over and status_lines(game)[0].endswith("; white took the button (move 2)")
+    assert game.is_over and status_lines(game)[0].endswith("; button: white took it (move 2)")
     quadratic = final_status(MIXED, "quadratic", komi=3)
     assert quadratic[1] == ("quadratic scoring (R6): black ribbons 2, 1 x2 squared = 6; "
                             "white ribbons 2 x2, 1 squared (9) + komi 3 + 0.5 button = 12.5")
@@ -204,7 +203,7 @@ def test_game_over_says_once_who_won_and_who_has_the_button():
 def test_longest_result_explains_cancelled_pairs_the_longest_left_and_komi():
     # Two five-stone ribbons cancel; nothing is left, so the button decides (R6).
     lines = final_status(FIVE_AND_FIVE, "longest")
-    assert lines[0].startswith("game over: black wins on the button (black 0, white 0); black got the button by R6")
+    assert lines[0].startswith("game over: black wins on the button (black 0, white 0); button: black, by R6")
     assert lines[1:] == ["longest scoring (R6): black's ribbons 5; white's 5",
                          "cancelled in equal pairs: 5; left: black none, white none",
                          "no ribbon is left: the button holder, black, wins (R6)"]
@@ -215,7 +214,7 @@ def test_longest_result_explains_cancelled_pairs_the_longest_left_and_komi():
                          "longest ribbon left: white's 6 (5 + komi 1), so white scores 6, the other 0"]
     # Black {2, 1, 1} against White {2, 2, 1}: a pair of 2s and a pair of 1s cancel.
     lines = final_status(MIXED, "longest")
-    assert lines[0].startswith("game over: white wins (black 0, white 2); white got the button by R6")
+    assert lines[0].startswith("game over: white wins (black 0, white 2); button: white, by R6")
     assert lines[1:] == ["longest scoring (R6): black's ribbons 2, 1 x2; white's 2 x2, 1",
                          "cancelled in equal pairs: 2, 1; left: black 1, white 2",
                          "longest ribbon left: white's 2, so white scores 2, the other 0"]
@@ -247,7 +246,7 @@ def test_status_follows_the_set_up_of_a_match():
     assert status_lines(board_of(match), match)[0].startswith("set-up (R7): the first player chooses the komi")
     match.apply("komi 7")
     line = status_lines(match.game, match)[0]
-    assert "komi 7 chosen; the second player chooses a colour" in line and "to move" not in line
+    assert line == "set-up (R7): komi 7 chosen; the second player chooses black or white"
     assert "to move" not in render_ascii(match.game, match=match)
     match.apply("colour black")
     assert status_lines(match.game, match)[0].startswith("black (second player) to move")

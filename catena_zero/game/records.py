@@ -160,7 +160,7 @@ def format_record(obj: Union[Record, Match, Game]) -> str:
     c = record.config
     lines = [
         f"{FORMAT} {VERSION}",
-        "# Catena game record (RULES.md R10)",
+        "# Catena game record (docs/RULES.md R10)",
         f"side {c.side}",
         f"game_type {c.game_type}",
         f"scoring {c.scoring}",

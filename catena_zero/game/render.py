@@ -115,11 +115,11 @@ def button_note(game: Game) -> Optional[str]:
         return None
     history = game.history
     if BUTTON in history:
-        return f"{holder} took the button (move {history.index(BUTTON) + 1})"
+        return f"button: {holder} took it (move {history.index(BUTTON) + 1})"
     if game.is_over:
         placer = "white" if holder == "black" else "black"
-        return f"{holder} got the button by R6 (nobody took it; {placer} placed the last stone)"
-    return f"{holder} holds the button"
+        return f"button: {holder}, by R6 ({placer} placed the last stone)"
+    return f"button: {holder}"
 
 
 def score_lines(game: Game) -> list[str]:
@@ -248,14 +248,11 @@ def status_lines(game: Game, match: Optional[Match] = None) -> list[str]:
         config = match.config
         if match.phase == "komi":
             lo, hi = komi_range(config.scoring)
-            return [f"set-up (R7): the first player chooses the komi White receives, {lo}..{hi}; "
-                    "then the second player chooses a colour"]
+            return [f"set-up (R7): the first player chooses the komi, {lo}..{hi}; then the second a colour"]
         komi = match.game.config.komi
         if config.game_type == "no_komi":
-            return [f"set-up (R7): the second player keeps White ('colour white') or takes over Black "
-                    f"and its stone ('swap'); White moves next"]
-        return [f"set-up (R7): komi {komi} chosen; the second player chooses a colour, black or white; "
-                "Black moves first"]
+            return ["set-up (R7): the second player keeps White ('colour white') or takes Black ('swap')"]
+        return [f"set-up (R7): komi {komi} chosen; the second player chooses black or white"]
     button = button_note(game)
     if game.is_over:
         winner = game.winner
@@ -344,8 +341,8 @@ def render_ascii(game: Game, *, legend: bool = True, match: Optional[Match] = No
     if legend:
         last = view.last_move or "none"
         marked = " (in parentheses)" if view.last_move not in (None, BUTTON) else ""
-        out.append("X black, O white, x o claimed (limited ribbon); columns run diagonally \\ from letter "
-                   f"to letter; last move: {last}{marked}")
+        out.append(f"X black, O white, x o claimed (limited ribbon); last move: {last}{marked}")
+        out.append("columns run diagonally (\\) between their two letters; rows run across")
         out.extend(view.status)
     return "\n".join(out) + "\n"
 
