@@ -5,8 +5,11 @@ from __future__ import annotations
 import argparse
 
 
-def add_bot_options(parser: argparse.ArgumentParser, required: bool) -> None:
-    parser.add_argument("--bot", required=required, metavar="FILE", help="a bot file written by 'catena-zero export'")
+def add_bot_options(parser: argparse.ArgumentParser, required: bool, bot_help: str | None = None,
+                    repeatable: bool = False) -> None:
+    """--bot FILE (a list of files when ``repeatable``) and the search flags of the bots."""
+    parser.add_argument("--bot", required=required, metavar="FILE", action="append" if repeatable else "store",
+                        help=bot_help or "a bot file written by 'catena-zero export'")
     budget = parser.add_mutually_exclusive_group()
     budget.add_argument("--simulations", type=int, metavar="N", help="search simulations per move (default: the bot file's)")
     budget.add_argument("--seconds", type=float, metavar="T", help="think about T seconds per move instead")
