@@ -17,7 +17,7 @@ $(VENV)/.installed: pyproject.toml scripts/constraints-cpu.txt
 venv: $(VENV)/.installed
 
 train: venv
-	$(VENV)/bin/catena-zero train --config configs/default.yaml
+	$(VENV)/bin/catena-zero train --config configs/quick.yaml
 
 test: venv
 	$(PY) -m pytest -q
