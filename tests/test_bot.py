@@ -261,3 +261,85 @@ def test_the_komi_command_prints_the_fair_komi_and_the_curve(komi_bot_path, caps
     assert main(["komi", "--bot", str(komi_bot_path), "--side", "4", "--device", "cpu"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "trained for side 3 komi standard" in err
+
+
+# ------------------------------------------------------------------------------ play --bot
+
+
+def test_play_bot_against_bot_saves_a_finished_record(bot_path, tmp_path, capsys, monkeypatch):
+    import io
+    import sys
+
+    from catena_zero.game.records import load_record
+
+    monkeypatch.setattr(sys, "stdin", io.StringIO(""))
+    record = tmp_path / "game.txt"
+    argv = ["play", "--bot", str(bot_path), "--bot", str(bot_path), "--simulations", "4", "--device", "cpu",
+            "--save", str(record)]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    loaded = load_record(record)
+    bot = Bot.load(bot_path, simulations=4, device="cpu")
+    komi = bot.choose_komi(GameConfig(side=3))
+    assert loaded.events[0] == f"komi {komi}" and loaded.result is not None
+    match = Match.replay(GameConfig(side=3), loaded.events)
+    assert match.phase == "over"
+    # every move is the bot's own choice in that position
+    replay = Match(GameConfig(side=3))
+    for event in loaded.events:
+        if replay.phase == "play":
+            assert event == bot.select_move(replay.game)
+        replay.apply(event)
+    assert f"first player: komi {komi}" in out and "record saved to" in out
+
+
+def test_play_person_against_bot_with_undo(bot_path, tmp_path, capsys, monkeypatch):
+    """The person (first seat) names komi 3, the bot picks its colour by its heads; after the person's
+    second move and the bot's reply the person types 'undo' and plays another move instead."""
+    import io
+    import sys
+
+    from catena_zero.commands.play import UndoableMatch
+    from catena_zero.game.records import load_record
+
+    config = GameConfig(side=3)
+    bot = Bot.load(bot_path, simulations=4, device="cpu")
+    match = UndoableMatch(config)
+    lines = ["3"]
+    match.apply("komi 3")
+    match.apply(bot.choose_setup(match, np.random.default_rng(0)))
+    person_moves, undone = 0, False
+    while match.phase != "over":
+        if match.player_to_act == "first":
+            if person_moves == 2 and not undone:
+                lines.append("undo")
+                assert match.undo_turn("first")
+                undone = True
+                move = match.game.legal_moves()[-1]
+            else:
+                move = match.game.legal_moves()[0]
+            lines.append(move.lower())
+            match.apply(move)
+            person_moves += 1
+        else:
+            match.apply(bot.select_move(match.game))
+    assert undone
+    monkeypatch.setattr(sys, "stdin", io.StringIO("\n".join(lines) + "\n"))
+    record = tmp_path / "game.txt"
+    assert main(["play", "--bot", str(bot_path), "--simulations", "4", "--device", "cpu", "--save", str(record)]) == 0
+    out = capsys.readouterr().out
+    assert list(load_record(record).events) == match.events
+    assert "undone: back to the position before your last move" in out
+    assert "the bot tiny.bot is the second player" in out
+
+
+def test_play_bot_flags_are_checked(bot_path, capsys):
+    for argv, fragment in (
+        (["play", "--bot", str(bot_path), "--side", "4"], "trained for side 3 komi standard"),
+        (["play", "--bot", str(bot_path), "--opponent", "random"], "--bot and --opponent"),
+        (["play"] + ["--bot", str(bot_path)] * 3, "at most twice"),
+        (["play", "--bot", str(bot_path), "--threads", "0"], "--threads"),
+    ):
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and fragment in err, (argv, err)

@@ -8,7 +8,6 @@ import os
 import subprocess
 import sys
 from pathlib import Path
-from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -21,7 +20,9 @@ from catena_zero.bot.export import (BOT_FORMAT, BOT_VERSION, export_bot, header_
                                     read_bot, trained_for_from_config)
 from catena_zero.bot.search_player import network_player
 from catena_zero.cli import main
+from catena_zero.config import config_from_dict, load_config
 from catena_zero.game import Game, GameConfig
+from catena_zero.selfplay.play import rule_sets
 from catena_zero.train.checkpoint import load_checkpoint, model_from_checkpoint
 
 REPO = Path(__file__).resolve().parent.parent
@@ -75,10 +76,11 @@ def test_same_moves_before_and_after_export(exported):
     player = network_player(dataclasses.replace(config, search=search), model_from_checkpoint(checkpoint))
     bot = Bot.load(out, simulations=12, device="cpu", seed=3)
     game = Game(GameConfig(side=3, komi=2))
-    rng = np.random.default_rng(0)
     while not game.is_over:
         move = bot.select_move(game)
-        assert move == player.choose(game, rng)
+        # The same search with the generator the bot derives from its seed and the position
+        # (it breaks ties between equal scores at random).
+        assert move == player.choose(game, bot.position_rng(game))
         game.play(move)
     assert game.move_number > 5
 
@@ -110,18 +112,18 @@ def test_export_refuses_weights_that_do_not_fit_and_writes_nothing(tmp_path):
 
 
 def test_trained_for_follows_the_config():
-    config = tiny_config()
-    assert trained_for_from_config(config) == (RuleSet(3, "komi", "standard"),)
+    assert trained_for_from_config(tiny_config()) == (RuleSet(3, "komi", "standard"),)
     # A self-play section that draws sides and scorings: every combination, the configured game first.
-    wide = SimpleNamespace(game=GameConfig(side=4, scoring="longest"),
-                           selfplay=SimpleNamespace(sides=(3, 4), scorings=("standard", "longest")))
+    wide = config_from_dict({"game": {"side": 4, "scoring": "longest"},
+                             "selfplay": {"sides": [3, 4], "scorings": ["standard", "longest"]}})
     assert trained_for_from_config(wide) == (
         RuleSet(4, "komi", "longest"), RuleSet(3, "komi", "standard"), RuleSet(3, "komi", "longest"),
         RuleSet(4, "komi", "standard"))
-    # ... or that lists rule sets outright.
-    listed = SimpleNamespace(game=GameConfig(side=3), selfplay=SimpleNamespace(rules=[
-        {"side": 3, "game_type": "no_komi", "scoring": "standard"}, GameConfig(side=5, game_type="double")]))
-    assert trained_for_from_config(listed) == (RuleSet(3, "no_komi", "standard"), RuleSet(5, "double", "standard"))
+    # The shipped configs: exactly the rule sets self-play draws from.
+    for name in ("multi", "no_komi", "quick", "double"):
+        config = load_config(REPO / "configs" / f"{name}.yaml")
+        assert set(trained_for_from_config(config)) == {RuleSet.of(g) for g in rule_sets(config)}, name
+        assert trained_for_from_config(config)[0] == RuleSet.of(config.game)
 
 
 def test_several_rule_sets_and_the_default_game(tmp_path):

@@ -1,10 +1,16 @@
-"""``catena-zero play``: a game in the terminal, against a person or a program, with the R7 set-up."""
+"""``catena-zero play``: a game in the terminal, against a person or a program, with the R7 set-up.
+
+``--bot FILE`` plays an exported bot (``catena-zero export``) against you, ``--bot A --bot B`` two
+bots against each other; a bot answers the set-up (komi, colour, swap) by its own heads (R7).
+"""
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Optional, TextIO
 
 import numpy as np
@@ -18,7 +24,8 @@ from ..game.records import board_of, save_record
 from ..game.render import render_ascii
 from ..game.rules import IllegalMove
 from ..messages import quote
-from .common import add_game_options, describe, resolve_config
+from .bot_options import add_bot_options, load_bot
+from .common import CliError, add_game_options, describe, resolve_config
 
 HELP = "play in the terminal, against a person or a program"
 SEATS = ("first", "second")
@@ -36,14 +43,18 @@ def configure(play: argparse.ArgumentParser) -> None:
     play.add_argument("--save", metavar="FILE",
                       help="write the game record here at the end, also when the game is abandoned "
                            "(quit, end of input, Ctrl-C); checked before the game starts")
+    add_bot_options(play, required=False, repeatable=True,
+                    bot_help="an exported bot to play against (instead of --opponent); twice, --bot A --bot B, "
+                             "for bot against bot (A is the first player); the game defaults to the first bot's")
 
 
 HELP_TEXT = """\
 Type a move as a cell (D5, lower case is fine) or 'button' to take the button (R4).
 Before play (R7): the first player chooses the komi ('7' or 'komi 7'); then the second
 player chooses a colour ('black'/'white', or 'swap' under game type no_komi).
-Commands: 'moves' lists what you may play now, 'board' shows the board, 'rules' the rules
-in brief, 'help' this text, 'quit' abandons the game (the record is still saved with --save)."""
+Commands: 'moves' lists what you may play now, 'board' shows the board, 'undo' takes back
+your last move (and the program's reply), 'rules' the rules in brief, 'help' this text,
+'quit' abandons the game (the record is still saved with --save)."""
 
 # One screen (at most 24 lines of at most 80 characters) restating docs/RULES.md.
 RULES_TEXT = """\
@@ -71,6 +82,46 @@ R8  double: one stone for Black's first turn, then two stones per turn, no
     button and no komi; equal results are a draw."""
 
 
+UNDO = "undo"  # what _human_turn returns after taking moves back
+
+
+class UndoableMatch(Match):
+    """A ``Match`` whose game moves can be taken back (undo in the terminal)."""
+
+    def _actors(self) -> list[Optional[str]]:
+        """The seat that made each event (replayed from the start)."""
+        replay, actors = Match(self.config), []
+        for event in self.events:
+            actors.append(replay.player_to_act)
+            replay.apply(event)
+        return actors
+
+    def undo_turn(self, seat: Optional[str] = None) -> bool:
+        """Take back ``seat``'s last move and every event after it, so that ``seat`` is to act in
+        the position before that move (None: the last move, whoever made it: two people playing).
+        Set-up events (komi, colour, swap) are never taken back, and neither is a move that a
+        set-up choice followed (no_komi's opening stone). False, and nothing changed, when there
+        is no such move."""
+        events, actors = self.events, self._actors()
+        keep = None
+        for i in range(len(events) - 1, -1, -1):
+            if not _is_move(events[i]):
+                break
+            if seat is None or actors[i] == seat:
+                keep = i
+                break
+        if keep is None:
+            return False
+        self.__init__(self.config)  # start over and replay what stays
+        for event in events[:keep]:
+            self.apply(event)
+        return True
+
+
+def _is_move(event: str) -> bool:
+    return not (event.startswith("komi") or event.startswith("colour") or event == "swap")
+
+
 @dataclass(frozen=True)
 class PlayResult:
     """How an interactive match ended: finished, or abandoned (quit / end of input)."""
@@ -80,15 +131,21 @@ class PlayResult:
 
 
 def run(args: argparse.Namespace) -> int:
-    config = resolve_config(args)
+    bots, opponent = _bots(args), args.opponent
+    config = resolve_config(args) if not bots else _bot_config(args, bots)
     if args.save:
         check_writable(args.save)  # now, not after a whole game
-    if args.opponent.strip() == HUMAN:
-        players: dict[str, Optional[Player]] = {"first": None, "second": None}
+    if len(bots) == 2:
+        players: dict[str, Optional[Player]] = {"first": bots[0], "second": bots[1]}
+    elif bots:
+        players = {seat: (None if seat == args.seat else bots[0]) for seat in SEATS}
+        opponent = f"the bot {Path(args.bot[0]).name}"
+    elif args.opponent.strip() == HUMAN:
+        players = {"first": None, "second": None}
     else:
         bot = make_player(args.opponent, config)
         players = {seat: (None if seat == args.seat else bot) for seat in SEATS}
-    match = Match(config.game)
+    match = UndoableMatch(config.game)
     if args.komi is not None and match.phase == "komi":
         # An explicit --komi answers the first player's komi choice (R7) for them.
         match.apply(f"komi {args.komi}")
@@ -97,7 +154,7 @@ def run(args: argparse.Namespace) -> int:
     if hasattr(sys.stdin, "reconfigure"):
         sys.stdin.reconfigure(errors="replace")  # bytes that are not UTF-8 become a bad move, not a crash
     try:
-        play_match(match, players, rng, sys.stdin, sys.stdout, thinking=thinking, opponent=args.opponent)
+        play_match(match, players, rng, sys.stdin, sys.stdout, thinking=thinking, opponent=opponent)
     except KeyboardInterrupt:
         print("\ninterrupted: game abandoned", file=sys.stderr)
         _save(args.save, match, sys.stderr)
@@ -107,6 +164,32 @@ def run(args: argparse.Namespace) -> int:
         raise
     _save(args.save, match, sys.stdout)
     return 0
+
+
+def _bots(args: argparse.Namespace) -> list:
+    """The exported bots of --bot (none, one or two), loaded with the search flags."""
+    paths = args.bot or []
+    if len(paths) > 2:
+        raise CliError(f"--bot is given at most twice (bot against bot), got {len(paths)} bots")
+    if paths and args.opponent.strip() != HUMAN:
+        raise CliError("--bot and --opponent both name who you play against: give one of them")
+    return [load_bot(args, path) for path in paths]
+
+
+def _bot_config(args: argparse.Namespace, bots: list):
+    """The config of a game with bots: the first bot's game unless --config or the game flags say
+    otherwise; every bot must have been trained for it (UnsupportedGame, one line)."""
+    config = resolve_config(args)
+    if args.config is None:
+        given = {key: value for key, value in (("side", args.side), ("game_type", args.game_type),
+                                               ("scoring", args.scoring)) if value is not None}
+        game = dataclasses.replace(bots[0].game_config, komi=0, **given)
+        if args.komi is not None:
+            game = dataclasses.replace(game, komi=args.komi)  # ValueError if out of range or no komi
+        config = dataclasses.replace(config, game=game)
+    for bot in bots:
+        bot.check_supported(config.game)
+    return config
 
 
 def _save(path: Optional[str], match: Match, out: TextIO) -> None:
@@ -167,9 +250,12 @@ def play_match(match: Match, players: dict[str, Optional[Player]], rng: np.rando
                     print("\r\033[K", end="", file=thinking, flush=True)  # erase the line
             match.apply(event)
         else:
-            event = _human_turn(match, who, inp, out)
+            event = _human_turn(match, who, inp, out, undo_seat=person)
             if event is None:
                 return PlayResult(match, finished=False)
+            if event is UNDO:
+                shown_board = None
+                continue
         print(f"{who}: {event}", file=out)
     print(render_ascii(match.game, match=match), end="", file=out)  # ends with the result, once
     return PlayResult(match, finished=True)
@@ -189,8 +275,9 @@ def _person_seat(players: dict[str, Optional[Player]]) -> Optional[str]:
     return people[0] if len(people) == 1 else None
 
 
-def _human_turn(match: Match, who: str, inp: TextIO, out: TextIO) -> Optional[str]:
-    """Read lines until one is a legal event and apply it; None when the person quits or input ends."""
+def _human_turn(match: Match, who: str, inp: TextIO, out: TextIO, undo_seat: Optional[str] = None) -> Optional[str]:
+    """Read lines until one is a legal event and apply it; None when the person quits or input ends,
+    UNDO after an undo (the position changed: the board is shown again)."""
     while True:
         print(f"{who} > ", end="", file=out, flush=True)
         line = inp.readline()
@@ -212,6 +299,12 @@ def _human_turn(match: Match, who: str, inp: TextIO, out: TextIO) -> Optional[st
             continue
         if command == "moves":
             print(_legal_summary(match), file=out)
+            continue
+        if command == "undo":
+            if isinstance(match, UndoableMatch) and match.undo_turn(undo_seat):
+                print(f"undone: back to the position before {'your' if undo_seat else 'the'} last move", file=out)
+                return UNDO
+            print("nothing to undo: no move to take back since the set-up", file=out)
             continue
         if command == "board":
             # Before the komi choice there is no game yet (R7): show the empty board.
