@@ -18,7 +18,6 @@ search overhead P%) ...`` for the largest side measured.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import tempfile
 import time
 from pathlib import Path

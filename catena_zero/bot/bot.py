@@ -61,7 +61,7 @@ from ..config import SearchConfig
 from ..evaluation import EvalFn
 from ..game.options import GAME_TYPES, SCORINGS, GameConfig, komi_range
 from ..game.rules import Game
-from ..game.vec_env import BLACK, EnvState, VecEnv
+from ..game.vec_env import EnvState, VecEnv
 from ..search.mcts import MCTS
 from ..search.tree import ROOT, UNVISITED
 from ..search.types import SearchOutput

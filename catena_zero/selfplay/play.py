@@ -14,7 +14,9 @@ refinements, KataGo 2019 sec. 3):
 - Komi randomisation: every new game draws its komi around the current fair-komi estimate of the
   network (``search/komi.py``), with a share spread over the whole range (R6).
 - Rule randomisation: the G slots are split over the configured rule sets (sides x game types x
-  scorings, ``rule_sets``); each rule set is one vectorised env and one search.
+  scorings, ``rule_sets``); each rule set is one vectorised env and one search, and the searches
+  of all rule sets advance in lockstep (``search.mcts.run_lockstep``): one evaluation call per
+  simulation serves every game, whatever its rules.
 - Soft resignation: a game whose mover's root value stays below ``-resign_threshold`` for
   ``resign_consecutive`` moves continues with cheap searches only, its later positions weighted
   ``resign_weight``; a share of games never resigns and measures false resignations.
@@ -31,11 +33,12 @@ import numpy as np
 import torch
 
 from ..config import Config
+from ..evaluation import BatchEvalFn, evaluate_each
 from ..game.options import GameConfig, komi_range
 from ..game.vec_env import BLACK, EMPTY, WHITE, VecEnv
 from ..net import NetEvaluator, model_from_config
 from ..search.komi import estimate_fair_komi
-from ..search.mcts import MCTS
+from ..search.mcts import MCTS, LockstepSearch, run_lockstep
 from .types import Trajectory
 
 
@@ -89,17 +92,17 @@ class SelfPlayResult:
     stats: SelfPlayStats
 
 
-class _TimedEvaluator:
-    """Wraps an evaluation function and adds up the seconds spent in it (the inference share)."""
+class _TimedBatchEvaluator:
+    """Wraps a ``BatchEvalFn`` and adds up the seconds spent in it (the inference share)."""
 
-    def __init__(self, eval_fn: NetEvaluator) -> None:
-        self.eval_fn = eval_fn
+    def __init__(self, evaluate_many: BatchEvalFn) -> None:
+        self.evaluate_many = evaluate_many
         self.seconds = 0.0
 
-    def __call__(self, state):
+    def __call__(self, requests):
         started = time.perf_counter()
         try:
-            return self.eval_fn(state)
+            return self.evaluate_many(requests)
         finally:
             self.seconds += time.perf_counter() - started
 
@@ -110,7 +113,7 @@ class _Group:
     def __init__(self, game: GameConfig, games: int, model: torch.nn.Module, config: Config) -> None:
         self.game = game
         self.env = VecEnv(game)
-        self.evaluator = _TimedEvaluator(NetEvaluator(model, self.env, config.net))
+        self.evaluator = NetEvaluator(model, self.env, config.net)
         self.search = MCTS(self.env, self.evaluator, config.search)
         self.size = games
         plies = self.env.spec.num_cells + 1  # L
@@ -146,6 +149,7 @@ class SelfPlayer:
         sets = rule_sets(config)
         per_set = max(1, config.selfplay.games_per_actor // len(sets))
         self.groups = [_Group(game, per_set, self.model, config) for game in sets]
+        self.evaluate_many = _TimedBatchEvaluator(evaluate_each({g.env: g.evaluator for g in self.groups}))
         for group in self.groups:
             group.fair_komi = self._estimate_fair_komi(group)
             self._start_games(group, np.arange(group.size))
@@ -166,35 +170,48 @@ class SelfPlayer:
         return {rules_key(g.game): g.fair_komi for g in self.groups}
 
     def _estimate_fair_komi(self, group: _Group) -> int:
-        return estimate_fair_komi(group.env, group.evaluator.eval_fn).komi
+        return estimate_fair_komi(group.env, group.evaluator).komi
 
     # -- playing ---------------------------------------------------------------------------------
 
     def play(self, plies: int) -> SelfPlayResult:
         """Play ``plies`` moves in every game in flight; return the games that finished meanwhile."""
         started = time.perf_counter()
-        for group in self.groups:
-            group.evaluator.seconds = 0.0
+        self.evaluate_many.seconds = 0.0
         finished: list[list[Trajectory]] = [[] for _ in self.groups]
         stats = SelfPlayStats()
         for _ in range(plies):
-            for index, group in enumerate(self.groups):
-                step_stats, trajectories = self._ply(group)
-                stats = stats + step_stats
-                finished[index].extend(trajectories)
+            step_stats, trajectories = self._ply()
+            stats = stats + step_stats
+            for index, group_trajectories in enumerate(trajectories):
+                finished[index].extend(group_trajectories)
         merged = [_concat(group.game, trajs) for group, trajs in zip(self.groups, finished) if trajs]
-        inference = sum(group.evaluator.seconds for group in self.groups)
-        stats = stats + SelfPlayStats(seconds=time.perf_counter() - started, inference_seconds=inference)
+        stats = stats + SelfPlayStats(seconds=time.perf_counter() - started,
+                                      inference_seconds=self.evaluate_many.seconds)
         return SelfPlayResult(trajectories=merged, stats=stats)
 
-    def _ply(self, group: _Group) -> tuple[SelfPlayStats, list[Trajectory]]:
+    def _ply(self) -> tuple[SelfPlayStats, list[list[Trajectory]]]:
+        """One move in every game of every rule set: the searches of all rule sets advance in
+        lockstep, so each simulation is ONE evaluation call for every game (``run_lockstep``)."""
         config, rng = self.config, self.rng
-        games = np.arange(group.size)
-        full = (rng.random(group.size) < config.selfplay.full_search_prob) & ~_resigned(group)
-        budget = np.where(full, config.search.num_simulations, config.selfplay.cheap_simulations)
-        state = group.state
-        out = group.search.run(state, rng, add_noise=True, num_simulations=budget)
+        full = [(rng.random(g.size) < config.selfplay.full_search_prob) & ~_resigned(g) for g in self.groups]
+        budgets = [np.where(f, config.search.num_simulations, config.selfplay.cheap_simulations) for f in full]
+        searches = [LockstepSearch(g.search, g.state, rng, add_noise=True, num_simulations=b)
+                    for g, b in zip(self.groups, budgets)]
+        outputs = run_lockstep(searches, self.evaluate_many)
+        stats, trajectories = SelfPlayStats(), []
+        for group, out, group_full, budget in zip(self.groups, outputs, full, budgets):
+            step, done = self._record_and_step(group, out, group_full, budget)
+            stats = stats + step
+            trajectories.append(done)
+        return stats, trajectories
 
+    def _record_and_step(self, group: _Group, out, full: np.ndarray,
+                         budget: np.ndarray) -> tuple[SelfPlayStats, list[Trajectory]]:
+        """Record each game's position and search result, play the chosen moves, finish games."""
+        config = self.config
+        games = np.arange(group.size)
+        state = group.state
         t = group.length
         group.rows[games, t] = state.data
         group.policy[games, t] = np.where(full[:, None], out.policy, 0.0)
@@ -212,12 +229,11 @@ class SelfPlayer:
         step = SelfPlayStats(plies=group.size, policy_positions=int(full.sum()), simulations=int(budget.sum()))
         if done.size == 0:
             return step, []
-        trajectories = [self._finish(group, int(i)) for i in done]
-        end_stats = [s for _, s in trajectories]
-        for s in end_stats:
-            step = step + s
+        finished = [self._finish(group, int(i)) for i in done]
+        for _, game_stats in finished:
+            step = step + game_stats
         self._start_games(group, done)
-        return step, [traj for traj, _ in trajectories]
+        return step, [trajectory for trajectory, _ in finished]
 
     def _track_resignation(self, group: _Group, value: np.ndarray, mover: np.ndarray) -> None:
         """Soft resignation (KataGo 2019 sec. 5): count consecutive hopeless root values per game."""

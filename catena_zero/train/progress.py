@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from typing import Optional, TextIO
+from typing import TextIO
 
 
 class Progress:
