@@ -310,6 +310,9 @@ class Config:
     run: RunConfig = field(default_factory=RunConfig)
     seed: int = 0  # root of every np.random.Generator / torch.Generator of a run
 
+    def __post_init__(self) -> None:
+        _check(self.seed >= 0, f"seed must be a non-negative integer, got {self.seed}")
+
 
 _MAX_STRING = 4096  # characters of a string value (PATH_MAX); no valid one is longer
 

@@ -106,3 +106,8 @@ def test_every_shipped_config_loads():
     assert {"quick", "side6", "side10", "longest", "quadratic", "no_komi", "double", "multi"} <= set(names)
     for name in names:
         load_config(CONFIGS / f"{name}.yaml")
+
+
+def test_negative_seed_is_refused_for_every_command():
+    with pytest.raises(ConfigError, match="seed must be a non-negative integer, got -1"):
+        config_from_dict({"seed": -1})
