@@ -11,12 +11,12 @@ Values are always from the perspective of the player to move in the evaluated st
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Callable, Protocol
 
 import numpy as np
 
 if TYPE_CHECKING:
-    from .game.vec_env import EnvState
+    from .game.vec_env import EnvState, VecEnv
 
 
 @dataclass(frozen=True)
@@ -32,3 +32,8 @@ class EvalFn(Protocol):
     """Evaluates a batch of environment states; search depends on this, never on a model."""
 
     def __call__(self, state: "EnvState") -> Evaluation: ...
+
+
+# One evaluation per (env, state) group, from one network call for all of them: self-play with rule
+# randomisation (several sides, scorings, game types at once) keeps one forward pass per simulation.
+BatchEvalFn = Callable[[list[tuple["VecEnv", "EnvState"]]], list[Evaluation]]
