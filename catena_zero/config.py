@@ -38,7 +38,12 @@ class NetConfig:
     value_hidden: int = 128  # hidden units of the value, score and global heads
     symmetry_average: bool = False  # average inference over the 12 board symmetries
     device: str = "auto"  # "auto" = CUDA when available, else CPU; or "cpu", "cuda", "cuda:1"
-    mixed_precision: bool = True  # bfloat16/float16 autocast on CUDA only; CPU always float32
+    mixed_precision: bool = True  # bfloat16 (float16 where unsupported) autocast on CUDA
+    # CPU inference precision: "float32", or "bfloat16" autocast. Measured (scripts/bench_net.py) on
+    # this AVX2 CPU without AVX512_BF16/AMX, bfloat16 is ~20x slower: use it only on CPUs with them.
+    cpu_precision: str = "float32"
+    channels_last: bool = True  # NHWC activations: oneDNN's CPU convs measured ~1.4x faster than NCHW
+    compile: bool = False  # torch.compile for inference: faster per call, but ~1 min to compile per shape
 
     def __post_init__(self) -> None:
         _check(self.blocks >= 1, f"net.blocks must be >= 1, got {self.blocks}")
@@ -49,6 +54,10 @@ class NetConfig:
         _check(
             self.device == "auto" or self.device == "cpu" or self.device.startswith("cuda"),
             f"net.device must be 'auto', 'cpu' or 'cuda[:i]', got {self.device!r}",
+        )
+        _check(
+            self.cpu_precision in ("float32", "bfloat16"),
+            f"net.cpu_precision must be 'float32' or 'bfloat16', got {self.cpu_precision!r}",
         )
 
 

@@ -1,103 +1,287 @@
-"""Benchmark: forward time of the default network (catena_zero/net) against a plain conv tower.
+"""Benchmark: CPU inference speed of the network (catena_zero/net) against today's float32 path.
 
-Shape legend: B positions per forward pass, C planes, G grid width (11 on side 6).
+Shape legend: B positions per forward pass, C planes, G grid width (7 on side 4, 11 on side 6).
 
-For B in (1, 64, 256) on side 6, times ``CatenaNet(NetConfig())`` forward passes (eval mode,
-``torch.inference_mode``, float32, the CPU unless CUDA is present) on encoded positions 10
-random moves into a game, and, as the baseline measured in the same run, a plain residual
-tower of the same depth and width (unmasked 3x3 ``nn.Conv2d`` + BatchNorm + ReLU, no global
-pooling, no heads). The ratio shows what hex masking, masked normalisation, global pooling
-and the heads cost on top of the convolutions. Each row is the fastest of repeated timings
-(other processes on a shared machine only ever slow a run down).
+Baseline, measured in the same run: ``CatenaNet`` in eval mode under ``torch.inference_mode``,
+float32, NCHW activations (``NetConfig(channels_last=False)``: the path before this benchmark).
+For each network (default 6 blocks x 64 channels; tiny 3 x 32), side (4, 6) and batch (64, 256,
+1024) it times, on encoded positions a few random moves into a game:
 
-Run: .venv/bin/python scripts/bench_net.py [--batches 1 64 256]
-The last line reads ``bench_net: side 6 batch B: network X ms, plain tower Y ms, ratio R``
-for the largest batch.
+- ``float32 channels_last``: NHWC activations (``NetConfig.channels_last``);
+- ``no_grad channels_last``: ``torch.no_grad`` instead of ``torch.inference_mode``;
+- ``bfloat16 channels_last`` (and ``bfloat16 nchw`` at the smallest batch): CPU autocast
+  (``NetConfig.cpu_precision = "bfloat16"``);
+- ``compile channels_last`` at one batch (``--compile-batch``): ``torch.compile``, its compile time
+  (first call) printed separately.
+
+Each variant's accuracy against the baseline: the largest absolute difference of the priors
+(softmax over legal actions) and of the value (P(win) - P(loss)) over the batch. "Equal accuracy"
+means both within ``TOLERANCE`` = 1e-4 (float32 reassociation gives ~1e-6; bfloat16 keeps 8
+mantissa bits, ~4e-3 relative). Then: torch threads 1 vs 2 (wall time), inter-op threads 1 vs
+torch's default (a subprocess each: the inter-op count can be set once per process), and one
+padded forward of a mixed side-4/5/6 batch against separate forwards per side (and
+``NetEvaluator.evaluate_many`` against separate evaluator calls).
+
+Timing: the shared development machine runs other jobs, so single-thread rows report the
+process's CPU time (``time.process_time``: unaffected by being preempted), the fastest of
+repeated calls after a warm-up, variants interleaved; the thread rows must use wall time.
+
+Run: .venv/bin/python scripts/bench_net.py [--quick]
+The last line reads ``bench_net: side 6 batch 256 default net: float32 channels_last X ms vs
+float32 nchw Y ms (ratio R), bfloat16 ..., compile ..., mixed 4/5/6 padded ...``.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import os
+import subprocess
+import sys
 import time
+from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 import torch
-from torch import nn
 
 from catena_zero.config import NetConfig
 from catena_zero.game import GameConfig
 from catena_zero.game.vec_env import VecEnv, random_legal_actions
-from catena_zero.net import encode, model_from_config, num_parameters
-from catena_zero.net.device import resolve_device
+from catena_zero.net import NetEvaluator, encode, model_from_config, num_parameters
+from catena_zero.net.device import inference_autocast, set_torch_threads
+from catena_zero.net.evaluator import masked_softmax
+from catena_zero.net.features import pad_features
 
-SIDE = 6
-OPENING_MOVES = 10
-MIN_SECONDS = 1.5  # repeat each timing for at least this long
-
-
-def plain_tower(config: NetConfig, in_planes: int) -> nn.Module:
-    """The baseline: a residual tower of plain 3x3 convolutions, as wide and deep as ``config``."""
-
-    class Block(nn.Module):
-        def __init__(self, channels: int) -> None:
-            super().__init__()
-            self.body = nn.Sequential(
-                nn.Conv2d(channels, channels, 3, padding=1, bias=False), nn.BatchNorm2d(channels), nn.ReLU(),
-                nn.Conv2d(channels, channels, 3, padding=1, bias=False), nn.BatchNorm2d(channels),
-            )
-
-        def forward(self, x: torch.Tensor) -> torch.Tensor:
-            return torch.relu(x + self.body(x))
-
-    stem = nn.Conv2d(in_planes, config.channels, 3, padding=1)
-    return nn.Sequential(stem, *[Block(config.channels) for _ in range(config.blocks)])
+TOLERANCE = 1e-4  # max abs difference of priors and values that counts as equal accuracy
+NETS = {
+    "default": NetConfig(device="cpu"),
+    "tiny": NetConfig(blocks=3, channels=32, head_channels=16, value_hidden=64, device="cpu"),
+}
 
 
-def best_seconds(fn) -> float:
-    """Fastest of repeated calls of ``fn`` (after a warm-up), over at least MIN_SECONDS."""
-    fn()
-    best, started = float("inf"), time.perf_counter()
-    while time.perf_counter() - started < MIN_SECONDS:
-        t = time.perf_counter()
+@dataclass(frozen=True)
+class Variant:
+    name: str
+    channels_last: bool
+    precision: str = "float32"  # "float32" or "bfloat16"
+    grad_mode: str = "inference_mode"  # or "no_grad"
+    compiled: bool = False
+
+
+BASELINE = Variant("float32 nchw (baseline)", channels_last=False)
+FAST = [
+    BASELINE,
+    Variant("float32 channels_last", channels_last=True),
+    Variant("no_grad channels_last", channels_last=True, grad_mode="no_grad"),
+]
+BF16 = [Variant("bfloat16 channels_last", channels_last=True, precision="bfloat16")]
+BF16_NCHW = Variant("bfloat16 nchw", channels_last=False, precision="bfloat16")
+COMPILED = Variant("compile channels_last", channels_last=True, compiled=True)
+
+
+def positions(side: int, batch: int, seed: int = 0) -> tuple[VecEnv, object]:
+    env = VecEnv(GameConfig(side=side))
+    rng = np.random.default_rng(seed)
+    state = env.reset(batch)
+    for _ in range(min(10, env.spec.num_cells // 4)):
+        env.step(state, random_legal_actions(env.legal_actions(state), rng))
+    return env, state
+
+
+def race(fns: dict[str, Callable[[], object]], seconds: float, clock=time.process_time) -> dict[str, float]:
+    """Fastest call of each function (after one warm-up call each), interleaved, >= 2 timed calls each."""
+    for fn in fns.values():
         fn()
-        best = min(best, time.perf_counter() - t)
+    best = {name: float("inf") for name in fns}
+    started, rounds = time.perf_counter(), 0
+    while rounds < 2 or time.perf_counter() - started < seconds:
+        for name, fn in fns.items():
+            t = clock()
+            fn()
+            best[name] = min(best[name], clock() - t)
+        rounds += 1
     return best
+
+
+def outputs(out, legal: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    priors = masked_softmax(out.policy_logits.float(), legal)
+    wdl = torch.softmax(out.wdl_logits.float(), dim=-1)
+    return priors, wdl[:, 0] - wdl[:, 2]
+
+
+class Runner:
+    """Calls one network in one variant (layout, precision, grad mode, compiled or not)."""
+
+    def __init__(self, config: NetConfig, state_dict: dict, variant: Variant) -> None:
+        self.variant = variant
+        model = model_from_config(dataclasses.replace(config, channels_last=variant.channels_last))
+        model.load_state_dict(state_dict)
+        self.model = model.eval()
+        self.forward = torch.compile(self.model) if variant.compiled else self.model
+        self.compile_seconds = 0.0
+
+    def __call__(self, planes: torch.Tensor, globals_: torch.Tensor):
+        grad = torch.inference_mode() if self.variant.grad_mode == "inference_mode" else torch.no_grad()
+        with grad, inference_autocast(torch.device("cpu"), False, self.variant.precision):
+            return self.forward(planes, globals_)
+
+
+def bench_variants(args, name: str, config: NetConfig, summary: dict) -> None:
+    model = model_from_config(config, torch.Generator().manual_seed(0))
+    state_dict = model.state_dict()
+    print(f"\n{name} net: {config.blocks} blocks x {config.channels} channels, {num_parameters(model):,} parameters")
+    print(f"{'side':>4} {'batch':>5}  {'variant':<24} {'ms':>9} {'positions/s':>11} {'speed-up':>8}"
+          f"  {'max|dprior|':>11} {'max|dvalue|':>11}  equal")
+    for side in args.sides:
+        env, state = positions(side, max(args.batches))
+        features = encode(env, state)
+        legal_all = torch.as_tensor(env.legal_actions(state))
+        for batch in args.batches:
+            planes = torch.as_tensor(features.planes[:batch])
+            globals_ = torch.as_tensor(features.globals[:batch])
+            legal = legal_all[:batch]
+            variants = FAST + BF16 + ([BF16_NCHW] if batch == min(args.batches) else [])
+            runners = {v.name: Runner(config, state_dict, v) for v in variants}
+            if not args.no_compile and batch == args.compile_batch:
+                runner = Runner(config, state_dict, COMPILED)
+                t = time.perf_counter()
+                runner(planes, globals_)
+                runner.compile_seconds = time.perf_counter() - t
+                runners[COMPILED.name] = runner
+            fast = {n: (lambda r=r: r(planes, globals_)) for n, r in runners.items() if r.variant.precision == "float32"}
+            times = race(fast, args.seconds)
+            times |= race({n: (lambda r=r: r(planes, globals_)) for n, r in runners.items() if n not in fast}, 0.0)
+            ref_priors, ref_value = outputs(runners[BASELINE.name](planes, globals_), legal)
+            base = times[BASELINE.name]
+            for vname, runner in runners.items():
+                priors, value = outputs(runner(planes, globals_), legal)
+                dp = float((priors - ref_priors).abs().max())
+                dv = float((value - ref_value).abs().max())
+                ratio = base / times[vname]
+                equal = dp <= TOLERANCE and dv <= TOLERANCE
+                extra = f"  (compile {runner.compile_seconds:.1f} s)" if runner.variant.compiled else ""
+                print(f"{side:>4} {batch:>5}  {vname:<24} {times[vname] * 1e3:>9.1f} {batch / times[vname]:>11,.0f} "
+                      f"{ratio:>7.2f}x  {dp:>11.1e} {dv:>11.1e}  {'yes' if equal else 'NO'}{extra}")
+                summary[(name, side, batch, vname)] = (times[vname] * 1e3, ratio, runner.compile_seconds)
+
+
+def bench_threads(args, summary: dict) -> None:
+    print(f"\nthreads (wall time, float32 channels_last, side 6 batch 256; load average {os.getloadavg()[0]:.1f})")
+    env, state = positions(6, 256)
+    features = encode(env, state)
+    planes, globals_ = torch.as_tensor(features.planes), torch.as_tensor(features.globals)
+    for name, config in NETS.items():
+        runner = Runner(config, model_from_config(config, torch.Generator().manual_seed(0)).state_dict(),
+                        Variant("cl", channels_last=True))
+        row = {}
+        for threads in (1, 2):
+            torch.set_num_threads(threads)
+            row[threads] = race({"t": lambda: runner(planes, globals_)}, args.seconds, clock=time.perf_counter)["t"]
+        torch.set_num_threads(1)
+        print(f"  {name:<8} 1 thread {row[1] * 1e3:8.1f} ms   2 threads {row[2] * 1e3:8.1f} ms   "
+              f"speed-up {row[1] / row[2]:.2f}x")
+        summary[("threads", name)] = row[1] / row[2]
+    inter = {}
+    for interop in (1, 0):
+        cmd = [sys.executable, __file__, "--interop-probe", str(interop), "--seconds", str(args.seconds)]
+        count, ms = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout.split()[-2:]
+        inter[interop] = (int(count), float(ms))
+    print(f"  default  inter-op threads {inter[1][0]}: {inter[1][1]:.1f} ms, torch's default "
+          f"({inter[0][0]}): {inter[0][1]:.1f} ms (1 intra-op thread, CPU time, one process each)")
+
+
+def interop_probe(interop: int, seconds: float) -> None:
+    """Subprocess: time the default net at side 6 batch 256 with ``interop`` inter-op threads (0: default)."""
+    if interop:
+        torch.set_num_interop_threads(interop)
+    torch.set_num_threads(1)
+    env, state = positions(6, 256)
+    features = encode(env, state)
+    planes, globals_ = torch.as_tensor(features.planes), torch.as_tensor(features.globals)
+    config = NETS["default"]
+    runner = Runner(config, model_from_config(config, torch.Generator().manual_seed(0)).state_dict(),
+                    Variant("cl", channels_last=True))
+    print(torch.get_num_interop_threads(), race({"t": lambda: runner(planes, globals_)}, seconds)["t"] * 1e3)
+
+
+def bench_mixed(args, summary: dict) -> None:
+    """One padded forward of a side-4/5/6 batch against one forward per side (same positions)."""
+    sides = (4, 5, 6)
+    print(f"\nmixed rules: sides {sides} in one padded forward (grid 11) vs one forward per side "
+          "(float32 channels_last, CPU time)")
+    for name, config in NETS.items():
+        model = model_from_config(config, torch.Generator().manual_seed(0)).eval()
+        evaluator = NetEvaluator(model, None, config)
+        for per_side in args.mixed_batches:
+            items = [positions(side, per_side, seed=side) for side in sides]
+            parts = [encode(env, state) for env, state in items]
+            padded = pad_features(parts)
+            pp, pg = torch.as_tensor(padded.planes), torch.as_tensor(padded.globals)
+            ps = torch.as_tensor(padded.sides)
+            separate = [(torch.as_tensor(f.planes), torch.as_tensor(f.globals)) for f in parts]
+            evaluators = [NetEvaluator(model, env, config) for env, _ in items]
+
+            def one_padded():
+                with torch.inference_mode():
+                    model(pp, pg, ps)
+
+            def per_side_forwards():
+                with torch.inference_mode():
+                    for planes, globals_ in separate:
+                        model(planes, globals_)
+
+            t = race({"padded": one_padded, "separate": per_side_forwards,
+                      "evaluate_many": lambda: evaluator.evaluate_many(items),
+                      "evaluators": lambda: [ev(state) for ev, (_, state) in zip(evaluators, items)]}, args.seconds)
+            print(f"  {name:<8} {per_side:>4} per side: one padded forward {t['padded'] * 1e3:7.1f} ms, "
+                  f"3 forwards {t['separate'] * 1e3:7.1f} ms (padded/separate {t['padded'] / t['separate']:.2f}); "
+                  f"evaluate_many {t['evaluate_many'] * 1e3:7.1f} ms, 3 evaluator calls {t['evaluators'] * 1e3:7.1f} ms")
+            summary[("mixed", name, per_side)] = t["padded"] / t["separate"]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--batches", type=int, nargs="+", default=[1, 64, 256])
+    parser.add_argument("--sides", type=int, nargs="+", default=[4, 6])
+    parser.add_argument("--batches", type=int, nargs="+", default=[64, 256, 1024])
+    parser.add_argument("--nets", nargs="+", default=list(NETS), choices=list(NETS))
+    parser.add_argument("--seconds", type=float, default=2.0, help="time each race for at least this long")
+    parser.add_argument("--compile-batch", type=int, default=256)
+    parser.add_argument("--no-compile", action="store_true")
+    parser.add_argument("--mixed-batches", type=int, nargs="+", default=[8, 64, 256])
+    parser.add_argument("--quick", action="store_true", help="side 6, batch 256, no compile, short races")
+    parser.add_argument("--interop-probe", type=int, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.interop_probe is not None:
+        interop_probe(args.interop_probe, args.seconds)
+        return
+    if args.quick:
+        args.sides, args.batches, args.no_compile, args.seconds, args.mixed_batches = [6], [256], True, 0.5, [64]
 
-    config = NetConfig()
-    device = resolve_device(config.device)
-    env = VecEnv(GameConfig(side=SIDE))
-    rng = np.random.default_rng(0)
-    state = env.reset(max(args.batches))
-    for _ in range(OPENING_MOVES):
-        env.step(state, random_legal_actions(env.legal_actions(state), rng))
-    features = encode(env, state)
-    model = model_from_config(config, torch.Generator().manual_seed(0)).to(device).eval()
-    baseline = plain_tower(config, features.planes.shape[1]).to(device).eval()
-    print(f"bench_net: side {SIDE}, NetConfig() = {config.blocks} blocks x {config.channels} channels, "
-          f"{num_parameters(model):,} parameters; torch {torch.__version__} on {device}, "
-          f"{torch.get_num_threads()} threads; float32, inference_mode")
-    print(f"{'batch':>5}  {'network ms':>10}  {'plain tower ms':>14}  {'ratio':>5}  {'positions/s':>11}")
-    line = ""
-    for batch in args.batches:
-        planes = torch.as_tensor(features.planes[:batch], device=device)
-        globals_ = torch.as_tensor(features.globals[:batch], device=device)
+    set_torch_threads(1)  # a self-play actor's share of a 2-core machine
+    flags = open("/proc/cpuinfo").read().split("flags", 2)[1].split("\n", 1)[0] if sys.platform == "linux" else ""
+    isa = ", ".join(f for f in ("avx2", "avx512f", "avx512_bf16", "amx_bf16") if f" {f}" in flags) or "?"
+    print(f"bench_net: torch {torch.__version__}, CPU capability {torch.backends.cpu.get_cpu_capability()}, "
+          f"CPU flags: {isa}; {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} (shared machine); "
+          f"1 intra-op thread unless stated; tolerance {TOLERANCE:g}")
+    summary: dict = {}
+    for name in args.nets:
+        bench_variants(args, name, NETS[name], summary)
+    bench_threads(args, summary)
+    bench_mixed(args, summary)
 
-        def sync() -> None:
-            if device.type == "cuda":
-                torch.cuda.synchronize(device)
-
-        with torch.inference_mode():
-            net = best_seconds(lambda: (model(planes, globals_), sync()))
-            plain = best_seconds(lambda: (baseline(planes), sync()))
-        print(f"{batch:>5}  {net * 1e3:>10.2f}  {plain * 1e3:>14.2f}  {net / plain:>5.2f}  {batch / net:>11,.0f}")
-        line = f"bench_net: side {SIDE} batch {batch}: network {net * 1e3:.1f} ms, plain tower {plain * 1e3:.1f} ms, ratio {net / plain:.2f}"
-    print(line)
+    side, batch = max(args.sides), args.compile_batch if args.compile_batch in args.batches else args.batches[0]
+    row = lambda v: summary.get((args.nets[0], side, batch, v))  # noqa: E731
+    base, cl, bf = row(BASELINE.name), row("float32 channels_last"), row("bfloat16 channels_last")
+    parts = [f"bench_net: side {side} batch {batch} {args.nets[0]} net: float32 channels_last {cl[0]:.1f} ms "
+             f"vs float32 nchw {base[0]:.1f} ms (speed-up {cl[1]:.2f}x)",
+             f"bfloat16 {bf[1]:.2f}x"]
+    compiled = row(COMPILED.name)
+    if compiled:
+        parts.append(f"compile {compiled[1]:.2f}x after {compiled[2]:.0f} s")
+    mixed = summary.get(("mixed", args.nets[0], max(args.mixed_batches)))
+    parts.append(f"mixed 4/5/6 padded/separate {mixed:.2f}")
+    print(", ".join(parts))
 
 
 if __name__ == "__main__":

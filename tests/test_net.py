@@ -20,14 +20,23 @@ import numpy as np
 import pytest
 import torch
 
-from catena_zero.config import NetConfig
+from catena_zero.config import ConfigError, NetConfig
 from catena_zero.game.options import GameConfig
 from catena_zero.game.spec import NUM_SYMMETRIES, board_spec
 from catena_zero.game.vec_env import EMPTY, WHITE, VecEnv
 from catena_zero.net import NUM_GLOBALS, NUM_PLANES, NetEvaluator, encode, model_from_config, transform_features
 from catena_zero.net import features as F
-from catena_zero.net.device import resolve_device
-from catena_zero.net.model import Board, HexConv2d, MaskedBatchNorm2d, masked_global_pool, num_parameters
+from catena_zero.net.device import inference_autocast, resolve_device, set_torch_threads
+from catena_zero.net.features import pad_actions, pad_cells, pad_features
+from catena_zero.net.model import (
+    PAD_LOGIT,
+    Board,
+    HexConv2d,
+    MaskedBatchNorm2d,
+    SideTables,
+    masked_global_pool,
+    num_parameters,
+)
 
 TINY = NetConfig(blocks=2, channels=16, global_pool_every=1, head_channels=8, value_hidden=16, device="cpu")
 
@@ -391,3 +400,273 @@ def test_resolve_device():
     if not torch.cuda.is_available():
         with pytest.raises(ValueError, match="CUDA is not available"):
             resolve_device("cuda")
+
+
+def test_cpu_precision_is_validated():
+    with pytest.raises(ConfigError, match="net.cpu_precision"):
+        NetConfig(cpu_precision="float16")
+    with pytest.raises(ValueError, match="cpu_precision"):
+        inference_autocast(torch.device("cpu"), True, "half")
+
+
+# ---------------------------------------------------------------------------------------------
+# Memory layout and precision (scripts/bench_net.py measures their speed)
+
+
+@pytest.mark.parametrize("training", [False, True])
+def test_channels_last_gives_the_nchw_outputs(training):
+    """NHWC activations are a layout change only: same outputs, same batch-norm statistics."""
+    planes, globals_ = random_inputs(4, batch=6, seed=3)
+    results = []
+    for channels_last in (False, True):
+        net = model_from_config(dataclasses.replace(TINY, channels_last=channels_last))
+        net.load_state_dict(tiny_net().state_dict())
+        net.train(training)
+        out = net(planes, globals_)
+        stats = torch.cat([m.running_var for m in net.modules() if isinstance(m, MaskedBatchNorm2d)])
+        results.append((out, stats))
+    (a, sa), (b, sb) = results
+    for name in ("policy_logits", "wdl_logits", "score", "ownership"):
+        assert torch.allclose(getattr(a, name), getattr(b, name), atol=1e-5), name
+    assert torch.allclose(sa, sb, atol=1e-6)
+
+
+def test_bfloat16_cpu_inference_is_within_its_accuracy_bound():
+    """bfloat16 autocast keeps 8 mantissa bits: priors and values within 0.02 of float32, yet not equal
+    (so the autocast is really on). The bound is the tolerance the benchmark's accuracy check reports."""
+    env = VecEnv(GameConfig(side=4))
+    state = random_play(env, batch=16, moves=8, rng=np.random.default_rng(11))
+    net = tiny_net()
+    exact = NetEvaluator(net, env, TINY)(state)
+    approx = NetEvaluator(net, env, dataclasses.replace(TINY, cpu_precision="bfloat16"))(state)
+    prior_error = np.abs(approx.priors - exact.priors).max()
+    value_error = np.abs(approx.value - exact.value).max()
+    assert 0 < max(prior_error, value_error)
+    assert prior_error < 0.02 and value_error < 0.02
+    assert np.allclose(approx.priors.sum(axis=1), 1.0, atol=1e-5)
+    assert (approx.priors[~env.legal_actions(state)] == 0).all()
+
+
+# ---------------------------------------------------------------------------------------------
+# Mixed-side batches: one forward for several board sides (padded to the largest grid)
+
+MIXED_RULES = [
+    GameConfig(side=2, game_type="komi", scoring="standard"),
+    GameConfig(side=4, game_type="double", scoring="quadratic"),
+    GameConfig(side=3, game_type="no_komi", scoring="longest"),
+    GameConfig(side=5, game_type="komi", scoring="longest"),
+    GameConfig(side=4, game_type="komi", scoring="standard"),
+]
+
+
+def mixed_items(batch: int = 3, seed: int = 0) -> list[tuple[VecEnv, object]]:
+    rng = np.random.default_rng(seed)
+    items = []
+    for game in MIXED_RULES:
+        env = VecEnv(game)
+        items.append((env, random_play(env, batch=batch, moves=int(rng.integers(1, env.spec.num_cells)), rng=rng)))
+    return items
+
+
+def test_pad_features_places_each_board_at_the_grid_origin():
+    items = mixed_items()
+    parts = [encode(env, state) for env, state in items]
+    padded = pad_features(parts)
+    assert padded.planes.shape == (15, NUM_PLANES, 9, 9) and padded.planes.dtype == np.float32
+    assert padded.sides.tolist() == [2] * 3 + [4] * 3 + [3] * 3 + [5] * 3 + [4] * 3
+    assert np.array_equal(padded.globals, np.concatenate([p.globals for p in parts]))
+    for i, part in enumerate(parts):
+        g = part.grid_size
+        rows = padded.planes[3 * i : 3 * i + 3]
+        assert np.array_equal(rows[:, :, :g, :g], part.planes)
+        assert not rows[:, :, g:, :].any() and not rows[:, :, :, g:].any()
+        # The on-board plane marks exactly the sample's own board.
+        assert np.array_equal(rows[0, F.PLANE_ON_BOARD, :g, :g], board_spec(g // 2 + 1).board_mask)
+    assert np.array_equal(pad_features([padded]).planes, padded.planes)  # padding composes
+    assert np.array_equal(parts[3].sample_sides(), [5, 5, 5])
+    with pytest.raises(ValueError, match="at least one"):
+        pad_features([])
+    with pytest.raises(ValueError, match="one side per batch"):
+        transform_features(padded, board_spec(5), 1)
+
+
+def test_pad_actions_and_cells_follow_the_padded_output_layout():
+    a = np.arange(2 * 8, dtype=np.float32).reshape(2, 8)  # side 2: 7 cells + button
+    b = np.ones((1, 20), dtype=np.float32)  # side 3: 19 cells + button
+    actions = pad_actions([a, b])
+    assert actions.shape == (3, 20)
+    assert np.array_equal(actions[:2, :8], a) and (actions[:2, 8:] == 0).all() and (actions[2] == 1).all()
+    cells = pad_cells([a[:, :7], b[:, :19]], fill=-1.0)
+    assert cells.shape == (3, 19) and (cells[:2, 7:] == -1).all() and np.array_equal(cells[:2, :7], a[:, :7])
+
+
+def padded_inputs(parts):
+    padded = pad_features(parts)
+    return torch.from_numpy(padded.planes), torch.from_numpy(padded.globals), torch.from_numpy(padded.sides)
+
+
+@pytest.mark.parametrize("channels_last", [False, True])
+def test_padded_mixed_forward_equals_each_sample_on_its_own_grid(channels_last):
+    """Conformance: row b of the padded forward, cut to its own A_b actions and N_b cells, equals the
+    unpadded forward of that sample on its own grid; the rest of the row is padding."""
+    net = model_from_config(dataclasses.replace(TINY, channels_last=channels_last))
+    net.load_state_dict(tiny_net().state_dict())
+    net.eval()
+    parts = [encode(env, state) for env, state in mixed_items(seed=1)]
+    with torch.no_grad():
+        mixed = net(*padded_inputs(parts))
+        start = 0
+        for part in parts:
+            own = net(torch.from_numpy(part.planes), torch.from_numpy(part.globals))
+            rows = slice(start, start + part.batch_size)
+            a, n = own.policy_logits.shape[1], own.ownership.shape[1]
+            assert torch.allclose(mixed.policy_logits[rows, :a], own.policy_logits, atol=1e-5)
+            assert torch.allclose(mixed.ownership[rows, :n], own.ownership, atol=1e-5)
+            assert torch.allclose(mixed.wdl_logits[rows], own.wdl_logits, atol=1e-5)
+            assert torch.allclose(mixed.score[rows], own.score, atol=1e-5)
+            assert (mixed.policy_logits[rows, a:] == PAD_LOGIT).all()
+            assert (mixed.ownership[rows, n:] == 0).all()
+            start += part.batch_size
+        # Control: the same padded planes read as full 9x9 boards give other outputs.
+        planes, globals_, _ = padded_inputs(parts)
+        assert not torch.allclose(net(planes, globals_).wdl_logits[:3], mixed.wdl_logits[:3], atol=1e-3)
+
+
+def test_a_batch_of_full_boards_with_sides_takes_the_uniform_path():
+    net = tiny_net()
+    planes, globals_ = random_inputs(4, batch=3)
+    full = torch.full((3,), 4)
+    assert not net.board(7, torch.device("cpu"), full).mixed_batch
+    assert net.board(7, torch.device("cpu"), torch.tensor([4, 3, 4])).mixed_batch
+    with torch.no_grad():
+        assert torch.equal(net(planes, globals_, full).policy_logits, net(planes, globals_).policy_logits)
+
+
+def test_bad_sides_raise():
+    net = tiny_net()
+    planes, globals_ = random_inputs(3, batch=2)
+    with pytest.raises(ValueError, match="sides must be in 2..3"):
+        net(planes, globals_, torch.tensor([3, 4]))
+    with pytest.raises(ValueError, match=r"sides must be \[2\]"):
+        net(planes, globals_, torch.tensor([3]))
+
+
+def test_masked_batch_norm_statistics_of_a_mixed_batch_count_each_samples_own_cells():
+    """Hand-checked: the statistics are over the real cells of all samples, 7 + 19 + 37 here."""
+    sides = torch.tensor([2, 3, 4])
+    board = Board.mixed(sides, SideTables(7, torch.device("cpu")))
+    x = (2.0 + torch.randn(3, 2, 7, 7)) * board.fmask + 50.0 * (1 - board.fmask)  # garbage off each board
+    norm = MaskedBatchNorm2d(2, momentum=1.0).train()
+    y = norm(x, board)
+    cells = torch.cat([on_board_values(x[i : i + 1, :, : 2 * s - 1, : 2 * s - 1], int(s)) for i, s in enumerate(sides)], dim=2)
+    assert cells.shape == (1, 2, 7 + 19 + 37)
+    assert torch.allclose(norm.running_mean, cells.mean(dim=(0, 2)))
+    assert torch.allclose(norm.running_var, cells[0].var(dim=1))
+    assert torch.equal(y * (1 - board.fmask), torch.zeros_like(y))
+    assert float(board.total_cells) == 63 and board.num_cells.flatten().tolist() == [7, 19, 37]
+
+
+def test_training_on_a_padded_batch_equals_training_on_its_own_grid():
+    """Train mode: a batch of side-3 boards padded into the side-5 grid gives the unpadded outputs,
+    batch-norm statistics and parameter gradients (masked statistics see the real cells only)."""
+    planes, globals_ = random_inputs(3, batch=4, seed=5)
+    padded = torch.zeros(4, NUM_PLANES, 9, 9)
+    padded[:, :, :5, :5] = planes
+    padded[:, 1:, 5:, :] = 7.0 * torch.rand(4, NUM_PLANES - 1, 4, 9)  # garbage off the boards is ignored
+    results = []
+    for x, sides in ((planes, None), (padded, torch.full((4,), 3))):
+        net = tiny_net().train()
+        out = net(x, globals_, sides)
+        a, n = 20, 19
+        loss = out.policy_logits[:, :a].square().sum() + out.wdl_logits.sum() + out.score.sum() + out.ownership[:, :n].sum()
+        loss.backward()
+        stats = torch.cat([m.running_var for m in net.modules() if isinstance(m, MaskedBatchNorm2d)])
+        grads = torch.cat([p.grad.flatten() for p in net.parameters()])
+        results.append((out, stats, grads, a, n))
+    (a_out, a_stats, a_grads, a, n), (b_out, b_stats, b_grads, _, _) = results
+    assert torch.allclose(a_out.policy_logits, b_out.policy_logits[:, :a], atol=1e-5)
+    assert torch.allclose(a_out.ownership, b_out.ownership[:, :n], atol=1e-5)
+    assert torch.allclose(a_out.wdl_logits, b_out.wdl_logits, atol=1e-5)
+    assert torch.allclose(a_stats, b_stats, atol=1e-5)
+    assert torch.allclose(a_grads, b_grads, atol=1e-4)
+
+
+def test_training_on_a_mixed_batch_keeps_gradients_on_the_boards():
+    parts = [encode(env, state) for env, state in mixed_items(batch=2, seed=2)]
+    planes, globals_, sides = padded_inputs(parts)
+    planes.requires_grad_(True)
+    net = tiny_net().train()
+    out = net(planes, globals_, sides)
+    uniform = [np.full((p.batch_size, env.spec.num_actions), 1 / env.spec.num_actions, dtype=np.float32)
+               for p, (env, _) in zip(parts, mixed_items(batch=2, seed=2))]
+    targets = torch.from_numpy(pad_actions(uniform))  # [B, A_max], 0 on the padding
+    loss = -(targets * torch.log_softmax(out.policy_logits, dim=1)).sum()
+    loss = loss + out.wdl_logits.sum() + out.score.sum() + out.ownership.sum()
+    assert torch.isfinite(loss)  # PAD_LOGIT is finite: 0 * log_softmax(PAD) = 0, not NaN
+    loss.backward()
+    mask = torch.from_numpy(planes.detach().numpy()[:, F.PLANE_ON_BOARD] == 1)  # [B, G, G]
+    grad = planes.grad.abs().sum(dim=1)  # [B, G, G]
+    assert grad[mask].sum() > 0 and (grad[~mask] == 0).all()
+    assert all(torch.isfinite(p.grad).all() for p in net.parameters())
+
+
+def test_evaluate_many_is_one_forward_and_equals_separate_evaluations():
+    items = mixed_items(batch=4, seed=3)
+    # A finished game in one group: exact results there.
+    env2 = items[0][0]
+    done = random_play(env2, batch=2, moves=env2.spec.num_actions + 1, rng=np.random.default_rng(9))
+    items.append((env2, done))
+    net = tiny_net()
+    batches = []
+    net.register_forward_hook(lambda module, args, out: batches.append(args[0].shape))
+    evaluator = NetEvaluator(net, None, TINY)
+    many = evaluator.evaluate_many(items)
+    assert batches == [(22, NUM_PLANES, 9, 9)]
+    assert evaluator.evaluate_many([]) == []
+    with pytest.raises(ValueError, match="no env"):
+        evaluator(items[0][1])
+    for (env, state), ev in zip(items, many):
+        alone = NetEvaluator(net, env, TINY)(state)
+        assert ev.priors.shape == env.legal_actions(state).shape and ev.priors.dtype == np.float32
+        assert np.allclose(ev.priors, alone.priors, atol=1e-5)
+        assert np.allclose(ev.value, alone.value, atol=1e-5)
+        assert np.allclose(ev.score, alone.score, rtol=1e-4, atol=1e-3)
+        assert (ev.priors[~env.legal_actions(state)] == 0).all()
+    assert np.array_equal(many[-1].value, env2.terminal_value(done)) and (many[-1].priors == 0).all()
+
+
+def test_evaluate_many_with_symmetry_averaging_equals_separate_evaluations():
+    items = mixed_items(batch=2, seed=4)[1:4]
+    net = tiny_net()
+    config = dataclasses.replace(TINY, symmetry_average=True)
+    batches = []
+    net.register_forward_hook(lambda module, args, out: batches.append(args[0].shape[0]))
+    many = NetEvaluator(net, None, config).evaluate_many(items)
+    assert batches == [NUM_SYMMETRIES * 6]
+    for (env, state), ev in zip(items, many):
+        alone = NetEvaluator(net, env, config)(state)
+        assert np.allclose(ev.priors, alone.priors, atol=1e-5)
+        assert np.allclose(ev.value, alone.value, atol=1e-5)
+
+
+def test_set_torch_threads_sizes_the_pools_to_the_cpu_share():
+    before = torch.get_num_threads()
+    try:
+        assert set_torch_threads(0.5) == 1 and torch.get_num_threads() == 1
+        assert set_torch_threads(2.7) == 2 and torch.get_num_threads() == 2
+        assert set_torch_threads(2.0) == 2  # again: the inter-op count is fixed by now, still no error
+        with pytest.raises(ValueError, match="num_cpus"):
+            set_torch_threads(0)
+    finally:
+        torch.set_num_threads(before)
+
+
+@pytest.mark.slow
+def test_compiled_evaluator_gives_the_eager_evaluations():
+    env = VecEnv(GameConfig(side=3))
+    state = random_play(env, batch=8, moves=4, rng=np.random.default_rng(6))
+    net = tiny_net()
+    eager = NetEvaluator(net, env, TINY)(state)
+    compiled = NetEvaluator(net, env, dataclasses.replace(TINY, compile=True))(state)
+    assert np.allclose(compiled.priors, eager.priors, atol=1e-5)
+    assert np.allclose(compiled.value, eager.value, atol=1e-5)

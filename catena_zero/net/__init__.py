@@ -1,12 +1,24 @@
 """The network: hex-grid input features, the residual tower, and the evaluation function for search."""
 
+from .device import set_torch_threads
 from .evaluator import NetEvaluator
-from .features import NUM_GLOBALS, NUM_PLANES, Features, encode, score_scale, transform_features
-from .model import CatenaNet, NetOutput, model_from_config, num_parameters
+from .features import (
+    NUM_GLOBALS,
+    NUM_PLANES,
+    Features,
+    encode,
+    pad_actions,
+    pad_cells,
+    pad_features,
+    score_scale,
+    transform_features,
+)
+from .model import PAD_LOGIT, CatenaNet, NetOutput, model_from_config, num_parameters
 
 __all__ = [
     "NUM_GLOBALS",
     "NUM_PLANES",
+    "PAD_LOGIT",
     "CatenaNet",
     "Features",
     "NetEvaluator",
@@ -14,6 +26,10 @@ __all__ = [
     "encode",
     "model_from_config",
     "num_parameters",
+    "pad_actions",
+    "pad_cells",
+    "pad_features",
     "score_scale",
+    "set_torch_threads",
     "transform_features",
 ]

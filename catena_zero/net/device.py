@@ -1,8 +1,10 @@
-"""Device placement and inference precision for the network (NetConfig.device, .mixed_precision)."""
+"""Device placement, inference precision and CPU threads for the network (NetConfig.device,
+.mixed_precision, .cpu_precision; ``set_torch_threads`` for self-play actors)."""
 
 from __future__ import annotations
 
 import contextlib
+import math
 
 import torch
 
@@ -26,12 +28,47 @@ def resolve_device(name: str) -> torch.device:
     raise ValueError(f"net.device must be 'auto', 'cpu' or 'cuda[:i]', got {name!r}")
 
 
-def inference_autocast(device: torch.device, mixed_precision: bool) -> contextlib.AbstractContextManager:
-    """bfloat16 (or float16 on GPUs without it) autocast on CUDA; on the CPU always float32.
+def inference_autocast(
+    device: torch.device, mixed_precision: bool, cpu_precision: str = "float32"
+) -> contextlib.AbstractContextManager:
+    """The autocast of an inference forward pass.
 
-    CPU autocast to bfloat16 is slower than float32 on most CPUs and only adds rounding.
+    CUDA: bfloat16 (float16 on GPUs without it) when ``mixed_precision``. CPU: bfloat16 autocast
+    when ``cpu_precision == "bfloat16"``, else plain float32. oneDNN runs bfloat16 convolutions fast
+    only on CPUs with AVX512_BF16 or AMX; on the AVX2 development machine bfloat16 measured about
+    20x slower than float32 (scripts/bench_net.py), so float32 is the default.
     """
-    if device.type != "cuda" or not mixed_precision:
-        return contextlib.nullcontext()
-    dtype = torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
-    return torch.autocast(device_type="cuda", dtype=dtype)
+    if device.type == "cuda":
+        if not mixed_precision:
+            return contextlib.nullcontext()
+        dtype = torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
+        return torch.autocast(device_type="cuda", dtype=dtype)
+    if cpu_precision == "bfloat16":
+        return torch.autocast(device_type="cpu", dtype=torch.bfloat16)
+    if cpu_precision != "float32":
+        raise ValueError(f"cpu_precision must be 'float32' or 'bfloat16', got {cpu_precision!r}")
+    return contextlib.nullcontext()
+
+
+def set_torch_threads(num_cpus: float) -> int:
+    """Size torch's CPU thread pools to a process's CPU share; returns the intra-op thread count.
+
+    For a self-play actor that was given ``num_cpus`` CPUs (Ray's ``num_cpus``, fractional allowed):
+    intra-op threads (the ones a convolution splits over) = max(1, floor(num_cpus)), so actors
+    sharing a machine do not oversubscribe its cores (OpenMP threads that outnumber the cores
+    spin-wait and preempt each other).
+    Inter-op threads = 1: eager inference never runs ops concurrently, and the pool is created
+    lazily. torch fixes the inter-op count once any inter-op work has started, so a later call
+    leaves it as it is instead of failing. Call it first thing in the actor process, before
+    building the network.
+    """
+    if not num_cpus > 0:
+        raise ValueError(f"num_cpus must be > 0, got {num_cpus}")
+    threads = max(1, math.floor(num_cpus))
+    torch.set_num_threads(threads)
+    if torch.get_num_interop_threads() != 1:
+        try:
+            torch.set_num_interop_threads(1)
+        except RuntimeError:  # already started in this process: it can no longer change
+            pass
+    return threads

@@ -6,7 +6,14 @@ Shape legend:
     G  axial grid width, 2n-1     S  board symmetries, 12
 
 Cell ``(c, r)`` sits at grid position ``[r, c]`` (``spec.cell_to_grid = r*G + c``); off-board grid
-cells are 0 in every plane. Everything is from the point of view of the player to move ("mine",
+cells are 0 in every plane.
+
+Mixed batches: ``pad_features`` puts positions of several sides into one ``[B, C, Gmax, Gmax]``
+batch, each board at the grid origin (rows and columns 0..2n-2, as KataGo places a smaller board
+in the top-left corner of its net's grid), with ``Features.sides`` [B] naming each sample's side;
+``pad_actions`` / ``pad_cells`` pad per-action and per-cell targets to the same layout as the
+network's padded outputs (model.py). Inference (NetEvaluator.evaluate_many) and the learner both
+use them. Everything is from the point of view of the player to move ("mine",
 "theirs"), as in AlphaZero, so one network plays both colours; the only colour-dependent rule, komi
 for White (R6), enters as a signed global input. Rules and side are global inputs (KataGo 2019),
 so one network serves every option and board side (DESIGN.md sec. 2).
@@ -54,16 +61,90 @@ LENGTH_SCALE = 10.0
 GROWTH_SCALE = 6.0
 
 
+def grid_side(grid_size: int) -> int:
+    """The side n whose board fills a G = 2n-1 grid."""
+    return (grid_size + 1) // 2
+
+
 @dataclass(frozen=True)
 class Features:
     """Network input for B positions (numpy, so the replay buffer can store it as is)."""
 
     planes: np.ndarray  # [B, C, G, G] float32
     globals: np.ndarray  # [B, F] float32
+    # [B] int64 board side of each sample, its board at the grid origin (pad_features); None: every
+    # sample's board fills the grid (encode's output). Pass it to the network as ``sides``.
+    sides: np.ndarray | None = None
 
     @property
     def batch_size(self) -> int:
         return self.planes.shape[0]
+
+    @property
+    def grid_size(self) -> int:
+        return self.planes.shape[-1]
+
+    def sample_sides(self) -> np.ndarray:
+        """[B] int64: each sample's board side (``sides``, or the grid's side for all)."""
+        if self.sides is not None:
+            return self.sides
+        return np.full(self.batch_size, grid_side(self.grid_size), dtype=np.int64)
+
+
+def pad_features(parts: list[Features]) -> Features:
+    """Concatenate feature batches of any sides into one batch on the largest grid (``sides`` set).
+
+    Each sample's board goes to the grid origin: its planes fill rows and columns 0..g-1 of the
+    larger grid and the rest is 0, off-board like every other off-board cell (PLANE_ON_BOARD is 1
+    exactly on the sample's own board). Globals already carry the side (GLOBAL_SIDE) and rules, so
+    they are concatenated unchanged. Parts may themselves be padded; order is kept.
+    """
+    if not parts:
+        raise ValueError("pad_features needs at least one Features batch")
+    grid = max(part.grid_size for part in parts)
+    batch = sum(part.batch_size for part in parts)
+    planes = np.zeros((batch, NUM_PLANES, grid, grid), dtype=np.float32)
+    start = 0
+    for part in parts:
+        g, stop = part.grid_size, start + part.batch_size
+        planes[start:stop, :, :g, :g] = part.planes
+        start = stop
+    return Features(
+        planes=planes,
+        globals=np.concatenate([part.globals for part in parts]).astype(np.float32, copy=False),
+        sides=np.concatenate([part.sample_sides() for part in parts]).astype(np.int64, copy=False),
+    )
+
+
+def _pad_last(parts: list[np.ndarray], sizes: list[int], width: int, fill: float) -> np.ndarray:
+    rows = sum(len(p) for p in parts)
+    dtype = np.result_type(*parts)
+    out = np.full((rows, width), fill, dtype=dtype)
+    start = 0
+    for part, size in zip(parts, sizes):
+        out[start : start + len(part), :size] = part
+        start += len(part)
+    return out
+
+
+def pad_actions(parts: list[np.ndarray], fill: float = 0.0) -> np.ndarray:
+    """Per-action rows [B_i, A_i] of several sides -> [B, A_max], each row's actions first, then ``fill``.
+
+    The layout of a mixed batch's ``policy_logits`` (button at index N_i of its own row), e.g. for
+    policy targets: with ``fill`` 0 the padded entries add nothing to a cross-entropy.
+    """
+    sizes = [p.shape[1] for p in parts]
+    return _pad_last(parts, sizes, max(sizes), fill)
+
+
+def pad_cells(parts: list[np.ndarray], fill: float = 0.0) -> np.ndarray:
+    """Per-cell rows [B_i, N_i] of several sides -> [B, N_max], each row's cells first, then ``fill``.
+
+    The layout of a mixed batch's ``ownership``; ``pad_cells([np.ones_like(t) for t in targets])``
+    is the mask of the real cells for an ownership loss.
+    """
+    sizes = [p.shape[1] for p in parts]
+    return _pad_last(parts, sizes, max(sizes), fill)
 
 
 def score_scale(game: GameConfig) -> float:
@@ -156,6 +237,8 @@ def inverse_action_symmetries(side: int) -> np.ndarray:
 
 def transform_features(features: Features, spec: BoardSpec, k: int) -> Features:
     """Apply symmetry k to the planes; global inputs are invariant under every symmetry."""
+    if features.sides is not None and (features.sides != spec.side).any():
+        raise ValueError("transform_features needs one side per batch: transform before pad_features")
     if not 0 <= k < NUM_SYMMETRIES:
         raise ValueError(f"symmetry index must be in 0..{NUM_SYMMETRIES - 1}, got {k}")
     planes = features.planes
@@ -163,4 +246,4 @@ def transform_features(features: Features, spec: BoardSpec, k: int) -> Features:
     if planes.shape[-2:] != (g, g):
         raise ValueError(f"planes are {planes.shape[-2]}x{planes.shape[-1]}, the side-{spec.side} grid is {g}x{g}")
     flat = planes.reshape(*planes.shape[:-2], g * g)[..., grid_symmetries(spec.side)[k]]
-    return Features(planes=flat.reshape(planes.shape), globals=features.globals.copy())
+    return Features(planes=flat.reshape(planes.shape), globals=features.globals.copy(), sides=features.sides)

@@ -11,9 +11,22 @@ multiplied by the board mask (so off-board grid cells never carry a value), the 
 over the board are masked means and maxima, and per-cell outputs are gathered with
 ``spec.cell_to_grid``. Nothing depends on ``G`` except through the mask.
 
+Mixed batches (``forward(planes, globals_, sides)``): samples of different board sides share one
+forward pass, each padded to the batch's grid with its board at the grid origin (KataGo's
+``NNPos::xyToPos``: a smaller board sits in the top-left corner of the net's grid;
+``features.pad_features``). Then the mask, the cell counts of the pooled means, the size term and the
+cell gather are per sample (``Board.mixed``), and a sample of side n gets its own N_n cells and
+button in ``policy_logits[b, :N_n + 1]`` and ``ownership[b, :N_n]``, the same values (up to float
+rounding) as the unpadded forward of that sample on its own grid. The rest of each row is padding:
+``PAD_LOGIT`` in the policy, 0 in the ownership. Without ``sides`` every sample fills the grid.
+
 Hex convolution: on the axial grid the six neighbours of ``(c, r)`` are the 3x3 square around it
 minus the corners ``(dc, dr) = (+1, -1)`` and ``(-1, +1)`` (``spec.HEX_DIRECTIONS``). ``HexConv2d``
 zeroes those two taps, so each layer sees exactly the cell and its hex neighbours.
+
+Memory layout: with ``NetConfig.channels_last`` (the default) activations are NHWC, which oneDNN's
+CPU convolutions run about 1.4x faster than NCHW on this machine (scripts/bench_net.py); every
+elementwise pass keeps the layout of its input.
 """
 
 from __future__ import annotations
@@ -21,6 +34,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import nn
@@ -28,35 +42,122 @@ from torch import nn
 from ..config import NetConfig
 from ..game.options import MAX_SIDE, MIN_SIDE
 from ..game.spec import HEX_DIRECTIONS, board_spec, num_cells
-from .features import NUM_GLOBALS, NUM_PLANES
+from .features import NUM_GLOBALS, NUM_PLANES, grid_side
 
 # KataGo scales one pooled mean by (board width - 14) / 10, centred on 19x19. The hex analogue of
 # the width is sqrt(cells); centre it on the standard side-6 board (R1).
 REFERENCE_CELLS = num_cells(6)
 POOL_FEATURES = 3  # mean, size-scaled mean, max (KataGo 2019, sec. 3)
+# Policy logit of the padding actions of a mixed batch: far below any real logit, so a softmax
+# gives them 0, yet finite in float16/bfloat16, so ``target * log_softmax`` stays 0 where the
+# padded target is 0 (-inf would give 0 * -inf = NaN in a cross-entropy).
+PAD_LOGIT = -1.0e4
 
 
 @dataclass(frozen=True)
 class NetOutput:
     """Per-cell network outputs for B positions, all from the perspective of the player to move."""
 
+    # In a mixed batch A and N are the grid's (its full side's); sample b of side n uses the first
+    # N_n + 1 and N_n entries, the rest is padding (PAD_LOGIT, 0).
     policy_logits: torch.Tensor  # [B, A] cells in notation order, then the button (index N)
     wdl_logits: torch.Tensor  # [B, 3] win, draw, loss
     score: torch.Tensor  # [B] final score margin / features.score_scale(game), mover minus opponent
     ownership: torch.Tensor  # [B, N] in [-1, 1]: +1 mover's stone at the end, -1 opponent's, 0 empty
 
 
-class Board:
-    """The board of one grid size on one device: mask and cell gather, shared by all layers."""
+def size_term(cells: int) -> float:
+    """Scale of the size-scaled pooled mean: 0 on side 6, negative on smaller boards."""
+    return (math.sqrt(cells) - math.sqrt(REFERENCE_CELLS)) / 10.0
+
+
+class SideTables:
+    """Per-side lookup tables for mixed batches on one ``G`` grid, indexed by side (0..(G+1)/2).
+
+    Each side n's board sits at the grid origin (rows and columns 0..2n-2). Rows for sides that
+    do not fit (and 0, 1) are unused.
+    """
 
     def __init__(self, grid_size: int, device: torch.device) -> None:
-        spec = board_spec((grid_size + 1) // 2)
+        full = board_spec(grid_side(grid_size))
+        g, sides = grid_size, range(MIN_SIDE, full.side + 1)
+        n_full, a_full = full.num_cells, full.num_actions
+        masks = torch.zeros(full.side + 1, g, g, dtype=torch.bool)
+        cells = torch.ones(full.side + 1)  # 1, not 0, on unused rows: no 0/0 anywhere
+        size_terms = torch.zeros(full.side + 1)
+        # Gather indices into [cell values (G*G), button, pad] and [cell values (G*G), pad].
+        actions = torch.full((full.side + 1, a_full), g * g + 1, dtype=torch.long)
+        cell_index = torch.full((full.side + 1, n_full), g * g, dtype=torch.long)
+        for side in sides:
+            spec = board_spec(side)
+            r, c = np.divmod(spec.cell_to_grid, spec.grid_size)
+            at = torch.from_numpy(r * g + c)  # [N_side] the side's cells in the G grid, board at the origin
+            masks[side].view(-1)[at] = True
+            cells[side] = spec.num_cells
+            size_terms[side] = size_term(spec.num_cells)
+            actions[side, : spec.num_cells] = at
+            actions[side, spec.num_cells] = g * g
+            cell_index[side, : spec.num_cells] = at
+        self.grid_size = g
+        self.max_side = full.side
+        self.masks = masks.to(device)  # [side, G, G]
+        self.cells = cells.to(device)  # [side]
+        self.size_terms = size_terms.to(device)  # [side]
+        self.actions = actions.to(device)  # [side, A]
+        self.cell_index = cell_index.to(device)  # [side, N]
+
+
+class Board:
+    """Where the board cells of a batch are in its ``[G, G]`` grid; shared by all layers of a forward.
+
+    Uniform (``Board(grid_size, device)``): every sample's board fills the grid, the mask broadcasts
+    over the batch. Mixed (``Board.mixed``): one board per sample, at the grid origin; the mask,
+    the cell counts and the gathers are per sample.
+    """
+
+    def __init__(self, grid_size: int, device: torch.device) -> None:
+        spec = board_spec(grid_side(grid_size))
+        self.mixed_batch = False
         self.mask = torch.tensor(spec.board_mask, device=device).view(1, 1, grid_size, grid_size)
         self.fmask = self.mask.float()  # [1, 1, G, G] 1.0 on board cells
-        self.num_cells = spec.num_cells
+        self.num_cells = spec.num_cells  # cells per sample
         self.cell_to_grid = torch.tensor(spec.cell_to_grid, device=device)  # [N]
         # Size term of the pooled features: 0 on side 6, negative on smaller boards.
-        self.size_term = (math.sqrt(spec.num_cells) - math.sqrt(REFERENCE_CELLS)) / 10.0
+        self.size_term = size_term(spec.num_cells)
+        self.total_cells: torch.Tensor | None = None  # mixed only: cells in the whole batch
+
+    @classmethod
+    def mixed(cls, sides: torch.Tensor, tables: SideTables) -> "Board":
+        """A board per sample: ``sides`` [B] long, each in MIN_SIDE..(G+1)/2, on ``tables``' device."""
+        board = cls.__new__(cls)
+        g = tables.grid_size
+        board.mixed_batch = True
+        board.mask = tables.masks[sides].view(-1, 1, g, g)  # [B, 1, G, G]
+        board.fmask = board.mask.float()
+        cells = tables.cells[sides]  # [B]
+        board.num_cells = cells[:, None]  # [B, 1], divides the pooled sums
+        board.size_term = tables.size_terms[sides][:, None]  # [B, 1]
+        board.total_cells = cells.sum()
+        board.action_index = tables.actions[sides]  # [B, A]
+        board.cell_index = tables.cell_index[sides]  # [B, N]
+        return board
+
+    def cells_in_batch(self, batch: int) -> torch.Tensor | int:
+        """On-board cells summed over the batch (the count of masked batch-norm statistics)."""
+        return self.total_cells if self.mixed_batch else self.num_cells * batch
+
+    def gather_actions(self, cells: torch.Tensor, button: torch.Tensor) -> torch.Tensor:
+        """cells [B, G*G], button [B, 1] -> [B, A] logits: each sample's cells, its button, then PAD_LOGIT."""
+        if not self.mixed_batch:
+            return torch.cat([cells[:, self.cell_to_grid], button], dim=1)
+        pad = torch.full_like(button, PAD_LOGIT)
+        return torch.gather(torch.cat([cells, button, pad], dim=1), 1, self.action_index)
+
+    def gather_cells(self, values: torch.Tensor) -> torch.Tensor:
+        """values [B, G*G] -> [B, N]: each sample's cells in notation order, then 0."""
+        if not self.mixed_batch:
+            return values[:, self.cell_to_grid]
+        return torch.gather(torch.cat([values, values.new_zeros(values.shape[0], 1)], dim=1), 1, self.cell_index)
 
 
 def hex_kernel_mask() -> torch.Tensor:
@@ -95,7 +196,7 @@ class MaskedBatchNorm2d(nn.BatchNorm2d):
 
     def forward(self, x: torch.Tensor, board: Board) -> torch.Tensor:  # type: ignore[override]
         if self.training:
-            count = board.fmask.sum() * x.shape[0]
+            count = board.cells_in_batch(x.shape[0])
             mean = (x * board.fmask).sum(dim=(0, 2, 3)) / count
             var = (((x - mean.view(1, -1, 1, 1)) * board.fmask) ** 2).sum(dim=(0, 2, 3)) / count
             with torch.no_grad():
@@ -106,16 +207,20 @@ class MaskedBatchNorm2d(nn.BatchNorm2d):
             mean, var = self.running_mean, self.running_var
         scale = self.weight * torch.rsqrt(var + self.eps)
         shift = self.bias - mean * scale
+        if board.mixed_batch:  # a per-sample mask: scale and shift, then mask (two passes)
+            return torch.addcmul(shift.view(1, -1, 1, 1).to(x.dtype), x, scale.view(1, -1, 1, 1).to(x.dtype)) * board.fmask
         # One fused pass: x * (scale on board) + (shift on board), so the output is masked whatever
         # the input holds off the board. Elementwise passes cost as much as the convs on a CPU.
-        masked_scale = (scale.view(1, -1, 1, 1) * board.fmask).to(x.dtype)  # [1, K, G, G]
-        masked_shift = (shift.view(1, -1, 1, 1) * board.fmask).to(x.dtype)
+        # The [1, K, G, G] operands take x's memory layout, so the output keeps it (NHWC stays NHWC).
+        layout = torch.channels_last if x.is_contiguous(memory_format=torch.channels_last) else torch.contiguous_format
+        masked_scale = (scale.view(1, -1, 1, 1) * board.fmask).to(x.dtype).contiguous(memory_format=layout)  # [1, K, G, G]
+        masked_shift = (shift.view(1, -1, 1, 1) * board.fmask).to(x.dtype).contiguous(memory_format=layout)
         return torch.addcmul(masked_shift, x, masked_scale)
 
 
 def masked_global_pool(x: torch.Tensor, board: Board) -> torch.Tensor:
-    """[B, K, G, G] -> [B, 3K]: mean, size-scaled mean and max over on-board cells (KataGo 2019)."""
-    mean = (x * board.fmask).sum(dim=(2, 3)) / board.num_cells
+    """[B, K, G, G] -> [B, 3K]: mean, size-scaled mean and max over each sample's on-board cells (KataGo 2019)."""
+    mean = (x * board.fmask).sum(dim=(2, 3)) / board.num_cells  # num_cells: a number, or [B, 1] when mixed
     peak = x.masked_fill(~board.mask, float("-inf")).amax(dim=(2, 3))
     return torch.cat([mean, mean * board.size_term, peak], dim=1)
 
@@ -161,7 +266,7 @@ class ResidualBlock(nn.Module):
 
 
 class PolicyHead(nn.Module):
-    """Cell logits from a conv biased by pooled features; the button logit from the pooled features.
+    """[B, A] logits: cells from a conv biased by pooled features, the button from the pooled features.
 
     Taking the button is a global decision (R4/R6: it is worth 0.5 and decides longest-scoring
     ties), so it reads the pooled branch rather than any single cell (KataGo's pass logit).
@@ -177,11 +282,11 @@ class PolicyHead(nn.Module):
         self.cell_logit = nn.Conv2d(head_channels, 1, 1)
         self.button_logit = nn.Linear(POOL_FEATURES * head_channels, 1)
 
-    def forward(self, x: torch.Tensor, board: Board) -> tuple[torch.Tensor, torch.Tensor]:
+    def forward(self, x: torch.Tensor, board: Board) -> torch.Tensor:
         pooled = masked_global_pool(F.relu(self.gpool_norm(self.gpool(x), board), inplace=True), board)  # [B, 3H]
         h = self.cells(x) + self.gpool_bias(pooled)[:, :, None, None]
         cells = self.cell_logit(F.relu(self.norm(h, board), inplace=True)).flatten(1)  # [B, G*G]
-        return cells[:, board.cell_to_grid], self.button_logit(pooled)  # [B, N], [B, 1]
+        return board.gather_actions(cells, self.button_logit(pooled))  # [B, A]
 
 
 class ValueHead(nn.Module):
@@ -198,7 +303,7 @@ class ValueHead(nn.Module):
 
     def forward(self, x: torch.Tensor, board: Board) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         v = F.relu(self.norm(self.conv(x), board), inplace=True)  # [B, H, G, G]
-        ownership = torch.tanh(self.ownership(v).flatten(1)[:, board.cell_to_grid])  # [B, N]
+        ownership = torch.tanh(board.gather_cells(self.ownership(v).flatten(1)))  # [B, N]
         h = F.relu(self.hidden(masked_global_pool(v, board)))
         return self.wdl(h), self.score(h).squeeze(1), ownership
 
@@ -224,14 +329,33 @@ class CatenaNet(nn.Module):
         self.policy = PolicyHead(k, config.head_channels)
         self.value = ValueHead(k, config.head_channels, config.value_hidden)
         self._boards: dict[tuple[int, torch.device], Board] = {}
+        self._side_tables: dict[tuple[int, torch.device], SideTables] = {}
 
-    def board(self, grid_size: int, device: torch.device) -> Board:
+    def board(self, grid_size: int, device: torch.device, sides: torch.Tensor | None = None) -> Board:
+        """The uniform board of the grid, or with ``sides`` [B] one board per sample at the grid origin."""
         key = (grid_size, device)
+        if sides is not None:
+            if key not in self._side_tables:
+                self._new_side_tables(key)
+            tables = self._side_tables[key]
+            # A batch whose boards all fill the grid takes the uniform path (fused, broadcast mask).
+            if not bool((sides == tables.max_side).all()):
+                return Board.mixed(sides.to(device=device, dtype=torch.long), tables)
         if key not in self._boards:
-            self._boards[key] = Board(grid_size, device)
+            self._new_board(key)
         return self._boards[key]
 
-    def _check_inputs(self, planes: torch.Tensor, globals_: torch.Tensor) -> int:
+    # Built once per grid and device, outside torch.compile's tracing (it cannot trace building
+    # tensors from the spec's numpy tables); later calls only read the caches.
+    @torch.compiler.disable
+    def _new_board(self, key: tuple[int, torch.device]) -> None:
+        self._boards[key] = Board(*key)
+
+    @torch.compiler.disable
+    def _new_side_tables(self, key: tuple[int, torch.device]) -> None:
+        self._side_tables[key] = SideTables(*key)
+
+    def _check_inputs(self, planes: torch.Tensor, globals_: torch.Tensor, sides: torch.Tensor | None) -> int:
         if planes.ndim != 4 or planes.shape[1] != self.num_planes or planes.shape[2] != planes.shape[3]:
             raise ValueError(f"planes must be [B, {self.num_planes}, G, G], got {list(planes.shape)}")
         g = planes.shape[2]
@@ -239,23 +363,30 @@ class CatenaNet(nn.Module):
             raise ValueError(f"grid size must be 2n-1 for a side n in {MIN_SIDE}..{MAX_SIDE}, got {g}")
         if globals_.shape != (planes.shape[0], self.num_globals):
             raise ValueError(f"globals must be [{planes.shape[0]}, {self.num_globals}], got {list(globals_.shape)}")
+        if sides is not None:
+            if sides.shape != (planes.shape[0],):
+                raise ValueError(f"sides must be [{planes.shape[0]}], got {list(sides.shape)}")
+            if len(sides) and not (MIN_SIDE <= int(sides.min()) and int(sides.max()) <= grid_side(g)):
+                raise ValueError(f"sides must be in {MIN_SIDE}..{grid_side(g)} on a {g}x{g} grid, got {sides.tolist()}")
         return g
 
-    def forward(self, planes: torch.Tensor, globals_: torch.Tensor) -> NetOutput:
-        """planes [B, C, G, G], globals [B, F] (features.encode) -> NetOutput for the side (G+1)/2."""
-        board = self.board(self._check_inputs(planes, globals_), planes.device)
+    def forward(self, planes: torch.Tensor, globals_: torch.Tensor, sides: torch.Tensor | None = None) -> NetOutput:
+        """planes [B, C, G, G], globals [B, F] (features.encode), sides [B] or None -> NetOutput.
+
+        Without ``sides`` every sample is a board of side (G+1)/2. With ``sides`` (a mixed batch,
+        features.pad_features) sample b is a side-``sides[b]`` board at the grid origin, and its
+        outputs are ``policy_logits[b, :N_b + 1]`` and ``ownership[b, :N_b]`` (see the module notes).
+        """
+        board = self.board(self._check_inputs(planes, globals_, sides), planes.device, sides)
+        if self.config.channels_last:
+            planes = planes.contiguous(memory_format=torch.channels_last)
         x = (self.stem(planes * board.fmask) + self.global_in(globals_)[:, :, None, None]) * board.fmask
         for block in self.blocks:
             x = block(x, board)
         x = F.relu(self.trunk_norm(x, board), inplace=True)
-        cell_logits, button_logit = self.policy(x, board)
+        policy_logits = self.policy(x, board)
         wdl, score, ownership = self.value(x, board)
-        return NetOutput(
-            policy_logits=torch.cat([cell_logits, button_logit], dim=1),
-            wdl_logits=wdl,
-            score=score,
-            ownership=ownership,
-        )
+        return NetOutput(policy_logits=policy_logits, wdl_logits=wdl, score=score, ownership=ownership)
 
 
 def model_from_config(config: NetConfig, generator: torch.Generator | None = None) -> CatenaNet:
