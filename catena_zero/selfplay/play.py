@@ -33,7 +33,7 @@ import numpy as np
 import torch
 
 from ..config import Config
-from ..evaluation import BatchEvalFn, evaluate_each
+from ..evaluation import BatchEvalFn
 from ..game.options import GameConfig, komi_range
 from ..game.vec_env import BLACK, EMPTY, WHITE, VecEnv
 from ..net import NetEvaluator, model_from_config
@@ -149,7 +149,8 @@ class SelfPlayer:
         sets = rule_sets(config)
         per_set = max(1, config.selfplay.games_per_actor // len(sets))
         self.groups = [_Group(game, per_set, self.model, config) for game in sets]
-        self.evaluate_many = _TimedBatchEvaluator(evaluate_each({g.env: g.evaluator for g in self.groups}))
+        # One padded forward pass for the games of every rule set (net/evaluator.py evaluate_many).
+        self.evaluate_many = _TimedBatchEvaluator(NetEvaluator(self.model, None, config.net).evaluate_many)
         for group in self.groups:
             group.fair_komi = self._estimate_fair_komi(group)
             self._start_games(group, np.arange(group.size))

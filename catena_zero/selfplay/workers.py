@@ -75,10 +75,10 @@ class Chunk:
 class _SelfPlayActor:
     """A Ray actor around a ``SelfPlayer`` (made remote with per-actor resources in ``SelfPlayPool``)."""
 
-    def __init__(self, config: dict, actor: int, seed: int, threads: int) -> None:
-        import torch
+    def __init__(self, config: dict, actor: int, seed: int, threads: float) -> None:
+        from ..net.device import set_torch_threads
 
-        torch.set_num_threads(max(1, threads))  # this actor's CPU share (run.cpus_per_actor)
+        set_torch_threads(threads)  # this actor's CPU share (run.cpus_per_actor), before the network
         self.actor = actor
         self.node = ray.get_runtime_context().get_node_id()
         self.player = SelfPlayer(config_from_dict(config), np.random.default_rng(seed))
@@ -106,7 +106,7 @@ class SelfPlayPool:
         self._config_dict = config_to_dict(config)
         run = config.run
         self._remote = ray.remote(num_cpus=run.cpus_per_actor, num_gpus=run.gpus_per_actor)(_SelfPlayActor)
-        self._threads = max(1, int(run.cpus_per_actor))
+        self._threads = run.cpus_per_actor
         self.actors: list[Any] = []
         self.pending: dict[Any, int] = {}  # chunk ref -> actor slot
         self.restarts = 0
