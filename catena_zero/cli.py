@@ -26,6 +26,7 @@ COMMANDS = {
     "show": "show",
     "random-game": "random_game",
     "train": "train",
+    "export": "export",
     "serve": "serve",
 }
 

@@ -1,0 +1,453 @@
+"""``Bot``: an exported network (``export.py``) that plays, chooses the R7 set-up and analyses.
+
+Shape legend: A actions (N cells + the button), K komi values of a scoring's range.
+
+    from catena_zero.bot import Bot
+    bot = Bot.load("bot.file", simulations=200)    # or seconds=1.5; device="auto"; seed=0
+    bot.game_config                                  # GameConfig it plays by default
+    bot.supports(config)                             # trained for this side, game type and scoring?
+    move = bot.select_move(game)                     # R10 notation ("D5", "button")
+    komi = bot.choose_komi(config)                   # first player, game type komi (R7)
+    colour = bot.choose_colour(config, komi)         # second player: "black" or "white"
+    swap = bot.choose_swap(game)                     # no_komi, after Black's first stone
+    info = bot.analyze(game)                         # Analysis: value, score, top moves
+
+Moves come from the batched search (``search/mcts.py``, the bot's exported ``SearchConfig`` with
+the simulation count or time limit given here) over the network (``NetEvaluator``), without
+exploration noise. Every search starts from a fresh tree and its random generator is derived
+from the bot's seed and the position, so with a simulation count (not a time limit) the same
+bot file, seed and game always give the same move, whatever was asked before.
+
+Set-up choices (R7) read the value and score heads directly, one batched network call:
+
+- Komi (first player, game type komi). After the first player names komi k, the second player
+  takes the colour that is better for them, so the first player gets the worse colour at k. With
+  V(k) the value of the empty board for Black (the player to move) at komi k, the first player's
+  value at k is min(V(k), -V(k)) = -|V(k)|; the best komi for them is the one that makes the
+  opponent's best colour choice least good, i.e. the k with V(k) closest to even (0). Where the
+  value head is saturated (|V| rounds to the same value at several komis, as it does far from the
+  fair komi or with an untrained network) the score head decides: the komi whose predicted
+  margin for Black, S(k), is closest to 0 (the score moves one point per komi point, so it keeps
+  ordering komis where the win probability no longer does). Hence ``fair_komi``: the k with the
+  smallest (|V(k)| rounded to VALUE_RESOLUTION, |S(k)|).
+- Colour (second player, game type komi): Black if Black's (value, score) at that komi is better
+  than even, else White.
+- Swap (second player, no_komi, after Black's opening stone): take over Black if the position is
+  better for Black than for White by the same (value, score) order.
+
+Time limits. ``seconds`` turns into a simulation count per move: the bot keeps an estimate of its
+own simulations per second for each rule set (measured on a short probe search the first time,
+then on every search), and runs one search of ``rate * seconds`` simulations, so the search keeps
+its Gumbel sequential-halving schedule (which needs the budget up front). Plug point: when MCTS
+gains per-call budgets or a time limit of its own, ``_Searcher.run`` is the one place to use them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Optional
+
+import numpy as np
+
+from ..config import SearchConfig
+from ..evaluation import EvalFn
+from ..game.options import GAME_TYPES, SCORINGS, GameConfig, komi_range
+from ..game.rules import Game
+from ..game.vec_env import BLACK, EnvState, VecEnv
+from ..search.mcts import MCTS
+from ..search.tree import ROOT, UNVISITED
+from ..search.types import SearchOutput
+from .export import BotFile, BotHeader, RuleSet, read_bot
+
+if TYPE_CHECKING:
+    import torch
+
+    from ..game.match import Match
+
+VALUE_RESOLUTION = 0.01  # values closer than this are "equal" in the set-up choices (see above)
+PROBE_SIMULATIONS = 8  # first search under a time limit, to measure the simulation rate
+MAX_SIMULATIONS = 100_000  # cap of a time-limited search (tree memory grows with simulations)
+
+
+class UnsupportedGame(ValueError):
+    """A game whose side, game type or scoring the bot was not trained for (one-line message)."""
+
+
+# ------------------------------------------------------------------------------ records
+
+
+@dataclass(frozen=True)
+class MoveAnalysis:
+    """One root move of a search, from the perspective of the player to move."""
+
+    move: str  # R10 notation
+    visits: int  # simulations through the move
+    value: float  # mean backed-up value after the move, in [-1, 1]
+    score: float  # mean predicted final score margin after the move (mover minus opponent)
+    prior: float  # the network's prior probability of the move
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """What the bot thinks of a position (``Bot.analyze``); values for the player to move."""
+
+    to_move: str  # "black" or "white"
+    value: float  # the search's value of the position, P(win) - P(loss), in [-1, 1]
+    score: float  # the search's expected final score margin (R6), mover minus opponent
+    best: str  # the move ``select_move`` plays
+    moves: tuple[MoveAnalysis, ...]  # searched moves, most visited first
+    simulations: int  # simulations of this search
+    seconds: float  # time it took
+    net_value: float  # the network's own value of the position (no search)
+    net_score: float  # the network's own score margin
+
+
+@dataclass(frozen=True)
+class KomiCurve:
+    """The value of the empty board for Black at each komi of a scoring's range (R6, R7)."""
+
+    rules: RuleSet  # game type komi
+    komis: tuple[int, ...]  # [K] every komi of the range, ascending
+    black_value: tuple[float, ...]  # [K] value head, Black to move on the empty board
+    black_score: tuple[float, ...]  # [K] score head: Black's predicted margin
+    fair_komi: int  # ``fair_komi`` of the curve
+
+    def at(self, komi: int) -> tuple[float, float]:
+        """(Black's value, Black's score margin) at ``komi``."""
+        i = self.komis.index(komi)
+        return self.black_value[i], self.black_score[i]
+
+
+# ------------------------------------------------------------------------------ set-up choices (R7)
+
+
+def komi_curve_of(eval_fn: EvalFn, env: VecEnv) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """([K] komis, [K] Black's value, [K] Black's score) of the empty board over the whole komi range.
+
+    ``env`` is a game-type-komi environment; one call of ``eval_fn`` on K empty boards.
+    """
+    if env.config.game_type != "komi":
+        raise ValueError(f"komi is chosen only under game type komi (R7), not {env.config.game_type!r}")
+    lo, hi = komi_range(env.config.scoring)
+    komis = np.arange(lo, hi + 1, dtype=np.int64)
+    states = env.reset(komis.size, komi=komis)  # Black to move on every board
+    evaluation = eval_fn(states)
+    assert evaluation.value.shape == komis.shape, (evaluation.value.shape, komis.shape)
+    return komis, evaluation.value.astype(np.float64), evaluation.score.astype(np.float64)
+
+
+def fair_komi(komis: np.ndarray, black_value: np.ndarray, black_score: np.ndarray) -> int:
+    """The komi with Black's value closest to even, ties (to VALUE_RESOLUTION) by the score closest to 0.
+
+    The first player's best komi under R7 (see the module docstring); the smaller komi on exact ties.
+    """
+    closeness = np.round(np.abs(black_value) / VALUE_RESOLUTION)
+    order = np.lexsort((komis, np.abs(black_score), closeness))  # last key sorts first
+    return int(komis[order[0]])
+
+
+def better_than_even(value: float, score: float) -> bool:
+    """Whether (value, score) beats an even position, value first (to VALUE_RESOLUTION)."""
+    rounded = round(value / VALUE_RESOLUTION)
+    return rounded > 0 or (rounded == 0 and score > 0)
+
+
+# ------------------------------------------------------------------------------ searching
+
+
+class _Searcher:
+    """Search of one rule set: its environment, the network's evaluator and MCTS instances."""
+
+    def __init__(self, rules: RuleSet, evaluator_factory, config: SearchConfig) -> None:
+        self.env = VecEnv(GameConfig(side=rules.side, game_type=rules.game_type, scoring=rules.scoring))
+        self.evaluator = evaluator_factory(self.env)
+        self.evaluator(self.env.reset(1))  # warm-up: the first forward pass is slow (allocations, kernels)
+        # A fresh tree per move (no reuse): the move then depends on the position alone.
+        self.config = dataclasses.replace(config, tree_reuse=False)
+        self._mcts: Optional[MCTS] = None  # the last one, kept for its allocated tree arrays
+        self.rate: Optional[float] = None  # simulations per second, measured
+
+    def run(self, state: EnvState, rng: np.random.Generator, simulations: int) -> tuple[SearchOutput, MCTS]:
+        """One search of ``simulations`` simulations on a batch of one game (no noise)."""
+        mcts = self._mcts
+        if mcts is None or mcts.config.num_simulations != simulations:
+            mcts = MCTS(self.env, self.evaluator, dataclasses.replace(self.config, num_simulations=simulations))
+            self._mcts = mcts
+        start = time.perf_counter()
+        output = mcts.run(state, rng, add_noise=False)
+        elapsed = max(time.perf_counter() - start, 1e-6)
+        rate = simulations / elapsed
+        self.rate = rate if self.rate is None else 0.5 * (self.rate + rate)
+        return output, mcts
+
+
+class Bot:
+    """A network with its search settings that plays Catena (see the module docstring).
+
+    Not safe to call from several threads at once for the same bot: callers are serialised by a
+    lock, so a web server may share one bot between requests.
+    """
+
+    def __init__(
+        self,
+        model: "torch.nn.Module",
+        header: BotHeader,
+        *,
+        simulations: Optional[int] = None,
+        seconds: Optional[float] = None,
+        device: str = "auto",
+        seed: int = 0,
+        path: Optional[Path] = None,
+    ) -> None:
+        if simulations is not None and seconds is not None:
+            raise ValueError("give the bot a simulation count or a time limit, not both")
+        if simulations is not None and (isinstance(simulations, bool) or not isinstance(simulations, int)
+                                        or simulations < 1):
+            raise ValueError(f"simulations must be a positive whole number, got {simulations!r}")
+        if seconds is not None and (isinstance(seconds, bool) or not isinstance(seconds, (int, float))
+                                    or not seconds > 0):
+            raise ValueError(f"seconds must be a positive number, got {seconds!r}")
+        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+            raise ValueError(f"seed must be a non-negative whole number, got {seed!r}")
+        from ..net import NetEvaluator  # torch: imported with the first bot, not with the package
+        from ..net.device import resolve_device
+
+        self.header = header
+        self.path = path
+        if simulations is None and seconds is None:
+            simulations = header.search.num_simulations  # the exported default
+        self.simulations: Optional[int] = simulations  # None under a time limit
+        self.seconds = float(seconds) if seconds is not None else None
+        self.seed = int(seed)
+        self.net_config = dataclasses.replace(header.net, device=device)
+        self.device = resolve_device(device)  # ValueError for an unknown or absent device
+        self.model = model.to(self.device).eval()
+        self._evaluator_factory = lambda env: NetEvaluator(self.model, env, self.net_config)
+        self._searchers: dict[RuleSet, _Searcher] = {}
+        self._lock = threading.RLock()
+
+    # -- loading -----------------------------------------------------------------------------------
+
+    @classmethod
+    def load(
+        cls,
+        path: str | Path,
+        *,
+        simulations: Optional[int] = None,
+        seconds: Optional[float] = None,
+        device: str = "auto",
+        seed: int = 0,
+    ) -> Bot:
+        """The bot of a file written by ``catena-zero export``; ``BotFileError`` if it is bad.
+
+        Without ``simulations`` or ``seconds`` the file's default search settings decide.
+        """
+        return cls.from_file(read_bot(path), simulations=simulations, seconds=seconds, device=device, seed=seed)
+
+    @classmethod
+    def from_file(cls, bot_file: BotFile, **options) -> Bot:
+        """The bot of a ``BotFile`` record (``export.read_bot``)."""
+        from ..net import model_from_config
+        from .export import BotFileError
+
+        model = model_from_config(bot_file.header.net)
+        try:
+            model.load_state_dict(bot_file.weights)
+        except RuntimeError as exc:
+            first = str(exc).strip().splitlines()[0][:200]
+            raise BotFileError(f"{bot_file.path or 'bot file'}: weights do not fit its network config: {first}") from None
+        return cls(model, bot_file.header, path=bot_file.path, **options)
+
+    # -- what it plays -----------------------------------------------------------------------------
+
+    @property
+    def game_config(self) -> GameConfig:
+        """The options it plays by default (the exported run's game)."""
+        return self.header.game
+
+    @property
+    def trained_for(self) -> tuple[RuleSet, ...]:
+        return self.header.trained_for
+
+    @property
+    def name(self) -> str:
+        """A short name for people and protocols, e.g. "catena-zero bot step 1200"."""
+        return f"catena-zero bot step {self.header.step}"
+
+    def supports(self, config: GameConfig) -> bool:
+        """Whether it was trained for ``config``'s side, game type and scoring (any komi)."""
+        return any(rules.covers(config) for rules in self.trained_for)
+
+    def _check(self, config: GameConfig) -> RuleSet:
+        if not isinstance(config, GameConfig):
+            raise ValueError(f"expected a GameConfig, got {type(config).__name__}")
+        if not self.supports(config):
+            trained = ", ".join(str(r) for r in self.trained_for)
+            raise UnsupportedGame(
+                f"this bot was trained for {trained}; it does not play {RuleSet.of(config)} (komi aside, "
+                f"side, game type and scoring must match)")
+        return RuleSet.of(config)
+
+    def _searcher(self, rules: RuleSet) -> _Searcher:
+        searcher = self._searchers.get(rules)
+        if searcher is None:
+            searcher = _Searcher(rules, self._evaluator_factory, self.header.search)
+            self._searchers[rules] = searcher
+        return searcher
+
+    def _rng(self, game: Game) -> np.random.Generator:
+        """A generator determined by the bot's seed and the position (options, komi, moves)."""
+        c = game.config
+        entropy = [self.seed, c.side, GAME_TYPES.index(c.game_type), SCORINGS.index(c.scoring), c.komi,
+                   game.move_number, *game.actions]
+        return np.random.default_rng(np.random.SeedSequence(entropy))
+
+    def _budget(self, searcher: _Searcher, state: EnvState, rng: np.random.Generator, start: float) -> int:
+        """Simulations for this move: the count given, or what fits in the rest of the time limit."""
+        if self.seconds is None:
+            return int(self.simulations)
+        if searcher.rate is None:
+            searcher.run(state, rng, PROBE_SIMULATIONS)  # measures the rate (its time counts too)
+        left = self.seconds - (time.perf_counter() - start)
+        return int(min(MAX_SIMULATIONS, max(1, searcher.rate * left)))
+
+    def _search(self, game: Game) -> tuple[SearchOutput, MCTS, _Searcher, int, float]:
+        if not isinstance(game, Game):
+            raise ValueError(f"expected a catena_zero.game.Game, got {type(game).__name__}")
+        rules = self._check(game.config)
+        if game.is_over:
+            raise ValueError("the game is over: there is no move to choose")
+        searcher = self._searcher(rules)
+        state = searcher.env.from_games([game])
+        start = time.perf_counter()
+        simulations = self._budget(searcher, state, self._rng(game), start)
+        output, mcts = searcher.run(state, self._rng(game), simulations)
+        return output, mcts, searcher, simulations, time.perf_counter() - start
+
+    # -- playing -----------------------------------------------------------------------------------
+
+    def select_move(self, game: Game) -> str:
+        """Its move for the player to move in ``game``, in R10 notation ("D5" or "button")."""
+        with self._lock:
+            if isinstance(game, Game) and not game.is_over:
+                self._check(game.config)
+                legal = game.legal_moves()
+                if len(legal) == 1:  # nothing to think about
+                    return legal[0]
+            output, _, searcher, _, _ = self._search(game)
+            return searcher.env.spec.action_name(int(output.action[0]))
+
+    def analyze(self, game: Game, top: int = 10) -> Analysis:
+        """The search's view of ``game``: value, score, and its ``top`` most visited moves."""
+        with self._lock:
+            output, mcts, searcher, simulations, seconds = self._search(game)
+            tree = mcts.tree
+            spec = searcher.env.spec
+            visits = tree.child_visits[0, ROOT]
+            best = int(output.action[0])
+            # The move it plays first, then by visits and value (Gumbel's winner is among the most
+            # visited, but need not have the highest mean value).
+            ranked = np.lexsort((-tree.child_value[0, ROOT], -visits, np.arange(visits.size) != best))
+            order = [a for a in ranked if visits[a] > 0][:top]
+            moves = []
+            for a in order:
+                child = tree.children[0, ROOT, a]
+                score = float("nan")
+                if child != UNVISITED and tree.visits[0, child] > 0:
+                    score = float(tree.score_sum[0, child] / tree.visits[0, child])
+                    if tree.player[0, child] != tree.player[0, ROOT]:
+                        score = -score  # the child's values are for its own player to move
+                moves.append(MoveAnalysis(
+                    move=spec.action_name(int(a)),
+                    visits=int(visits[a]),
+                    value=float(tree.child_value[0, ROOT, a]),
+                    score=score,
+                    prior=float(tree.priors[0, ROOT, a]),
+                ))
+            return Analysis(
+                to_move=game.to_move,
+                value=float(output.value[0]),
+                score=float(output.score[0]),
+                best=spec.action_name(best),
+                moves=tuple(moves),
+                simulations=simulations,
+                seconds=seconds,
+                net_value=float(tree.raw_value[0, ROOT]),
+                net_score=float(tree.raw_score[0, ROOT]),
+            )
+
+    def evaluate(self, game: Game) -> tuple[float, float]:
+        """The network's (value, score margin) of ``game`` for the player to move, without search."""
+        with self._lock:
+            rules = self._check(game.config)
+            searcher = self._searcher(rules)
+            evaluation = searcher.evaluator(searcher.env.from_games([game]))
+            return float(evaluation.value[0]), float(evaluation.score[0])
+
+    # -- the set-up (R7) ---------------------------------------------------------------------------
+
+    def komi_curve(self, config: GameConfig) -> KomiCurve:
+        """Black's value and score on the empty board at every komi of the range (game type komi)."""
+        with self._lock:
+            if isinstance(config, GameConfig) and config.game_type != "komi":
+                raise ValueError(f"komi is chosen only under game type komi (R7), not {config.game_type!r}")
+            rules = self._check(config)
+            searcher = self._searcher(rules)
+            komis, value, score = komi_curve_of(searcher.evaluator, searcher.env)
+            return KomiCurve(
+                rules=rules,
+                komis=tuple(int(k) for k in komis),
+                black_value=tuple(float(v) for v in value),
+                black_score=tuple(float(s) for s in score),
+                fair_komi=fair_komi(komis, value, score),
+            )
+
+    def choose_komi(self, config: GameConfig) -> int:
+        """As first player under game type komi (R7): the komi closest to even by its heads."""
+        return self.komi_curve(config).fair_komi
+
+    def choose_colour(self, config: GameConfig, komi: int) -> str:
+        """As second player under game type komi (R7): "black" or "white", whichever its heads prefer."""
+        if isinstance(config, GameConfig) and config.game_type != "komi":
+            raise ValueError(f"the colour is chosen at a komi only under game type komi (R7), not "
+                             f"{config.game_type!r}; under no_komi use choose_swap")
+        game = Game(dataclasses.replace(config, komi=komi))  # ValueError if komi is out of range
+        value, score = self.evaluate(game)  # Black to move on the empty board
+        return "black" if better_than_even(value, score) else "white"
+
+    def choose_swap(self, game: Game) -> bool:
+        """As second player under no_komi (R7), after Black's first stone: take over Black?"""
+        if not isinstance(game, Game):
+            raise ValueError(f"expected a catena_zero.game.Game, got {type(game).__name__}")
+        if game.config.game_type != "no_komi":
+            raise ValueError(f"swap exists only under game type no_komi (R7), not {game.config.game_type!r}")
+        if game.move_number != 1:
+            raise ValueError(f"the swap is chosen right after Black's first stone; this game has "
+                             f"{game.move_number} moves")
+        value, score = self.evaluate(game)  # White to move
+        return better_than_even(-value, -score)
+
+    # -- as a Player (bot/players.py) ----------------------------------------------------------------
+
+    def choose(self, game: Game, rng: np.random.Generator) -> str:
+        """``Player`` protocol: ``select_move`` (the bot's own seed decides, not ``rng``)."""
+        return self.select_move(game)
+
+    def choose_setup(self, match: "Match", rng: np.random.Generator) -> str:
+        """``Player`` protocol for the R7 set-up: komi, colour or swap by its heads (R10 events)."""
+        config = match.config
+        if match.phase == "komi":
+            return f"komi {self.choose_komi(config)}"
+        if match.phase == "colour":
+            if config.game_type == "no_komi":
+                return "swap" if self.choose_swap(match.game) else "colour white"
+            return f"colour {self.choose_colour(config, match.game.config.komi)}"
+        raise ValueError(f"no set-up choice in phase {match.phase!r}")
+
+    def __repr__(self) -> str:
+        budget = f"{self.seconds:g} s" if self.seconds is not None else f"{self.simulations} simulations"
+        return f"Bot({self.name}, {budget}, {', '.join(str(r) for r in self.trained_for)})"

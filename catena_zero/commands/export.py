@@ -1,0 +1,26 @@
+"""``catena-zero export``: a checkpoint (or a run folder's newest one) as one self-contained bot file."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+HELP = "export a checkpoint as a self-contained bot file (safetensors weights + settings)"
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("checkpoint", metavar="CHECKPOINT|RUN_DIR",
+                        help="a checkpoint file, or a run folder (its newest checkpoint)")
+    parser.add_argument("--out", required=True, metavar="FILE", help="the bot file to write (written atomically)")
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..bot.export import export_bot  # torch: only when the command runs
+    from ..train.checkpoint import load_checkpoint
+
+    checkpoint = load_checkpoint(args.checkpoint)  # CheckpointError (a ValueError): one line
+    header = export_bot(checkpoint, args.out)
+    print(f"exported {checkpoint.path} to {args.out}: {header.describe()}", file=sys.stdout)
+    print(f"default game: side {header.game.side}, {header.game.game_type}, {header.game.scoring}; "
+          f"default search: {header.search.algorithm}, {header.search.num_simulations} simulations", file=sys.stdout)
+    return 0
