@@ -77,6 +77,8 @@ def serve(bot: BotOptions, host: str, port: int, config: ServerConfig, out: Text
 
     from .app import create_app
 
+    if not 0 <= port <= 65535:
+        raise ValueError(f"port must be in 0..65535, got {port}")
     if not bot.path.is_file():
         raise ValueError(f"bot file {str(bot.path)!r} does not exist (make one with 'catena-zero export')")
     pool = BotPool.of(lambda i: load_bot(bot, i), config.workers)

@@ -12,6 +12,7 @@ let info = null;     // GET /api/info: the bot's default and supported options
 let state = null;    // the current game's state
 let busy = false;    // a request that may change the game is in flight
 let analysisFor = -1; // version of the state the analysis panel describes
+let analysis = null;  // the bot's Analysis of that state
 
 class ApiFailure extends Error {
   constructor(status, message) { super(message); this.status = status; }
@@ -122,6 +123,10 @@ function show(newState) {
   state = newState;
   if (location.hash !== `#${state.id}`) history.replaceState(null, "", `#${state.id}`);
   document.body.dataset.phase = state.phase;
+  document.body.dataset.turn = state.phase === "over" ? "over" : state.to_act_is;
+  const hover = $("hover");  // what a hover or tap said is stale once the position changed
+  hover.innerHTML = "&nbsp;";
+  hover.className = "hint";
   render();
 }
 
@@ -159,8 +164,8 @@ function turnText() {
   const actor = s.to_act_is === "human" ? "You" : "The bot";
   if (s.phase === "komi") return `${actor} (first player) choose${actor === "You" ? "" : "s"} the komi`;
   if (s.phase === "colour") return `${actor} (second player) choose${actor === "You" ? "" : "s"} a colour`;
-  const stone = s.second_stone ? " (second stone)" : "";
-  return s.to_act_is === "human" ? `Your move (${cap(s.to_move)})${stone}` : `The bot's move (${cap(s.to_move)})${stone}`;
+  const colour = cap(s.to_move) + (s.second_stone ? ", second stone" : "");
+  return s.to_act_is === "human" ? `Your move (${colour})` : `The bot's move (${colour})`;
 }
 
 function renderBar() {
@@ -268,6 +273,14 @@ function renderBoard() {
     g.addEventListener("click", () => onCell(cell));
     g.addEventListener("mouseenter", () => onHover(cell));
     layerStones.append(g);
+  }
+  if (analysis && analysisFor === state.version) {
+    analysis.moves.slice(0, 3).forEach((m, k) => {
+      if (!byName.has(m.move)) return;
+      const [x, y] = byName.get(m.move);
+      layerStones.append(el("circle", { class: `suggested rank-${k + 1}`, cx: x.toFixed(2), cy: y.toFixed(2),
+                                        r: (0.62 * R).toFixed(2), "data-cell": m.move }));
+    });
   }
   if (state.last_move && state.last_move !== "button") {
     const [x, y] = byName.get(state.last_move);
@@ -420,19 +433,24 @@ async function evaluate() {
   }
 }
 
+// The bot's Analysis record (catena_zero/bot/bot.py): values are for the player to move,
+// P(win) - P(loss) in [-1, 1]; scores are the expected final margin, mover minus opponent (R6).
 function renderAnalysis(data) {
   analysisFor = data.version;
+  analysis = data.analysis;
+  const a = data.analysis;
   const box = $("analysis");
   box.replaceChildren();
-  const a = data.analysis || {};
+  const mover = a.to_move;
+  const seat = seatOfColour(mover);
   const title = document.createElement("h3");
-  title.textContent = `The bot's view (${data.to_move} to move)`;
-  box.append(title);
-  const rows = [];
-  for (const [key, value] of Object.entries(a)) {
-    if (value === null || typeof value === "object") continue;
-    rows.push([key.replaceAll("_", " "), typeof value === "number" ? num(Math.round(value * 1000) / 1000) : String(value)]);
-  }
+  title.textContent = `The bot's view: ${cap(mover)} (${seat ? who(seat) : "?"}) to move`;
+  const signed = (x) => (x > 0 ? "+" : x < 0 ? "−" : "±") + num(Math.abs(Math.round(x * 100) / 100));
+  const rows = [
+    ["Value", `${signed(a.value)} for ${mover}: about ${Math.round(50 * (1 + a.value))}% to win`],
+    ["Score", `${signed(a.score)} points for ${mover}`],
+    ["Best move", `${a.best} (${a.simulations} simulations, ${num(Math.round(a.seconds * 10) / 10)} s)`],
+  ];
   const table = document.createElement("table");
   for (const [k, v] of rows) {
     const tr = document.createElement("tr");
@@ -440,28 +458,26 @@ function renderAnalysis(data) {
     th.textContent = k;
     const td = document.createElement("td");
     td.textContent = v;
+    td.dataset.field = k.toLowerCase().replace(" ", "-");
     tr.append(th, td);
     table.append(tr);
   }
-  box.append(table);
-  const moves = Object.values(a).find((v) => Array.isArray(v) && v.length && typeof v[0] === "object");
-  if (moves) {
+  box.append(title, table);
+  if (a.moves && a.moves.length) {
     const list = document.createElement("table");
     list.className = "top-moves";
-    const keys = Object.keys(moves[0]).filter((k) => typeof moves[0][k] !== "object");
     const head = document.createElement("tr");
-    for (const k of keys) {
+    for (const k of ["move", "visits", "value", "score"]) {
       const th = document.createElement("th");
-      th.textContent = k.replaceAll("_", " ");
+      th.textContent = k;
       head.append(th);
     }
     list.append(head);
-    for (const m of moves.slice(0, 8)) {
+    for (const m of a.moves.slice(0, 6)) {
       const tr = document.createElement("tr");
-      for (const k of keys) {
+      for (const v of [m.move, String(m.visits), signed(m.value), m.score === null ? "–" : signed(m.score)]) {
         const td = document.createElement("td");
-        const v = m[k];
-        td.textContent = typeof v === "number" ? num(Math.round(v * 1000) / 1000) : String(v);
+        td.textContent = v;
         tr.append(td);
       }
       list.append(tr);
@@ -469,6 +485,7 @@ function renderAnalysis(data) {
     box.append(list);
   }
   box.hidden = false;
+  renderBoard();  // mark the suggested moves
 }
 
 // ------------------------------------------------------------------------- new game dialog
