@@ -257,12 +257,10 @@ def test_record_download_is_loadable_by_catena_zero_show(client, tmp_path, capsy
 
 
 def test_the_button_can_be_taken_by_the_person_and_shows_in_the_state(client):
-    state = new_game(client, seat="first")
+    state = new_game(client, seat="second")
     gid = state["id"]
-    state = client.post(f"/api/games/{gid}/komi", json={"komi": 5}).json()
-    state = client.post(f"/api/games/{gid}/bot").json()
-    if state["to_act_is"] == "bot":
-        state = client.post(f"/api/games/{gid}/bot").json()
+    state = client.post(f"/api/games/{gid}/bot").json()  # the bot's komi
+    state = client.post(f"/api/games/{gid}/colour", json={"colour": "black"}).json()  # the person moves first
     assert state["button"]["can_take"] is True and "button" in state["legal"]
     mover = state["to_move"]
     state = client.post(f"/api/games/{gid}/move", json={"move": "Button"}).json()  # any case (R10 UIs)
@@ -305,7 +303,7 @@ def test_bad_moves_and_choices_are_refused_naming_the_problem_and_change_nothing
     state = client.post(f"/api/games/{gid}/bot").json()
     if state["to_act_is"] == "bot":
         state = client.post(f"/api/games/{gid}/bot").json()
-    occupied = next(c["name"] for c in state["cells"] if c["stone"]) if state["move_number"] else None
+    occupied = next((c["name"] for c in state["cells"] if c["stone"]), None)  # the bot may have taken the button
     bad = [({"move": "Z9"}, "is not a cell of the side-3 board"), ({"move": "D05"}, "leading zeros"),
            ({"move": ""}, "is not a move"), ({"move": "komi 3"}, "set-up choice"), ({"move": 4}, "must be a string"),
            ({"move": None}, "must be a string"), ({"mvoe": "A1"}, "unknown field 'mvoe'"), ({}, "missing field 'move'")]
@@ -535,3 +533,30 @@ def test_server_config_validates_its_fields():
     for bad in ({"max_games": 0}, {"workers": True}, {"expire_s": 0}, {"max_body": -1}):
         with pytest.raises(ValueError):
             ServerConfig(**bad)
+
+
+def test_the_address_printed_is_the_one_listening():
+    from catena_zero.web.server import address_to_open, bind
+
+    sock = bind("127.0.0.1", 0)
+    try:
+        url, reachable = address_to_open(sock)
+        assert url == f"http://127.0.0.1:{sock.getsockname()[1]}/" and reachable is False
+        assert httpx_free_port_is_listening(sock.getsockname()[1])
+    finally:
+        sock.close()
+    everywhere = bind("0.0.0.0", 0)
+    try:
+        url, reachable = address_to_open(everywhere)
+        assert url.startswith("http://127.0.0.1:") and reachable is True  # serve prints a warning
+    finally:
+        everywhere.close()
+    with pytest.raises(OSError, match="cannot resolve host"):
+        bind("no-such-host.invalid", 0)
+
+
+def httpx_free_port_is_listening(port: int) -> bool:
+    import socket
+
+    with socket.create_connection(("127.0.0.1", port), timeout=5):
+        return True

@@ -91,9 +91,14 @@ def serve(bot: BotOptions, host: str, port: int, config: ServerConfig, out: Text
     if reachable:
         print(f"warning: listening on {host}, so other machines on the network can reach this server", file=out)
     print(f"open {url} in a browser (Ctrl-C stops the server)", file=out, flush=True)
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
+    # Lifespan off: uvicorn re-raises Ctrl-C once it has shut down, which would cancel a pending
+    # lifespan task with a logged traceback; the pool is closed here instead.
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
     try:
         server.run(sockets=[sock])
+    except KeyboardInterrupt:  # uvicorn shut down cleanly on Ctrl-C, then passed the signal on
+        pass
     finally:
         sock.close()
+        pool.close()
     print("server stopped", file=out, flush=True)
