@@ -27,6 +27,10 @@ COMMANDS = {
     "random-game": "random_game",
     "train": "train",
     "export": "export",
+    "evaluate": "evaluate",
+    "ladder": "ladder",
+    "komi": "komi",
+    "engine": "engine",
     "serve": "serve",
 }
 

@@ -46,7 +46,8 @@ def test_random_game_writes_a_record_that_replays_and_an_svg(tmp_path, capsys):
     expected = play_random_game(config_from_dict({"game": {"side": 3, "scoring": "longest", "komi": 2}, "seed": 4}))
     assert record.config == GameConfig(side=3, scoring="longest", komi=2)
     assert list(record.events) == expected.history and record.result is not None
-    assert f"result: {expected.winner} wins" in out and "game over" in out
+    assert f"game over: {expected.winner} wins" in out
+    assert out.count("game over") == 1 and "result:" not in out  # the result once, not twice
     assert ET.parse(svg_path).getroot().tag.endswith("svg")
     # the seed decides the game
     run(["random-game", "--side", "3", "--seed", "4", "--out", str(tmp_path / "a.txt")], capsys)
@@ -116,11 +117,11 @@ def test_show_prints_board_result_positions_and_svg(tmp_path, capsys):
     record = load_record(path)
     code, out, _ = run(["show", str(path)], capsys)
     assert code == 0 and f"{len(record.events)} events" in out
-    assert f"result: {record.result.winner} wins" in out
+    assert f"game over: {record.result.winner} wins" in out and out.count("game over") == 1
     assert f"last move: {record.events[-1]}" in out
     code, out, _ = run(["show", str(path), "--move", "2", "--svg", str(tmp_path / "p.svg")], capsys)
     assert code == 0 and f"position after 2 of {len(record.events)} events" in out
-    assert f"last move: {record.events[1]}" in out and "game not finished" in out
+    assert f"last move: {record.events[1]}" in out and "game over" not in out and " to move" in out
     svg = ET.parse(tmp_path / "p.svg").getroot()
     assert len([e for e in svg.iter() if "stone" in e.get("class", "").split()]) == 2
     code, _, err = run(["show", str(path), "--move", "999"], capsys)
@@ -175,7 +176,7 @@ def test_two_people_play_a_whole_match_and_save_it(config, tmp_path, capsys, mon
     assert code == 0 and err == ""
     record = load_record(path)
     assert list(record.events) == events and record.result is not None
-    assert "result:" in out and ("wins" in out or "draw" in out)
+    assert out.count("game over: ") == 1 and ("wins" in out or "a draw" in out)
     assert "not accepted" not in out
 
 
@@ -260,7 +261,8 @@ def test_person_against_random_player(seat):
         assert match.events[0] == "komi 3"
     else:
         assert match.events[1] == "colour white"
-    assert f"result: {match.game.winner}" in text
+    assert f"game over: {match.game.winner} ({match.player_of(match.game.winner)} player) wins" in text
+    assert text.count("game over") == 1
 
 
 def test_cli_play_against_random_saves_a_finished_game(tmp_path, capsys, monkeypatch):
@@ -315,8 +317,10 @@ def test_make_player_builds_registered_kinds():
     assert "random" in PLAYER_KINDS
     with pytest.raises(ValueError, match=r"unknown player kind 'alphabeta:8' \(known: random, mcts:K, net\)"):
         make_player("alphabeta:8", config)
+    with pytest.raises(ValueError, match=r"^player kind 'mcts' needs a simulation count: write mcts:K, as in mcts:200$"):
+        make_player("mcts", config)  # not "got None"
     with pytest.raises(ValueError, match="positive simulation count"):
-        make_player("mcts", config)
+        make_player("mcts:0", config)
 
 
 def test_person_against_mcts_through_the_factory():

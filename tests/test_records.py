@@ -220,7 +220,8 @@ def test_illegal_move_names_its_line():
         (lambda t: t.replace("scoring standard", "scoring best"), r"^line 5: bad options: scoring must be one of"),
         (lambda t: t.replace("start play", "start middle"), r"^line 7: start must be 'setup' or 'play'"),
         (lambda t: t.replace("start play", "start play\nfirst black\nsecond white"), r"only meaningful in 'start setup'"),
-        (lambda t: t.split("\nend\n")[0], r"record ends before the 'end' line \(truncated\?\)"),
+        (lambda t: t.split("\nend\n")[0] + "\n", r"record ends before the 'end' line \(truncated\?\)"),
+        (lambda t: t.split("\nend\n")[0], r"the record ends in the middle of this line \('\w+'\): the file is truncated"),
         (lambda t: t.split("events\n")[0], r"record ends before the 'events' line \(truncated\?\)"),
         (lambda t: t.replace("\nend\n", "\n"), r"result line before 'end'"),
         (lambda t: t.rsplit("\n", 2)[0] + "\n", r"game is over after the events but the record has no result line"),
@@ -278,3 +279,78 @@ def test_load_record_names_the_file(tmp_path):
     binary.write_bytes(b"\xff\xfe\x00")
     with pytest.raises(RecordError, match="not a text file"):
         load_record(binary)
+
+
+# ------------------------------------------------------------------ damaged and odd records
+
+
+def test_record_cut_off_mid_line_is_reported_truncated_not_illegal():
+    """A file cut inside an event ("D1" cut to "D", "colour white" to "colour wh") is a
+    truncated file; the same text followed by a newline is an illegal event."""
+    match = Match(GameConfig(side=3))
+    for event in ("komi 2", "colour white", "C3", "D4"):
+        match.apply(event)
+    text = format_record(match)
+    for cut in ("colour wh", "D"):
+        at = text.index(cut) + len(cut)
+        lineno = text[:at].count("\n") + 1
+        with pytest.raises(RecordError, match=rf"^line {lineno}: the record ends in the middle of this line "
+                                              rf"\({cut!r}\): the file is truncated"):
+            parse_record(text[:at])
+        with pytest.raises(RecordError, match=rf"^line {lineno}: (move|event) {cut!r} is illegal"):
+            parse_record(text[:at] + "\n")
+    with pytest.raises(RecordError, match="the file is truncated"):
+        parse_record(text[: len(text) - 2])  # cut inside the final 'end'
+
+
+
+def test_truncated_inside_a_utf8_character_and_nul_bytes(tmp_path):
+    path = tmp_path / "r.txt"
+    path.write_bytes(format_record(Match(GameConfig(side=3))).encode() + "# caf\u00e9".encode()[:-1])
+    with pytest.raises(RecordError, match=rf"^{path}: the record ends in the middle of a character: the file is truncated"):
+        load_record(path)
+    path.write_bytes(b"\0" * 100_000)
+    with pytest.raises(RecordError) as info:
+        load_record(path)
+    assert str(info.value) == f"{path}: not a text file (it contains NUL bytes)"
+
+
+@pytest.mark.parametrize("where", ["event", "header key", "header value", "first line"])
+def test_error_messages_quote_at_most_a_few_characters(where):
+    """A 10 MB line (or one full of NUL escapes) is quoted in a few dozen characters, once."""
+    huge = "D" * 10_000_000
+    text = format_record(Match(GameConfig(side=3)))
+    edited = {
+        "event": text.replace("events\n", f"events\n{huge}\n"),
+        "header key": text.replace("side 3\n", f"side 3\n{huge} 1\n"),
+        "header value": text.replace("scoring standard", f"scoring {huge}"),
+        "first line": text.replace("catena-record 1", f"catena-record {huge}"),
+    }[where]
+    with pytest.raises(RecordError) as info:
+        parse_record(edited)
+    message = str(info.value)
+    assert len(message) < 300 and "10,000,000 characters" in message, message[:300]
+    nul = text.replace("events\n", "events\n" + "\0" * 100_000 + "\n")
+    with pytest.raises(RecordError) as info:
+        parse_record(nul)
+    assert len(str(info.value)) < 300
+
+
+def test_header_komi_must_agree_with_the_komi_choice():
+    """R7: the first player chose komi 7, so a header saying komi 0 contradicts the events;
+    records are written with the chosen komi."""
+    match = Match(GameConfig(side=3))  # configured komi 0
+    for event in ("komi 7", "colour black", "C3"):
+        match.apply(event)
+    text = format_record(match)
+    assert "\nkomi 7\nstart setup" in text
+    record = parse_record(text)
+    assert record.config.komi == 7 and record.position().config.komi == 7
+    bad = text.replace("\nkomi 7\nstart setup", "\nkomi 0\nstart setup")
+    lineno = _line_of(bad, "komi 0")
+    with pytest.raises(RecordError, match=rf"^line {lineno}: header says komi 0 but the komi choice "
+                                          rf"\(line {_line_of(bad, 'komi 7')}\) is komi 7; they must agree"):
+        parse_record(bad)
+    # Before the komi choice the header keeps the configured komi; nothing to agree with.
+    early = Match(GameConfig(side=3, komi=5))
+    assert parse_record(format_record(early)).config.komi == 5

@@ -12,7 +12,9 @@ import pytest
 
 from catena_zero.bot.players import RandomPlayer
 from catena_zero.game import Game, GameConfig
-from catena_zero.game.render import render_ascii, render_svg
+from catena_zero.game.match import Match
+from catena_zero.game.records import board_of
+from catena_zero.game.render import LongestTally, render_ascii, render_svg, status_lines
 
 SVG = "{http://www.w3.org/2000/svg}"
 
@@ -35,31 +37,83 @@ def claimed_cells(game: Game) -> set[str]:
 # ------------------------------------------------------------------------------- ASCII
 
 
-def ascii_board(text: str, side: int) -> dict[str, str]:
-    """Read an ASCII board back: cell name -> character, from the row-labelled lines.
+def read_names(text: str, side: int, cell_chars: str = ".XOxo") -> dict[str, tuple[int, int]]:
+    """Read every cell's name off an ASCII board as a person does, without counting: follow the
+    cell's column diagonally (one line up and one character left, or down and right) past the
+    other cells to a letter at each end, and its row sideways to a row number.
 
-    Row r lists its cells left to right from column max(0, r - (side - 1)) (R1), so the
-    k-th token of a row is a known cell; a trailing single capital letter is a column label.
+    Returns cell name -> (line, character) of the cell. ``cell_chars`` are the characters of
+    cells; on boards with a column 'O' (side 8 and up) read empty boards, with only '.'.
     """
-    g = 2 * side - 1
-    cells = {}
-    rows_seen = set()
-    for line in text.splitlines():
-        m = re.match(r"^\s*(\d+) (.*)$", line)
-        if not m:
-            continue
-        r = int(m.group(1)) - 1
-        rows_seen.add(r)
-        tokens = m.group(2).replace("(", " ").replace(")", " ").split()
-        first = max(0, r - (side - 1))
-        last = min(g - 1, r + side - 1)
-        row_cells = [f"{chr(65 + c)}{r + 1}" for c in range(first, last + 1)]
-        assert len(tokens) in (len(row_cells), len(row_cells) + 1), line
-        if len(tokens) == len(row_cells) + 1:  # column letter of the column starting below
-            assert tokens[-1] == chr(65 + last + 1), line
-        cells.update(zip(row_cells, tokens))
-    assert rows_seen == set(range(g))
-    return cells
+    lines = text.splitlines()[: 2 * side + 1]  # the board: 2n - 1 rows and a letter line each side
+
+    def at(y: int, x: int) -> str:
+        return lines[y][x] if 0 <= y < len(lines) and 0 <= x < len(lines[y]) else " "
+
+    def walk(y: int, x: int, dy: int, dx: int) -> tuple[int, int]:
+        while at(y + dy, x + dx) in cell_chars:
+            y, x = y + dy, x + dx
+        return y + dy, x + dx
+
+    def number_at(y: int, x: int) -> str | None:
+        if not at(y, x).isdigit():
+            return None
+        lo = hi = x
+        while at(y, lo - 1).isdigit():
+            lo -= 1
+        while at(y, hi + 1).isdigit():
+            hi += 1
+        return lines[y][lo:hi + 1]
+
+    names = {}
+    for y, line in enumerate(lines):
+        for x, char in enumerate(line):
+            if char not in cell_chars:
+                continue
+            letters = {at(*walk(y, x, d, d)) for d in (-1, 1)}
+            assert len(letters) == 1, (y, x, letters, text)  # the same letter at both ends
+            letter = letters.pop()
+            assert letter.isalpha() and letter.isupper(), (y, x, letter, text)
+            numbers = {number_at(*walk(y, x, 0, d)) for d in (-2, 2)} - {None}
+            assert len(numbers) == 1, (y, x, numbers, text)
+            name = letter + numbers.pop()
+            assert name not in names, (name, text)
+            names[name] = (y, x)
+    return names
+
+
+@pytest.mark.parametrize("side", range(2, 11))
+def test_every_cell_name_reads_off_the_ascii_board(side):
+    """Column letters at both ends of each (diagonal) column, row numbers on each row's line:
+    every cell's name is read off the board, each cell once, none made up."""
+    game = Game(GameConfig(side=side))
+    names = read_names(render_ascii(game, legend=False), side, cell_chars=".")
+    assert set(names) == set(game.spec.names)
+
+
+def test_corner_stones_read_back_where_they_were_placed():
+    """The issue's check: stones on the six corners A1, F11, A6, K11, F1, K6 of side 6."""
+    game = Game(GameConfig(side=6))
+    corners = ["A1", "F11", "A6", "K11", "F1", "K6"]
+    for move in corners:
+        game.play(move)
+    text = render_ascii(game, legend=False)
+    positions = read_names(render_ascii(Game(GameConfig(side=6)), legend=False), 6)
+    lines = text.splitlines()
+    for k, cell in enumerate(corners):
+        y, x = positions[cell]
+        assert lines[y][x] == "XO"[k % 2], (cell, text)
+    assert read_names(text, 6) == positions  # the stones do not change where names are read
+    # The columns of the corners run diagonally: F1 (bottom right) and F11 (top left) share one.
+    (y1, x1), (y11, x11) = positions["F1"], positions["F11"]
+    assert y1 - y11 == x1 - x11 == 10
+
+
+def ascii_board(text: str, side: int) -> dict[str, str]:
+    """Cell name -> the character the board shows there (cells located by ``read_names``)."""
+    positions = read_names(render_ascii(Game(GameConfig(side=side)), legend=False), side, cell_chars=".")
+    lines = text.splitlines()
+    return {name: lines[y][x] for name, (y, x) in positions.items()}
 
 
 @pytest.mark.parametrize("config", [GameConfig(side=3), GameConfig(side=4, game_type="double"),
@@ -77,7 +131,7 @@ def test_ascii_shows_every_stone_claim_and_last_move(config):
             if name in claimed:
                 expected = expected.lower()
             assert char == expected, (name, text)
-        board_lines = "\n".join(text.splitlines()[: 2 * config.side])  # rows + column letters
+        board_lines = "\n".join(text.splitlines()[: 2 * config.side + 1])  # rows and letter lines
         marked = re.findall(r"\((.)\)", board_lines)
         last = game.last_move
         if last is None or last == "button":
@@ -87,31 +141,19 @@ def test_ascii_shows_every_stone_claim_and_last_move(config):
             assert f"last move: {last}" in text
 
 
-def _char_position(text: str, row: int, char: str) -> tuple[int, int]:
-    """(line, column) of the first ``char`` on the line of board row ``row`` (1-based)."""
-    for y, line in enumerate(text.splitlines()):
-        m = re.match(r"^\s*(\d+) ", line)
-        if m and int(m.group(1)) == row:
-            return y, line.index(char, m.end())
-    raise AssertionError(f"no row {row}")
-
-
-def test_ascii_layout_follows_hex_adjacency():
+@pytest.mark.parametrize("side", [2, 4, 7])
+def test_ascii_layout_follows_hex_adjacency(side):
     """R1 directions on screen: (+1,0) two characters right on the same line, (0,+1) one
     line up and one character left, (+1,+1) one line up and one character right."""
-    game = Game(GameConfig(side=4))
-    for move in ("D4", "E4", "D5"):  # Black D4, White E4 = D4 + (1,0), Black D5 = D4 + (0,1)
-        game.play(move)
-    text = render_ascii(game, legend=False)
-    y, x = _char_position(text, 4, "X")
-    assert _char_position(text, 4, "O") == (y, x + 2)
-    assert _char_position(text, 5, "X") == (y - 1, x - 1)
-    game = Game(GameConfig(side=4))
-    for move in ("D4", "E5"):  # White E5 = D4 + (1,1)
-        game.play(move)
-    text = render_ascii(game, legend=False)
-    y, x = _char_position(text, 4, "X")
-    assert _char_position(text, 5, "O") == (y - 1, x + 1)
+    game = Game(GameConfig(side=side))
+    positions = read_names(render_ascii(game, legend=False), side, cell_chars=".")
+    spec = game.spec
+    for name, (c, r) in zip(spec.names, spec.coords.tolist()):
+        y, x = positions[name]
+        for (dc, dr), (dy, dx) in (((1, 0), (0, 2)), ((0, 1), (-1, -1)), ((1, 1), (-1, 1))):
+            other = f"{chr(65 + c + dc)}{r + dr + 1}"
+            if other in positions:
+                assert positions[other] == (y + dy, x + dx), (name, other)
 
 
 def test_ascii_status_line_reports_turn_button_and_result():
@@ -126,6 +168,91 @@ def test_ascii_status_line_reports_turn_button_and_result():
     s = finished.scores()
     assert f"game over: {finished.winner} wins" in text
     assert f"black {s['black']:g}, white {s['white']:g}" in text
+
+
+# ------------------------------------------------------------------- what the result says
+
+# Side-3 games of tests/test_scoring.py. FIVE_AND_FIVE ends with a White and a Black
+# five-stone ribbon, White placing last (so Black gets the button by R6); MIXED with Black
+# {2, 1, 1} and White {2, 2, 1}, Black placing last (White gets the button).
+FIVE_AND_FIVE = ["A2", "C3", "E3", "B1", "C2", "B3", "D5", "C5", "E5", "E4"]
+MIXED = ["C4", "B2", "A3", "D3", "C5", "A1", "C1", "E5", "E3"]
+
+
+def final_status(moves, scoring, komi=0, match=None) -> list[str]:
+    game = Game.replay(GameConfig(side=3, scoring=scoring, komi=komi), moves)
+    assert game.is_over
+    return status_lines(game, match)
+
+
+def test_game_over_says_once_who_won_and_who_has_the_button():
+    lines = final_status(FIVE_AND_FIVE, "standard")
+    assert lines[0] == "game over: black wins (black 5.5, white 5); button: black, by R6 (white placed the last stone)"
+    assert lines[1] == "standard scoring (R6): black 5 stones + 0.5 button = 5.5; white 5 stones = 5"
+    assert sum(line.startswith("game over") for line in lines) == 1
+    taken = ["A2", "button", *FIVE_AND_FIVE[1:]]  # White takes the button on move 2 and keeps it
+    game = Game.replay(GameConfig(side=3), taken[:2])
+    assert "button: white" in status_lines(game)[0]
+    game = Game.replay(GameConfig(side=3, komi=1), taken)  # legality ignores colour: it ends as before
+    assert game.is_over and status_lines(game)[0].endswith("; button: white took it (move 2)")
+    quadratic = final_status(MIXED, "quadratic", komi=3)
+    assert quadratic[1] == ("quadratic scoring (R6): black ribbons 2, 1 x2 squared = 6; "
+                            "white ribbons 2 x2, 1 squared (9) + komi 3 + 0.5 button = 12.5")
+
+
+def test_longest_result_explains_cancelled_pairs_the_longest_left_and_komi():
+    # Two five-stone ribbons cancel; nothing is left, so the button decides (R6).
+    lines = final_status(FIVE_AND_FIVE, "longest")
+    assert lines[0].startswith("game over: black wins on the button (black 0, white 0); button: black, by R6")
+    assert lines[1:] == ["longest scoring (R6): black's ribbons 5; white's 5",
+                         "cancelled in equal pairs: 5; left: black none, white none",
+                         "no ribbon is left: the button holder, black, wins (R6)"]
+    # Komi 1 lengthens White's five to six: nothing cancels and White's six is longest.
+    lines = final_status(FIVE_AND_FIVE, "longest", komi=1)
+    assert lines[1:] == ["longest scoring (R6): black's ribbons 5; white's 5+1 komi",
+                         "no two ribbons of opposite colours have equal length: none cancel",
+                         "longest ribbon left: white's 6 (5 + komi 1), so white scores 6, the other 0"]
+    # Black {2, 1, 1} against White {2, 2, 1}: a pair of 2s and a pair of 1s cancel.
+    lines = final_status(MIXED, "longest")
+    assert lines[0].startswith("game over: white wins (black 0, white 2); button: white, by R6")
+    assert lines[1:] == ["longest scoring (R6): black's ribbons 2, 1 x2; white's 2 x2, 1",
+                         "cancelled in equal pairs: 2, 1; left: black 1, white 2",
+                         "longest ribbon left: white's 2, so white scores 2, the other 0"]
+
+
+@pytest.mark.parametrize("komi", [0, 2, 7])
+def test_longest_tally_agrees_with_the_engine(komi):
+    """Conformance: the explanation's verdict is the engine's score on random finished games."""
+    for seed in range(40):
+        double = seed % 4 == 0  # no komi, no button (R8): nothing left is a draw
+        config = GameConfig(side=4, scoring="longest", komi=0 if double else komi,
+                            game_type="double" if double else "komi")
+        game = list(random_positions(config, seed=seed))[-1]
+        tally = LongestTally.of(game)
+        scores = game.scores()
+        if tally.leader is None:
+            assert scores == {"black": 0.0, "white": 0.0}
+        else:
+            top = (tally.left_black if tally.leader == "black" else tally.left_white)[0]
+            assert scores[tally.leader] == top and game.winner == tally.leader
+        assert len(tally.black) + len(tally.white) == len(game.ribbons())
+        assert sorted(tally.cancelled * 2 + tally.left_black + tally.left_white) == sorted(
+            tally.black + ((tally.white[0] + tally.komi,) + tally.white[1:] if tally.white else ()))
+
+
+def test_status_follows_the_set_up_of_a_match():
+    """Before play (R7) the status names the set-up step, not a player to move; then the seats."""
+    match = Match(GameConfig(side=3))
+    assert status_lines(board_of(match), match)[0].startswith("set-up (R7): the first player chooses the komi")
+    match.apply("komi 7")
+    line = status_lines(match.game, match)[0]
+    assert line == "set-up (R7): komi 7 chosen; the second player chooses black or white"
+    assert "to move" not in render_ascii(match.game, match=match)
+    match.apply("colour black")
+    assert status_lines(match.game, match)[0].startswith("black (second player) to move")
+    no_komi = Match(GameConfig(side=3, game_type="no_komi"))
+    no_komi.apply("C3")
+    assert "'swap'" in status_lines(no_komi.game, no_komi)[0]
 
 
 # --------------------------------------------------------------------------------- SVG
@@ -196,10 +323,42 @@ def test_svg_cells_tile_the_hexagon_with_r1_adjacency():
 def test_svg_options_and_labels():
     game = Game(GameConfig(side=3))
     root = parse_svg(render_svg(game))
-    labels = {e.text for e in by_class(root, "coord")}
-    assert labels == {"1", "2", "3", "4", "5", "A", "B", "C", "D", "E"}
+    letters = sorted(e.text for e in by_class(root, "column"))
+    assert letters == sorted("ABCDE" * 2)  # each column labelled at both ends
+    assert sorted(e.text for e in by_class(root, "row")) == ["1", "2", "3", "3", "4", "5"]
+    assert len(by_class(root, "guide")) == len(letters)
     assert "black to move" in by_class(root, "caption")[0].text and len(by_class(root, "caption")) == 1
     bare = parse_svg(render_svg(game, coordinates=False, caption=False))
-    assert by_class(bare, "coord") == [] and by_class(bare, "caption") == []
+    assert by_class(bare, "coord") == [] and by_class(bare, "caption") == [] and by_class(bare, "guide") == []
     with pytest.raises(ValueError, match="cell_radius"):
         render_svg(game, cell_radius=0)
+
+
+@pytest.mark.parametrize("side", [2, 3, 6, 10])
+def test_every_cell_name_reads_off_the_svg(side):
+    """As on the ASCII board: from any cell, going along its column (A1 -> A2) either way
+    reaches the column's letter, and going along its row (A1 -> B1) reaches the row's number."""
+    root = parse_svg(render_svg(Game(GameConfig(side=side))))
+    centres = {}
+    for poly in by_class(root, "cell"):
+        pts = np.array([[float(v) for v in p.split(",")] for p in poly.get("points").split()])
+        centres[poly.get("data-cell")] = pts.mean(axis=0)
+    labels = [(e.text, np.array([float(e.get("x")), float(e.get("y"))])) for e in by_class(root, "coord")]
+    cells = np.array(list(centres.values()))
+
+    def label_along(p, step):
+        q = p
+        while True:
+            q = q + step
+            for text, at in labels:
+                if np.linalg.norm(at - q) < 0.5:
+                    return text
+            if np.min(np.linalg.norm(cells - q, axis=1)) > 0.5:
+                return None  # off the board without meeting a label
+
+    column = centres["A2"] - centres["A1"]
+    row = centres["B1"] - centres["A1"]
+    for name, p in centres.items():
+        assert label_along(p, column) == label_along(p, -column) == name[0], name
+        numbers = {t for t in (label_along(p, row), label_along(p, -row)) if t and t.isdigit()}
+        assert numbers == {name[1:]}, name  # a row meets a letter at the end without a number

@@ -15,6 +15,7 @@ import pytest
 from positions import random_position
 
 from catena_zero.config import Config, SearchConfig
+from catena_zero.evaluation import Evaluation
 from catena_zero.game import BLACK, WHITE, Game, GameConfig
 from catena_zero.game.vec_env import VecEnv
 from catena_zero.search import (
@@ -30,6 +31,7 @@ from catena_zero.search import (
 from catena_zero.bot.search_player import SearchPlayer, build_mcts_player, build_net_player
 from catena_zero.search.gumbel import considered_visits_sequence
 from catena_zero.search.puct import dirichlet_noise
+from catena_zero.search.utility import Utility, score_utility_unit
 from catena_zero.search.solver import LOSS
 
 # Positions with exactly one winning move for the player to move (found with the solver).
@@ -84,16 +86,18 @@ def test_backup_flips_sign_only_when_the_mover_changes():
 
     def add(parent, action, player):
         return tree.add_nodes(game, np.array([parent]), np.array([action]), np.array([player]),
-                              np.array([False]), np.zeros(1), np.zeros(1), priors, legal)[0]
+                              np.array([False]), np.zeros(1), np.zeros(1), np.zeros(1), priors, legal)[0]
 
     add(-1, 0, BLACK)
     first = add(ROOT, 4, BLACK)
     second = add(first, 7, WHITE)
-    tree.backup(game, np.array([second]), np.array([1.0]), np.array([3.0]))  # White wins by 3
+    tree.backup(game, np.array([second]), np.array([1.0]), np.array([3.0]), np.array([1.5]))  # White wins by 3
     assert tree.value_sum[0, second] == 1.0 and tree.score_sum[0, second] == 3.0
     assert tree.value_sum[0, first] == -1.0 and tree.score_sum[0, first] == -3.0
     assert tree.value_sum[0, ROOT] == -1.0  # same mover as node 1: no second flip
-    assert tree.child_value[0, first, 7] == -1.0 and tree.child_value[0, ROOT, 4] == -1.0
+    assert tree.utility_sum[0, second] == 1.5 and tree.utility_sum[0, first] == -1.5
+    assert tree.utility_sum[0, ROOT] == -1.5
+    assert tree.child_q[0, first, 7] == -1.5 and tree.child_q[0, ROOT, 4] == -1.5
     assert tree.visits[0, [ROOT, first, second]].tolist() == [1, 1, 1]
     assert tree.children[0, ROOT, 4] == first and tree.children[0, first, 7] == second
     assert tree.children[0, ROOT, 5] == UNVISITED
@@ -114,12 +118,14 @@ def test_root_edge_values_are_the_exact_move_values(config, moves):
     game = Game.replay(config, moves)
     solution = Solver().solve(game)
     num_legal = len(solution.move_values)
-    search = SearchConfig(algorithm="gumbel", num_simulations=num_legal, gumbel_num_considered=num_legal)
+    search = SearchConfig(
+        algorithm="gumbel", num_simulations=num_legal, gumbel_num_considered=num_legal, score_utility_weight=0.0
+    )
     mcts = MCTS(env, SolverEvaluator(env), search)
     out = mcts.run(env.from_games([game]), np.random.default_rng(0), add_noise=False)
     legal = env.legal_actions(env.from_games([game]))[0]
     assert (out.visits[0][legal] == 1).all() and out.visits[0].sum() == num_legal
-    q = mcts.tree.child_value[0, ROOT]
+    q = mcts.tree.child_q[0, ROOT]  # win/loss only: Q is the exact value
     assert {env.spec.action_name(a): int(q[a]) for a in np.flatnonzero(legal)} == solution.move_values
     assert env.spec.action_name(out.action[0]) in solution.best_moves
 
@@ -138,7 +144,7 @@ def test_plays_the_only_winning_move_with_rollouts(algorithm, config, moves):
     solution = Solver().solve(Game.replay(config, moves))
     assert solution.best_moves == (env.spec.action_name(out.action[0]),)
     a = out.action[0]
-    assert mcts.tree.child_value[0, ROOT, a] > 0  # the search sees it winning
+    assert mcts.tree.child_q[0, ROOT, a] > 0  # the search sees it winning
 
 
 def test_avoids_the_losing_button_on_the_empty_side2_board():
@@ -288,16 +294,41 @@ def test_dirichlet_noise_is_a_distribution_over_the_legal_actions():
 
 
 def test_puct_samples_moves_in_self_play_only():
-    """Temperature sampling in the opening with noise; the most visited move without."""
+    """Temperature sampling in the opening with noise; the most visited move without (an evaluator
+    without ties, so that every seed gives the same most visited move)."""
     env = VecEnv(GameConfig(side=6))
     config = SearchConfig(algorithm="puct", num_simulations=32, tree_reuse=False)
-    mcts = MCTS(env, UniformEvaluator(env), config)
+    mcts = MCTS(env, HashedEvaluator(env), config)
     chosen = {int(mcts.run(env.reset(1), np.random.default_rng(seed), add_noise=True).action[0]) for seed in range(6)}
     assert len(chosen) > 1
     greedy = [mcts.run(env.reset(1), np.random.default_rng(seed), add_noise=False) for seed in range(3)]
     for out in greedy:
         assert out.action[0] == greedy[0].action[0] and out.visits[0, out.action[0]] == out.visits[0].max()
         np.testing.assert_allclose(out.policy[0], out.visits[0] / out.visits[0].sum(), rtol=1e-6)
+
+
+# ---------------------------------------------------------------------------------- random ties
+
+
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+def test_equal_priors_are_tied_at_random_and_the_seed_decides(algorithm):
+    """Uniform priors, no noise, side 4 (38 actions). Gumbel considers 16 of them: before, always the
+    first 16 in index order, so the centre D4 was never visited. Now each game's considered set is
+    a uniform random subset: over 400 games every action is considered in about 16/38 of them.
+    PUCT's first visits and its final choice among equally visited moves are random too; the
+    same seed gives the same search."""
+    env = VecEnv(GameConfig(side=4))
+    config = SearchConfig(algorithm=algorithm, num_simulations=16, tree_reuse=False)
+    mcts = MCTS(env, UniformEvaluator(env), config)
+    out = mcts.run(env.reset(400), np.random.default_rng(14), add_noise=False)
+    visited = (out.visits > 0).mean(axis=0)  # [A] share of the games that visited each action
+    assert visited.min() > 0.2 and visited.max() < 0.65  # binomial(400, 16/38): mean 0.42, sd 0.025
+    assert visited[env.spec.cell("D4")] > 0.2
+    chosen = np.bincount(out.action, minlength=env.num_actions)
+    assert (chosen > 0).sum() > 30  # the moves themselves vary from game to game
+    again = mcts.run(env.reset(400), np.random.default_rng(14), add_noise=False)
+    np.testing.assert_array_equal(again.action, out.action)
+    np.testing.assert_array_equal(again.visits, out.visits)
 
 
 # -------------------------------------------------------------------------------------- Gumbel
@@ -338,6 +369,214 @@ def test_gumbel_policy_improves_on_the_prior_with_few_simulations(config, moves)
         assert out.visits[0].sum() == simulations
 
 
+# ------------------------------------------------------------------------------ score utility
+
+
+def test_score_utility_by_hand():
+    """u = v + w (2/pi) arctan(s / (scale * unit)): half the weight at s = scale * unit, where
+    unit = sqrt(cells) (91 cells on side 6), or cells under quadratic scoring; odd in s."""
+    side6 = Utility(0.1, 2.0, GameConfig(side=6))
+    assert score_utility_unit(GameConfig(side=6)) == pytest.approx(91**0.5)
+    assert score_utility_unit(GameConfig(side=6, scoring="quadratic")) == 91.0
+    points = 2.0 * 91**0.5
+    np.testing.assert_allclose(side6(np.array([1.0, -1.0, 0.0]), np.array([points, -points, 0.0])), [1.05, -1.05, 0.0], rtol=1e-6)
+    huge = side6(np.array([1.0]), np.array([1e9]))[0]
+    assert 1.0999 < huge <= 1.1  # the score term never exceeds the weight
+    assert Utility(0.0, 2.0, GameConfig(side=6))(np.array([0.5]), np.array([30.0]))[0] == 0.5
+
+
+# Side 3, komi 0, White to move: C4 and D5 both end the game in White's favour, by 2.5 and 6.5.
+TWO_WINS = ["B3", "E5", "D3", "E4", "A3", "D2", "button", "A1", "C1", "C5", "B1"]
+
+
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+def test_with_score_utility_the_search_takes_the_bigger_win(algorithm):
+    env = VecEnv(KOMI3)
+    game = Game.replay(KOMI3, TWO_WINS)
+    outcomes = {}
+    for move in game.legal_moves():
+        child = game.copy()
+        child.play(move)
+        scores = child.scores()
+        outcomes[move] = (child.is_over, child.result_value(game.to_move), scores["white"] - scores["black"])
+    assert outcomes == {"C4": (True, 1.0, 2.5), "D5": (True, 1.0, 6.5)}
+    c4, d5 = env.spec.cell("C4"), env.spec.cell("D5")
+    rng = np.random.default_rng(13)
+    for weight in (0.0, 0.1):
+        config = SearchConfig(algorithm=algorithm, num_simulations=8, score_utility_weight=weight)
+        mcts = MCTS(env, UniformEvaluator(env), config)
+        out = mcts.run(states(env, TWO_WINS), rng, add_noise=False)
+        q = mcts.tree.child_q[0, ROOT]
+        assert out.value[0] == pytest.approx(1.0 * (out.visits[0].sum()) / (out.visits[0].sum() + 1))  # win value
+        if weight == 0.0:
+            assert q[c4] == q[d5] == 1.0  # the win value alone cannot tell them apart
+        else:
+            assert q[d5] > q[c4] > 1.0
+            assert out.action[0] == d5
+
+
+def test_score_utility_steers_search_by_the_evaluators_score():
+    """Every reply loses for the opponent (value -1) by an evaluator margin that is largest after
+    the centre cell: with score utility the Gumbel search plays the centre."""
+    env = VecEnv(GameConfig(side=4))
+    centre = env.spec.cell("D4")
+    margin = np.arange(env.num_actions) % 7
+    margin[centre] = 20
+
+    class Margins(UniformEvaluator):
+        def __call__(self, state):
+            evaluation = super().__call__(state)
+            last = state.history[np.arange(state.batch_size), np.maximum(state.move_number - 1, 0)]
+            started = state.move_number > 0
+            return dataclasses.replace(
+                evaluation,
+                value=np.where(started, -1.0, 0.0).astype(np.float32),
+                score=np.where(started, -margin[last], 0.0).astype(np.float32),  # the child's mover loses by it
+            )
+
+    legal = env.num_actions  # every action is legal on the empty komi board, the button included
+    config = SearchConfig(num_simulations=2 * legal, gumbel_num_considered=legal)
+    out = MCTS(env, Margins(env), config).run(env.reset(1), np.random.default_rng(0), add_noise=False)
+    assert out.action[0] == centre
+
+
+# -------------------------------------------------------------------------- per-call budgets
+
+
+class HashedEvaluator:
+    """A deterministic evaluator without ties: priors and values are fixed functions of the position
+    (random weights drawn once), so searches of the same position agree wherever they run."""
+
+    def __init__(self, env: VecEnv, seed: int = 0):
+        weights = np.random.default_rng(seed)
+        self.env = env
+        self.policy_weights = weights.normal(size=(3, env.num_actions))  # per colour code to move
+        self.value_weights = weights.normal(size=(3, env.spec.num_cells)) / 4
+
+    def __call__(self, state):
+        legal = self.env.legal_actions(state)
+        board, mover = state.board, state.to_move.astype(np.int64)
+        logits = self.policy_weights[mover] + 0.1 * np.pad(board, ((0, 0), (0, 1)))
+        priors = np.where(legal, np.exp(logits), 0.0)
+        priors /= np.maximum(priors.sum(axis=1, keepdims=True), 1e-30)
+        value = np.tanh((self.value_weights[board.astype(np.int64), np.arange(board.shape[1])]).sum(axis=1))
+        return Evaluation(priors=priors.astype(np.float32), value=value.astype(np.float32),
+                          score=(10 * value).astype(np.float32))
+
+
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+def test_per_game_budgets_in_one_call_equal_separate_searches(algorithm):
+    """Games with budgets 5, 24 and 60 searched in one call get exactly what each gets alone."""
+    env = VecEnv(GameConfig(side=4))
+    rng = np.random.default_rng(11)
+    games = [random_position(env.config, plies, rng) for plies in (0, 3, 6)]
+    budget = np.array([5, 24, 60])
+    config = SearchConfig(algorithm=algorithm, num_simulations=8, tree_reuse=False)
+    counter = CountingEvaluator(HashedEvaluator(env))
+    together = MCTS(env, counter, config).run(env.from_games(games), rng, add_noise=False, num_simulations=budget)
+    assert (together.visits.sum(axis=1) == budget).all()
+    # The roots, then one call per simulation round over the games whose budget is not spent.
+    assert counter.batch_sizes == [3] * 6 + [2] * 19 + [1] * 36
+    for i, game in enumerate(games):
+        alone = MCTS(env, HashedEvaluator(env), config).run(
+            env.from_games([game]), rng, add_noise=False, num_simulations=int(budget[i])
+        )
+        assert alone.action[0] == together.action[i]
+        np.testing.assert_array_equal(alone.visits[0], together.visits[i])
+        np.testing.assert_allclose(alone.policy[0], together.policy[i], rtol=1e-5, atol=1e-7)
+        np.testing.assert_allclose(alone.value[0], together.value[i], rtol=1e-5)
+
+
+def test_gumbel_follows_the_halving_schedule_of_each_games_budget():
+    env = VecEnv(GameConfig(side=6))
+    budget = np.array([8, 20, 50, 33])
+    config = SearchConfig(num_simulations=16, gumbel_num_considered=8)
+    out = MCTS(env, UniformEvaluator(env), config).run(
+        env.reset(4), np.random.default_rng(0), add_noise=True, num_simulations=budget
+    )
+    for row, simulations in zip(out.visits, budget):
+        sequence = considered_visits_sequence(8, int(simulations))
+        counts = range(max(sequence) + 1)
+        assert [(row > v).sum() for v in counts] == [sequence.count(v) for v in counts]
+
+
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+def test_the_tree_grows_for_a_larger_budget(algorithm):
+    """A search configured for 8 simulations takes 100, then 300 on the kept tree: no 'tree is full'."""
+    env = VecEnv(GameConfig(side=4))
+    mcts = MCTS(env, UniformEvaluator(env), SearchConfig(algorithm=algorithm, num_simulations=8))
+    rng = np.random.default_rng(12)
+    state = env.reset(2)
+    first = mcts.run(state, rng, add_noise=True, num_simulations=100)
+    assert (first.visits.sum(axis=1) == 100).all() and mcts.tree.capacity >= 101
+    kept = mcts.tree.visits[:, ROOT].copy()
+    second = mcts.run(state, rng, add_noise=True, num_simulations=np.array([300, 3]))
+    assert mcts.tree.visits[:, ROOT].tolist() == (kept + [300, 3]).tolist()  # the whole tree was kept
+    assert second.visits.sum(axis=1).tolist() == (kept - 1 + [300, 3]).tolist()
+    assert_tree_consistent(env, mcts.tree)
+    env.step(state, second.action)
+    mcts.run(state, rng, add_noise=True, num_simulations=500)
+    assert_tree_consistent(env, mcts.tree)
+
+
+@pytest.mark.parametrize("bad", [0, np.array([4, 0]), np.array([4, 4, 4]), 2.5, np.array([1.0, 2.0])])
+def test_bad_budgets_are_rejected(bad):
+    env = VecEnv(GameConfig(side=3))
+    with pytest.raises(ValueError, match="num_simulations"):
+        MCTS(env, UniformEvaluator(env), SearchConfig()).run(
+            env.reset(2), np.random.default_rng(0), add_noise=False, num_simulations=bad
+        )
+
+
+class FakeClock:
+    """Stands in for the ``time`` module in search/mcts.py: every reading advances by ``tick`` s."""
+
+    def __init__(self, tick: float):
+        self.now, self.tick = 0.0, tick
+
+    def perf_counter(self) -> float:
+        self.now += self.tick
+        return self.now
+
+
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+def test_a_time_limit_stops_the_search(algorithm, monkeypatch):
+    """With a clock that reads 10 ms more at every look (once per simulation), a 1 s limit on a
+    budget of a million gives 100 simulations per game; Gumbel fixes its budget after its 4
+    warm-up simulations and follows the halving schedule of exactly that budget."""
+    import catena_zero.search.mcts as mcts_module
+
+    monkeypatch.setattr(mcts_module, "time", FakeClock(0.01))
+    env = VecEnv(GameConfig(side=4))
+    mcts = MCTS(env, UniformEvaluator(env), SearchConfig(algorithm=algorithm, gumbel_num_considered=4))
+    state = env.reset(2)
+    out = mcts.run(state, np.random.default_rng(0), add_noise=True, num_simulations=1_000_000, seconds=1.0)
+    assert out.visits.sum(axis=1).tolist() == [100, 100]
+    assert mcts.tree.capacity < 1000  # sized for what was searched, not for the maximum
+    if algorithm == "gumbel":
+        sequence = considered_visits_sequence(4, 100)
+        for row in out.visits:
+            assert [(row > v).sum() for v in range(max(sequence) + 1)] == [
+                sequence.count(v) for v in range(max(sequence) + 1)
+            ]
+    # A smaller budget than the time allows is kept.
+    mcts.reset()
+    out = mcts.run(state, np.random.default_rng(0), add_noise=True, num_simulations=np.array([7, 30]), seconds=1.0)
+    assert out.visits.sum(axis=1).tolist() == [7, 30]
+    with pytest.raises(ValueError, match="seconds"):
+        mcts.run(state, np.random.default_rng(0), add_noise=True, seconds=0)
+
+
+def test_a_time_limit_holds_on_the_real_clock():
+    import time
+
+    env = VecEnv(GameConfig(side=4))
+    mcts = MCTS(env, UniformEvaluator(env), SearchConfig())
+    start = time.perf_counter()
+    out = mcts.run(env.reset(1), np.random.default_rng(0), add_noise=False, num_simulations=10**7, seconds=0.2)
+    assert time.perf_counter() - start < 3.0 and 1 <= out.visits.sum() < 10**7
+
+
 # ----------------------------------------------------------------------------------- tree reuse
 
 
@@ -356,6 +595,7 @@ def test_tree_reuse_keeps_the_subtree_statistics(algorithm):
     kept_value = old.value_sum[games, child]
     kept_edges = old.child_visits[games, child]  # [3, A]
     grandchild = old.children[games, child, kept_edges.argmax(axis=1)]
+    grandchild_visits = old.visits[games, grandchild]  # a copy: the next search re-roots in place
 
     env.step(state, first.action)
     second = mcts.run(state, rng, add_noise=False)
@@ -365,7 +605,8 @@ def test_tree_reuse_keeps_the_subtree_statistics(algorithm):
     assert (second.visits.sum(axis=1) == kept_edges.sum(axis=1) + 48).all()
     assert (second.visits >= kept_edges).all()
     # The kept statistics are the old ones plus this search's visits through them.
-    assert (tree.visits[games, new_child] >= old.visits[games, grandchild]).all()
+    assert (new_child != UNVISITED).all()
+    assert (tree.visits[games, new_child] >= grandchild_visits).all()
     assert np.isfinite(kept_value).all()
 
 
@@ -396,7 +637,8 @@ def test_tree_reuse_follows_the_moves_played_and_ignores_other_games():
 def assert_tree_consistent(env: VecEnv, tree: Tree, games=None) -> None:
     """Every node's stored state is its parent's after its action, and the statistics add up:
     N(s) = 1 + sum_a N(s, a) (the node's own evaluation is its first visit), each edge's visits
-    and Q are its child's, seen by the parent's mover (sign flipped iff the mover changes)."""
+    and Q (mean utility) are its child's, seen by the parent's mover (sign flipped iff the mover
+    changes)."""
     for b in range(tree.batch_size) if games is None else games:
         count = tree.num_nodes[b]
         slots = tree.slot(np.full(count, b), np.arange(count))
@@ -412,7 +654,7 @@ def assert_tree_consistent(env: VecEnv, tree: Tree, games=None) -> None:
             assert tree.child_visits[b, p, a] == tree.visits[b, n]
             sign = 1.0 if tree.player[b, p] == tree.player[b, n] else -1.0
             np.testing.assert_allclose(
-                tree.child_value[b, p, a], sign * tree.value_sum[b, n] / tree.visits[b, n], atol=1e-5
+                tree.child_q[b, p, a], sign * tree.utility_sum[b, n] / tree.visits[b, n], atol=1e-5
             )
         running = ~tree.terminal[b, :count]
         assert (tree.visits[b, :count][running] == 1 + tree.child_visits[b, :count][running].sum(axis=1)).all()

@@ -35,11 +35,15 @@ Set-up choices (R7) read the value and score heads directly, one batched network
 - Swap (second player, no_komi, after Black's opening stone): take over Black if the position is
   better for Black than for White by the same (value, score) order.
 
-Time limits. ``seconds`` turns into a simulation count per move: the bot keeps an estimate of its
-own simulations per second for each rule set (measured on a short probe search the first time,
-then on every search), and runs one search of ``rate * seconds`` simulations, so the search keeps
-its Gumbel sequential-halving schedule (which needs the budget up front). Plug point: when MCTS
-gains per-call budgets or a time limit of its own, ``_Searcher.run`` is the one place to use them.
+Time limits. With ``seconds`` the search runs until the time is up (``MCTS.run(seconds=...)``:
+under Gumbel it fixes its budget, and so its sequential-halving schedule, from its measured speed
+after the first simulations). Moves under a time limit depend on the machine's speed, so they are
+reproducible only with a simulation count.
+
+Threads. At batch 1 a small network gains little from several torch threads on a CPU, and loses
+badly when the cores are shared (measured: ``scripts/bench_bot.py``); the commands that run a bot
+set one thread (``--threads``). Programs using ``Bot`` choose for themselves
+(``torch.set_num_threads`` is process-wide, so the Bot does not touch it).
 """
 
 from __future__ import annotations
@@ -69,7 +73,6 @@ if TYPE_CHECKING:
     from ..game.match import Match
 
 VALUE_RESOLUTION = 0.01  # values closer than this are "equal" in the set-up choices (see above)
-PROBE_SIMULATIONS = 8  # first search under a time limit, to measure the simulation rate
 MAX_SIMULATIONS = 100_000  # cap of a time-limited search (tree memory grows with simulations)
 
 
@@ -160,29 +163,32 @@ def better_than_even(value: float, score: float) -> bool:
 
 
 class _Searcher:
-    """Search of one rule set: its environment, the network's evaluator and MCTS instances."""
+    """Search of one rule set: its environment, the network's evaluator and one MCTS.
+
+    The one place that calls MCTS: ``run`` passes this move's budget, a simulation count or a
+    wall-clock limit (``MCTS.run(num_simulations=..., seconds=...)``).
+    """
 
     def __init__(self, rules: RuleSet, evaluator_factory, config: SearchConfig) -> None:
         self.env = VecEnv(GameConfig(side=rules.side, game_type=rules.game_type, scoring=rules.scoring))
         self.evaluator = evaluator_factory(self.env)
         self.evaluator(self.env.reset(1))  # warm-up: the first forward pass is slow (allocations, kernels)
-        # A fresh tree per move (no reuse): the move then depends on the position alone.
-        self.config = dataclasses.replace(config, tree_reuse=False)
-        self._mcts: Optional[MCTS] = None  # the last one, kept for its allocated tree arrays
-        self.rate: Optional[float] = None  # simulations per second, measured
+        # A fresh tree per move (no reuse): the move then depends on the position alone. The MCTS
+        # keeps its tree arrays from move to move, which saves allocating them.
+        self.mcts = MCTS(self.env, self.evaluator, dataclasses.replace(config, tree_reuse=False))
 
-    def run(self, state: EnvState, rng: np.random.Generator, simulations: int) -> tuple[SearchOutput, MCTS]:
-        """One search of ``simulations`` simulations on a batch of one game (no noise)."""
-        mcts = self._mcts
-        if mcts is None or mcts.config.num_simulations != simulations:
-            mcts = MCTS(self.env, self.evaluator, dataclasses.replace(self.config, num_simulations=simulations))
-            self._mcts = mcts
-        start = time.perf_counter()
-        output = mcts.run(state, rng, add_noise=False)
-        elapsed = max(time.perf_counter() - start, 1e-6)
-        rate = simulations / elapsed
-        self.rate = rate if self.rate is None else 0.5 * (self.rate + rate)
-        return output, mcts
+    def run(self, state: EnvState, rng: np.random.Generator, simulations: Optional[int],
+            seconds: Optional[float]) -> tuple[SearchOutput, int]:
+        """One search of a batch of one game (no noise); returns it and the simulations it ran.
+
+        Under a time limit the search runs until ``seconds`` are up, at most MAX_SIMULATIONS.
+        """
+        if seconds is not None:
+            output = self.mcts.run(state, rng, add_noise=False, num_simulations=MAX_SIMULATIONS, seconds=seconds)
+        else:
+            output = self.mcts.run(state, rng, add_noise=False, num_simulations=simulations)
+        # Every simulation passes through one root action (the tree was fresh).
+        return output, int(output.visits[0].sum())
 
 
 class Bot:
@@ -280,11 +286,12 @@ class Bot:
 
     def supports(self, config: GameConfig) -> bool:
         """Whether it was trained for ``config``'s side, game type and scoring (any komi)."""
-        return any(rules.covers(config) for rules in self.trained_for)
-
-    def _check(self, config: GameConfig) -> RuleSet:
         if not isinstance(config, GameConfig):
             raise ValueError(f"expected a GameConfig, got {type(config).__name__}")
+        return any(rules.covers(config) for rules in self.trained_for)
+
+    def check_supported(self, config: GameConfig) -> RuleSet:
+        """``config``'s rule set if ``supports(config)``, else ``UnsupportedGame`` naming what it plays."""
         if not self.supports(config):
             trained = ", ".join(str(r) for r in self.trained_for)
             raise UnsupportedGame(
@@ -299,34 +306,25 @@ class Bot:
             self._searchers[rules] = searcher
         return searcher
 
-    def _rng(self, game: Game) -> np.random.Generator:
-        """A generator determined by the bot's seed and the position (options, komi, moves)."""
+    def position_rng(self, game: Game) -> np.random.Generator:
+        """The generator of the search of ``game``: determined by the bot's seed and the position
+        (options, komi, moves), so a position's move does not depend on what was searched before."""
         c = game.config
         entropy = [self.seed, c.side, GAME_TYPES.index(c.game_type), SCORINGS.index(c.scoring), c.komi,
                    game.move_number, *game.actions]
         return np.random.default_rng(np.random.SeedSequence(entropy))
 
-    def _budget(self, searcher: _Searcher, state: EnvState, rng: np.random.Generator, start: float) -> int:
-        """Simulations for this move: the count given, or what fits in the rest of the time limit."""
-        if self.seconds is None:
-            return int(self.simulations)
-        if searcher.rate is None:
-            searcher.run(state, rng, PROBE_SIMULATIONS)  # measures the rate (its time counts too)
-        left = self.seconds - (time.perf_counter() - start)
-        return int(min(MAX_SIMULATIONS, max(1, searcher.rate * left)))
-
-    def _search(self, game: Game) -> tuple[SearchOutput, MCTS, _Searcher, int, float]:
+    def _search(self, game: Game) -> tuple[SearchOutput, _Searcher, int, float]:
         if not isinstance(game, Game):
             raise ValueError(f"expected a catena_zero.game.Game, got {type(game).__name__}")
-        rules = self._check(game.config)
+        rules = self.check_supported(game.config)
         if game.is_over:
             raise ValueError("the game is over: there is no move to choose")
         searcher = self._searcher(rules)
         state = searcher.env.from_games([game])
         start = time.perf_counter()
-        simulations = self._budget(searcher, state, self._rng(game), start)
-        output, mcts = searcher.run(state, self._rng(game), simulations)
-        return output, mcts, searcher, simulations, time.perf_counter() - start
+        output, simulations = searcher.run(state, self.position_rng(game), self.simulations, self.seconds)
+        return output, searcher, simulations, time.perf_counter() - start
 
     # -- playing -----------------------------------------------------------------------------------
 
@@ -334,56 +332,68 @@ class Bot:
         """Its move for the player to move in ``game``, in R10 notation ("D5" or "button")."""
         with self._lock:
             if isinstance(game, Game) and not game.is_over:
-                self._check(game.config)
+                self.check_supported(game.config)
                 legal = game.legal_moves()
                 if len(legal) == 1:  # nothing to think about
                     return legal[0]
-            output, _, searcher, _, _ = self._search(game)
+            output, searcher, _, _ = self._search(game)
             return searcher.env.spec.action_name(int(output.action[0]))
 
     def analyze(self, game: Game, top: int = 10) -> Analysis:
         """The search's view of ``game``: value, score, and its ``top`` most visited moves."""
         with self._lock:
-            output, mcts, searcher, simulations, seconds = self._search(game)
-            tree = mcts.tree
+            output, searcher, simulations, seconds = self._search(game)
+            tree = searcher.mcts.tree
             spec = searcher.env.spec
             visits = tree.child_visits[0, ROOT]
             best = int(output.action[0])
+            value, score = self._child_means(tree)
             # The move it plays first, then by visits and value (Gumbel's winner is among the most
             # visited, but need not have the highest mean value).
-            ranked = np.lexsort((-tree.child_value[0, ROOT], -visits, np.arange(visits.size) != best))
-            order = [a for a in ranked if visits[a] > 0][:top]
-            moves = []
-            for a in order:
-                child = tree.children[0, ROOT, a]
-                score = float("nan")
-                if child != UNVISITED and tree.visits[0, child] > 0:
-                    score = float(tree.score_sum[0, child] / tree.visits[0, child])
-                    if tree.player[0, child] != tree.player[0, ROOT]:
-                        score = -score  # the child's values are for its own player to move
-                moves.append(MoveAnalysis(
+            ranked = np.lexsort((-np.nan_to_num(value, nan=-2.0), -visits, np.arange(visits.size) != best))
+            moves = tuple(
+                MoveAnalysis(
                     move=spec.action_name(int(a)),
                     visits=int(visits[a]),
-                    value=float(tree.child_value[0, ROOT, a]),
-                    score=score,
+                    value=float(value[a]),
+                    score=float(score[a]),
                     prior=float(tree.priors[0, ROOT, a]),
-                ))
+                )
+                for a in [a for a in ranked if visits[a] > 0][:top]
+            )
             return Analysis(
                 to_move=game.to_move,
                 value=float(output.value[0]),
                 score=float(output.score[0]),
                 best=spec.action_name(best),
-                moves=tuple(moves),
+                moves=moves,
                 simulations=simulations,
                 seconds=seconds,
                 net_value=float(tree.raw_value[0, ROOT]),
                 net_score=float(tree.raw_score[0, ROOT]),
             )
 
+    @staticmethod
+    def _child_means(tree) -> tuple[np.ndarray, np.ndarray]:
+        """[A] mean win value and score margin after each root action, root mover's view (NaN if unvisited).
+
+        Read from the child nodes (the edges hold the search's utility, not the win value): a child's
+        values are for its own player to move, so they flip where that is the other player.
+        """
+        children = tree.children[0, ROOT].astype(np.int64)  # [A]
+        exists = children != UNVISITED
+        node = np.where(exists, children, 0)
+        visits = np.where(exists, tree.visits[0, node], 0)
+        sign = np.where(tree.player[0, node] == tree.player[0, ROOT], 1.0, -1.0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            value = np.where(visits > 0, sign * tree.value_sum[0, node] / visits, np.nan)
+            score = np.where(visits > 0, sign * tree.score_sum[0, node] / visits, np.nan)
+        return value, score
+
     def evaluate(self, game: Game) -> tuple[float, float]:
         """The network's (value, score margin) of ``game`` for the player to move, without search."""
         with self._lock:
-            rules = self._check(game.config)
+            rules = self.check_supported(game.config)
             searcher = self._searcher(rules)
             evaluation = searcher.evaluator(searcher.env.from_games([game]))
             return float(evaluation.value[0]), float(evaluation.score[0])
@@ -395,7 +405,7 @@ class Bot:
         with self._lock:
             if isinstance(config, GameConfig) and config.game_type != "komi":
                 raise ValueError(f"komi is chosen only under game type komi (R7), not {config.game_type!r}")
-            rules = self._check(config)
+            rules = self.check_supported(config)
             searcher = self._searcher(rules)
             komis, value, score = komi_curve_of(searcher.evaluator, searcher.env)
             return KomiCurve(
@@ -451,3 +461,23 @@ class Bot:
     def __repr__(self) -> str:
         budget = f"{self.seconds:g} s" if self.seconds is not None else f"{self.simulations} simulations"
         return f"Bot({self.name}, {budget}, {', '.join(str(r) for r in self.trained_for)})"
+
+
+def komi_table(curve: KomiCurve, around: Optional[int] = 5) -> str:
+    """The komi curve as a text table, the fair komi marked; only komis within ``around`` of it
+    (every komi when ``around`` is None). The first player's value at komi k is -|V(k)| (R7)."""
+    fair = curve.fair_komi
+    rules = curve.rules
+    lines = [
+        f"fair komi {fair} for side {rules.side}, {rules.scoring} scoring (game type komi, R7), "
+        f"by the bot's value and score heads on the empty board",
+        f"  {'komi':>5}  {'black value':>11}  {'black score':>11}  {'first player':>12}",
+    ]
+    for komi, value, score in zip(curve.komis, curve.black_value, curve.black_score):
+        if around is not None and abs(komi - fair) > around:
+            continue
+        mark = ">" if komi == fair else " "
+        lines.append(f"{mark} {komi:>5}  {value:>+11.3f}  {score:>+11.2f}  {-abs(value):>+12.3f}")
+    lines.append("black value / score: Black to move on the empty board (value in [-1, 1], score margin "
+                 "in points); first player: -|black value|, what the second player's best colour leaves them")
+    return "\n".join(lines) + "\n"

@@ -118,18 +118,12 @@ class BotFile:
 
 
 def trained_for_from_config(config: Config) -> tuple[RuleSet, ...]:
-    """The rule sets a run's config trains on: ``config.game``, widened by a self-play section.
-
-    A ``selfplay`` section (the training issue's) may name the rules it draws per game, either as a
-    list of rule sets (``rules``: entries with side, game_type, scoring) or as lists per option
-    (``sides``, ``game_types``, ``scorings``; each missing one is ``config.game``'s value), whose
-    combinations are all trained. Without such fields it is ``config.game``'s rule set alone.
+    """The rule sets a run's config trains on: every combination of ``selfplay.sides``,
+    ``selfplay.game_types`` and ``selfplay.scorings`` (an empty list means ``config.game``'s value),
+    as self-play draws them (``selfplay/play.py``, ``rule_sets``), ``config.game``'s own first.
     """
     game = config.game
     selfplay = getattr(config, "selfplay", None)
-    entries = getattr(selfplay, "rules", None)
-    if entries:
-        return _unique(_rule_set(entry) for entry in entries)
     sides = getattr(selfplay, "sides", None) or (game.side,)
     game_types = getattr(selfplay, "game_types", None) or (game.game_type,)
     scorings = getattr(selfplay, "scorings", None) or (game.scoring,)

@@ -106,6 +106,8 @@ def _build_random(arg: str | None, config: "Config") -> Player:
 
 
 def _build_mcts(arg: str | None, config: "Config") -> Player:
+    if arg is None:
+        raise ValueError("player kind 'mcts' needs a simulation count: write mcts:K, as in mcts:200")
     from .search_player import build_mcts_player  # the search stack is imported only when asked for
 
     return build_mcts_player(arg, config)

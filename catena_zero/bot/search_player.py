@@ -5,7 +5,8 @@ Shape legend: A actions (N cells + button); the search runs on a batch of one ga
 Two kinds, built from the project ``Config`` by builders with the ``PlayerBuilder`` signature
 ``(arg, config) -> Player`` that the player factory registers:
 - ``mcts:K`` (``build_mcts_player``): the classic UCT baseline, PUCT with uniform priors and
-  random-rollout values (``RolloutEvaluator``), K simulations per move;
+  random-rollout values (``RolloutEvaluator``, win/loss only: no score utility), K simulations
+  per move;
 - ``net`` (``build_net_player``): the network (``NetEvaluator``) through the configured search
   (``config.search``); an untrained ``model_from_config(config.net)`` until checkpoints exist.
 The player keeps its search tree between moves when ``search.tree_reuse`` is on: the next call
@@ -64,7 +65,8 @@ def build_mcts_player(arg: str | None, config: Config) -> SearchPlayer:
     """``mcts:K``: the rollout baseline with K simulations per move (PUCT, config.search otherwise)."""
     if arg is None or not arg.isdigit() or int(arg) < 1:
         raise ValueError(f"player kind 'mcts' needs a positive simulation count, as in 'mcts:64'; got {arg!r}")
-    search = dataclasses.replace(config.search, algorithm="puct", num_simulations=int(arg))
+    # Classic UCT maximises the rollouts' win rate only: no score utility.
+    search = dataclasses.replace(config.search, algorithm="puct", num_simulations=int(arg), score_utility_weight=0.0)
     return rollout_player(config.game, search, np.random.default_rng(config.seed))
 
 

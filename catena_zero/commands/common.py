@@ -1,11 +1,14 @@
-"""What several commands share: the user-error type, game-option flags, and one-line descriptions."""
+"""What several commands share: the user-error type, game-option flags, where messages go, and
+one-line descriptions."""
 
 from __future__ import annotations
 
 import argparse
-from typing import Optional
+import sys
+from typing import Optional, TextIO
 
 from ..config import Config, config_from_dict, load_config
+from ..fileio import writes_to_stdout
 from ..game.match import Match
 from ..game.options import GAME_TYPES, SCORINGS, GameConfig
 from ..game.rules import Game
@@ -15,25 +18,48 @@ class CliError(Exception):
     """A user error reported as one line on stderr (exit status 2)."""
 
 
-def add_game_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--config", metavar="FILE", help="YAML configuration; the flags below override it")
+def add_game_options(parser: argparse.ArgumentParser, komi_help: str) -> None:
+    """``--config`` and the game flags that override it; ``komi_help`` says what --komi does
+    for this command (R6, R7)."""
+    parser.add_argument("--config", metavar="FILE", help="YAML configuration (see configs/); the flags below override it")
     parser.add_argument("--side", type=int, help="cells per board edge, 2..10 (R1); default 6")
     parser.add_argument("--game-type", choices=GAME_TYPES, help="R7/R8; default komi")
     parser.add_argument("--scoring", choices=SCORINGS, help="R6; default standard")
-    parser.add_argument("--komi", type=int, help="komi for White (R6); under game type komi, play asks the first player")
-    parser.add_argument("--seed", type=int, help="seed of the random generator (default: the config's seed)")
+    parser.add_argument("--komi", type=int, metavar="K", help=komi_help)
+    parser.add_argument("--seed", type=int, metavar="S",
+                        help="seed of the random generator, a whole number >= 0 (default: the config's seed, 0)")
 
 
 def resolve_config(args: argparse.Namespace) -> Config:
     """The config file (or the defaults) with the command-line flags on top; ConfigError if invalid."""
+    if args.seed is not None and args.seed < 0:
+        raise CliError(f"--seed must be a whole number >= 0, got {args.seed}")
     game = {key: value for key, value in (("side", args.side), ("game_type", args.game_type),
                                           ("scoring", args.scoring), ("komi", args.komi)) if value is not None}
     overrides: dict = {"game": game} if game else {}
     if args.seed is not None:
         overrides["seed"] = args.seed
-    if args.config is not None:
-        return load_config(args.config, overrides)
-    return config_from_dict(overrides)
+    config = load_config(args.config, overrides) if args.config is not None else config_from_dict(overrides)
+    if config.seed < 0:  # numpy's generators take seeds >= 0 only
+        raise CliError(f"seed must be a whole number >= 0, got {config.seed} (from {args.config})")
+    return config
+
+
+def message_stream(*outputs: Optional[str]) -> TextIO:
+    """Where a command prints its messages: stdout, unless one of its ``outputs`` (paths given
+    to --out, --svg, --save) is standard output, which must carry that output alone."""
+    for path in outputs:
+        if path is not None and writes_to_stdout(path):
+            return sys.stderr
+    return sys.stdout
+
+
+def check_one_stdout(**outputs: Optional[str]) -> None:
+    """At most one output may go to standard output ('-' or /dev/stdout)."""
+    on_stdout = [f"--{name.replace('_', '-')}" for name, path in outputs.items()
+                 if path is not None and writes_to_stdout(path)]
+    if len(on_stdout) > 1:
+        raise CliError(f"{' and '.join(on_stdout)} cannot both write to standard output")
 
 
 def describe(config: GameConfig, komi_known: bool = True) -> str:
@@ -42,8 +68,15 @@ def describe(config: GameConfig, komi_known: bool = True) -> str:
     return f"side {config.side}, game type {config.game_type}, {config.scoring} scoring{komi}"
 
 
+def plural(count: int, word: str) -> str:
+    return f"{count} {word}" + ("" if count == 1 else "s")
+
+
 def result_line(game: Game, match: Optional[Match] = None) -> str:
-    """One line with the result (R6), naming the seats when a match decided the colours."""
+    """One line with the result (R6), naming the seats when a match decided the colours.
+
+    The boards of ``render.render_ascii`` end with the result already (its status lines);
+    this is for output without a board."""
     if not game.is_over:
         return "game not finished"
     scores = game.scores()

@@ -1,22 +1,30 @@
-"""``catena-zero play``: a game in the terminal, against a person or a program, with the R7 set-up."""
+"""``catena-zero play``: a game in the terminal, against a person or a program, with the R7 set-up.
+
+``--bot FILE`` plays an exported bot (``catena-zero export``) against you, ``--bot A --bot B`` two
+bots against each other; a bot answers the set-up (komi, colour, swap) by its own heads (R7).
+"""
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Optional, TextIO
 
 import numpy as np
 
 from ..bot.players import Player, choose_event, make_player, player_kinds, setup_choices
+from ..fileio import check_writable, writes_to_stdout
 from ..game.match import Match
 from ..game.notation import normalize_event, parse_move
 from ..game.options import komi_range
-from ..game.records import save_record
+from ..game.records import board_of, save_record
 from ..game.render import render_ascii
 from ..game.rules import IllegalMove
-from .common import add_game_options, describe, resolve_config, result_line
+from .bot_options import add_bot_options, load_bot
+from .common import CliError, add_game_options, describe, resolve_config
 
 HELP = "play in the terminal, against a person or a program"
 SEATS = ("first", "second")
@@ -24,20 +32,92 @@ HUMAN = "human"
 
 
 def configure(play: argparse.ArgumentParser) -> None:
-    add_game_options(play)
+    add_game_options(play, komi_help="answer the first player's komi choice (R7) in advance: the game "
+                                     "starts at the colour choice; otherwise the first player is asked")
     kinds = ", ".join([HUMAN] + [f"{k.usage} ({k.help})" for k in player_kinds()])
     play.add_argument("--opponent", default=HUMAN, metavar="KIND", help=f"who plays against you: {kinds}; default human")
     play.add_argument("--seat", choices=SEATS, default="first",
                       help="your seat against a program: the first player chooses the komi (R7); default first")
-    play.add_argument("--save", metavar="FILE", help="write the game record here (also when the game is abandoned)")
+    play.add_argument("--save", metavar="FILE",
+                      help="write the game record here at the end, also when the game is abandoned "
+                           "(quit, end of input, Ctrl-C); checked before the game starts")
+    add_bot_options(play, required=False, repeatable=True,
+                    bot_help="an exported bot to play against (instead of --opponent); twice, --bot A --bot B, "
+                             "for bot against bot (A is the first player); the game defaults to the first bot's")
 
 
 HELP_TEXT = """\
 Type a move as a cell (D5, lower case is fine) or 'button' to take the button (R4).
 Before play (R7): the first player chooses the komi ('7' or 'komi 7'); then the second
 player chooses a colour ('black'/'white', or 'swap' under game type no_komi).
-Commands: 'moves' lists what you may play now, 'board' shows the board, 'help' this text,
+Commands: 'moves' lists what you may play now, 'board' shows the board, 'undo' takes back
+your last move (and the program's reply), 'rules' the rules in brief, 'help' this text,
 'quit' abandons the game (the record is still saved with --save)."""
+
+# One screen (at most 24 lines of at most 80 characters) restating docs/RULES.md.
+RULES_TEXT = """\
+Catena in brief (the full rules with examples: docs/RULES.md)
+R1  A hexagon of hexagonal cells; columns A, B, ... run diagonally, rows 1, 2,
+    ... run across. Side 6 has 91 cells; sides 2-10 are allowed.
+R2  Stones that touch form a group, whatever their colours. A group must stay a
+    ribbon: a chain where each stone touches at most two others, never a ring.
+R3  Place on an empty cell only if every group is still a ribbon afterwards:
+    the cell touches no stone, one ribbon end, or ends of two different ribbons.
+R4  Black moves first. On your turn place a stone, or take the button (once per
+    game, by either player). The game ends when no cell is legal.
+R5  A ribbon that can no longer grow is limited and is claimed at once: the
+    colour with more stones in it takes it all; a tie goes to the opponent of
+    whoever limited it. Claimed ribbons never change again.
+R6  Nobody took the button? It goes to the player who did not place last.
+    standard: your stones + 0.5 for the button (+ komi for White).
+    quadratic: the sum of your ribbons' lengths squared, + button, + komi.
+    longest: komi lengthens White's longest ribbon; equal-length pairs of
+    opposite colours cancel; the longest ribbon left wins (none: the button).
+R7  komi: the first player sets the komi, the second picks a colour.
+    no_komi: the first player places Black's first stone, the second keeps
+    White or swaps ('swap') to take Black and that stone.
+R8  double: one stone for Black's first turn, then two stones per turn, no
+    button and no komi; equal results are a draw."""
+
+
+UNDO = "undo"  # what _human_turn returns after taking moves back
+
+
+class UndoableMatch(Match):
+    """A ``Match`` whose game moves can be taken back (undo in the terminal)."""
+
+    def _actors(self) -> list[Optional[str]]:
+        """The seat that made each event (replayed from the start)."""
+        replay, actors = Match(self.config), []
+        for event in self.events:
+            actors.append(replay.player_to_act)
+            replay.apply(event)
+        return actors
+
+    def undo_turn(self, seat: Optional[str] = None) -> bool:
+        """Take back ``seat``'s last move and every event after it, so that ``seat`` is to act in
+        the position before that move (None: the last move, whoever made it: two people playing).
+        Set-up events (komi, colour, swap) are never taken back, and neither is a move that a
+        set-up choice followed (no_komi's opening stone). False, and nothing changed, when there
+        is no such move."""
+        events, actors = self.events, self._actors()
+        keep = None
+        for i in range(len(events) - 1, -1, -1):
+            if not _is_move(events[i]):
+                break
+            if seat is None or actors[i] == seat:
+                keep = i
+                break
+        if keep is None:
+            return False
+        self.__init__(self.config)  # start over and replay what stays
+        for event in events[:keep]:
+            self.apply(event)
+        return True
+
+
+def _is_move(event: str) -> bool:
+    return not (event.startswith("komi") or event.startswith("colour") or event == "swap")
 
 
 @dataclass(frozen=True)
@@ -49,59 +129,151 @@ class PlayResult:
 
 
 def run(args: argparse.Namespace) -> int:
-    config = resolve_config(args)
-    if args.opponent.strip() == HUMAN:
-        players: dict[str, Optional[Player]] = {"first": None, "second": None}
+    bots, opponent = _bots(args), args.opponent
+    config = resolve_config(args) if not bots else _bot_config(args, bots)
+    if args.save:
+        check_writable(args.save)  # now, not after a whole game
+    if len(bots) == 2:
+        players: dict[str, Optional[Player]] = {"first": bots[0], "second": bots[1]}
+    elif bots:
+        players = {seat: (None if seat == args.seat else bots[0]) for seat in SEATS}
+        opponent = f"the bot {Path(args.bot[0]).name}"
+    elif args.opponent.strip() == HUMAN:
+        players = {"first": None, "second": None}
     else:
         bot = make_player(args.opponent, config)
         players = {seat: (None if seat == args.seat else bot) for seat in SEATS}
-    match = Match(config.game)
+    match = UndoableMatch(config.game)
     if args.komi is not None and match.phase == "komi":
         # An explicit --komi answers the first player's komi choice (R7) for them.
         match.apply(f"komi {args.komi}")
     rng = np.random.default_rng(config.seed)
-    result = play_match(match, players, rng, sys.stdin, sys.stdout)
-    if args.save:
-        print(f"record saved to {save_record(args.save, result.match)}", file=sys.stdout)
+    thinking = sys.stderr if _isatty(sys.stderr) else None  # scripted output stays clean
+    try:
+        play_match(match, players, rng, sys.stdin, sys.stdout, thinking=thinking, opponent=opponent)
+    except KeyboardInterrupt:
+        print("\ninterrupted: game abandoned", file=sys.stderr)
+        _save(args.save, match, sys.stderr)
+        return 130
+    except BrokenPipeError:
+        _save(args.save, match, sys.stderr)  # our output was closed: the record still counts
+        raise
+    _save(args.save, match, sys.stdout)
     return 0
 
 
+def _bots(args: argparse.Namespace) -> list:
+    """The exported bots of --bot (none, one or two), loaded with the search flags."""
+    paths = args.bot or []
+    if len(paths) > 2:
+        raise CliError(f"--bot is given at most twice (bot against bot), got {len(paths)} bots")
+    if paths and args.opponent.strip() != HUMAN:
+        raise CliError("--bot and --opponent both name who you play against: give one of them")
+    return [load_bot(args, path) for path in paths]
+
+
+def _bot_config(args: argparse.Namespace, bots: list):
+    """The config of a game with bots: the first bot's game unless --config or the game flags say
+    otherwise; every bot must have been trained for it (UnsupportedGame, one line)."""
+    config = resolve_config(args)
+    if args.config is None:
+        given = {key: value for key, value in (("side", args.side), ("game_type", args.game_type),
+                                               ("scoring", args.scoring)) if value is not None}
+        game = dataclasses.replace(bots[0].game_config, komi=0, **given)
+        if args.komi is not None:
+            game = dataclasses.replace(game, komi=args.komi)  # ValueError if out of range or no komi
+        config = dataclasses.replace(config, game=game)
+    for bot in bots:
+        bot.check_supported(config.game)
+    return config
+
+
+def _save(path: Optional[str], match: Match, out: TextIO) -> None:
+    if not path:
+        return
+    saved = save_record(path, match)
+    if not writes_to_stdout(path):
+        print(f"record saved to {saved}", file=out)
+
+
+def _isatty(stream) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
 def play_match(match: Match, players: dict[str, Optional[Player]], rng: np.random.Generator,
-               inp: TextIO, out: TextIO) -> PlayResult:
+               inp: TextIO, out: TextIO, *, thinking: Optional[TextIO] = None,
+               opponent: str = "a program") -> PlayResult:
     """Run a match in the terminal: ``players[seat]`` is None for a person typing on ``inp``.
 
-    Bad input never ends the game: it prints one line saying why and asks again.
+    Bad input never ends the game: it prints one line saying why and asks again. While a
+    program chooses, "... is thinking" is shown on ``thinking`` (a terminal; None: nowhere) and
+    erased afterwards, so output that is read by a script carries only the game.
     """
     komi_known = match.config.game_type != "komi" or match.game is not None
     print(f"Catena: {describe(match.config if match.game is None else match.game.config, komi_known)}. "
-          "Type 'help' for help.", file=out)
-    shown_phase, shown_board = None, None  # what was last printed, to print each thing once
+          "Type 'help' for help, 'rules' for the rules.", file=out)
+    person = _person_seat(players)
+    if person is not None:
+        program = "second" if person == "first" else "first"
+        duty = _SEAT_DUTIES[match.config.game_type][person]
+        print(f"You are the {person} player{f' ({duty})' if duty else ''}; {opponent} is the {program} player.",
+              file=out)
+    shown_phase, shown_board, told_colour = None, None, False
     while match.phase != "over":
         if match.phase != shown_phase:
             shown_phase = match.phase
             print(_phase_intro(match), file=out)
+        if person is not None and not told_colour and match.colour_of(person) is not None:
+            told_colour = True
+            print(f"You play {match.colour_of(person)}.", file=out)
         game = match.game
         if game is not None and shown_board != game.move_number and (match.phase == "play" or game.move_number):
             shown_board = game.move_number  # the board once per move (no empty board before a colour choice)
-            print(render_ascii(game), end="", file=out)
+            print(render_ascii(game, match=match), end="", file=out)
         seat = match.player_to_act
         who = _who(match, seat)  # before the event: a colour choice changes it
         player = players[seat]
         if player is not None:
-            event = choose_event(player, match, rng)
+            if thinking is not None:
+                print(f"{who} is thinking...", end="", file=thinking, flush=True)
+            try:
+                event = choose_event(player, match, rng)
+            finally:
+                if thinking is not None:
+                    print("\r\033[K", end="", file=thinking, flush=True)  # erase the line
             match.apply(event)
         else:
-            event = _human_turn(match, who, inp, out)
+            event = _human_turn(match, who, inp, out, undo_seat=person)
             if event is None:
                 return PlayResult(match, finished=False)
+            if event is UNDO:
+                shown_board = None
+                continue
         print(f"{who}: {event}", file=out)
-    print(render_ascii(match.game), end="", file=out)
-    print(result_line(match.game, match), file=out)
+    print(render_ascii(match.game, match=match), end="", file=out)  # ends with the result, once
     return PlayResult(match, finished=True)
 
 
-def _human_turn(match: Match, who: str, inp: TextIO, out: TextIO) -> Optional[str]:
-    """Read lines until one is a legal event and apply it; None when the person quits or input ends."""
+# What each seat does before play (R7, R8); the colour itself is announced once it is known.
+_SEAT_DUTIES = {
+    "komi": {"first": "you choose the komi", "second": "you choose the colours after the komi"},
+    "no_komi": {"first": "you place Black's first stone", "second": "you then keep White or swap"},
+    "double": {"first": "", "second": ""},
+}
+
+
+def _person_seat(players: dict[str, Optional[Player]]) -> Optional[str]:
+    """The seat of the one person playing a program; None for two people (or two programs)."""
+    people = [seat for seat in SEATS if players[seat] is None]
+    return people[0] if len(people) == 1 else None
+
+
+def _human_turn(match: Match, who: str, inp: TextIO, out: TextIO, undo_seat: Optional[str] = None) -> Optional[str]:
+    """Read lines until one is a legal event and apply it; None when the person quits or input ends,
+    UNDO after an undo (the position changed: the board is shown again)."""
     while True:
         print(f"{who} > ", end="", file=out, flush=True)
         line = inp.readline()
@@ -118,11 +290,21 @@ def _human_turn(match: Match, who: str, inp: TextIO, out: TextIO) -> Optional[st
         if command == "help":
             print(HELP_TEXT, file=out)
             continue
+        if command == "rules":
+            print(RULES_TEXT, file=out)
+            continue
         if command == "moves":
             print(_legal_summary(match), file=out)
             continue
+        if command == "undo":
+            if isinstance(match, UndoableMatch) and match.undo_turn(undo_seat):
+                print(f"undone: back to the position before {'your' if undo_seat else 'the'} last move", file=out)
+                return UNDO
+            print("nothing to undo: no move to take back since the set-up", file=out)
+            continue
         if command == "board":
-            print(render_ascii(match.game), end="", file=out)
+            # Before the komi choice there is no game yet (R7): show the empty board.
+            print(render_ascii(board_of(match), match=match), end="", file=out)
             continue
         try:
             side = match.config.side

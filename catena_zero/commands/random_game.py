@@ -3,25 +3,24 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
 import numpy as np
 
 from ..bot.players import RandomPlayer
 from ..config import Config
 from ..fileio import write_text_atomic
-from ..game.records import save_record
+from ..game.records import format_record
 from ..game.render import render_ascii, render_svg
 from ..game.rules import Game
-from .common import add_game_options, describe, resolve_config, result_line
+from .common import add_game_options, check_one_stdout, describe, message_stream, resolve_config
 
 HELP = "play one game of random moves and print it"
 
 
 def configure(rand: argparse.ArgumentParser) -> None:
-    add_game_options(rand)
-    rand.add_argument("--out", metavar="FILE", help="write the game record here")
-    rand.add_argument("--svg", metavar="FILE", help="write the final position as an SVG picture")
+    add_game_options(rand, komi_help="komi for White (R6), 0..15 (0..1000 for quadratic); default 0")
+    rand.add_argument("--out", metavar="FILE", help="write the game record here ('-': standard output)")
+    rand.add_argument("--svg", metavar="FILE", help="write the final position as an SVG picture ('-': standard output)")
 
 
 def play_random_game(config: Config) -> Game:
@@ -35,13 +34,17 @@ def play_random_game(config: Config) -> Game:
 
 def run(args: argparse.Namespace) -> int:
     config = resolve_config(args)
+    check_one_stdout(out=args.out, svg=args.svg)
     game = play_random_game(config)
-    print(f"random game: {describe(config.game)}, seed {config.seed}, {len(game.history)} moves", file=sys.stdout)
-    print(render_ascii(game), end="", file=sys.stdout)
-    print(result_line(game), file=sys.stdout)
+    # Files first: if the reader of our output stops early (`| head`), they are written anyway.
+    written = []
     if args.out:
-        print(f"record saved to {save_record(args.out, game)}", file=sys.stdout)
+        written.append(f"record saved to {write_text_atomic(args.out, format_record(game))}")
     if args.svg:
-        write_text_atomic(args.svg, render_svg(game))
-        print(f"picture written to {args.svg}", file=sys.stdout)
+        written.append(f"picture written to {write_text_atomic(args.svg, render_svg(game))}")
+    out = message_stream(args.out, args.svg)  # stderr when a file went to stdout
+    print(f"random game: {describe(config.game)}, seed {config.seed}, {len(game.history)} moves", file=out)
+    print(render_ascii(game), end="", file=out)
+    for line in written:
+        print(line, file=out)
     return 0

@@ -1,15 +1,18 @@
-"""``catena-zero show``: print (and draw) a game record's position and result."""
+"""``catena-zero show``: print (and draw) a game record's position and result.
+
+Everything ``show`` needs is in the record (its options, set-up and moves), so it takes no
+``--config`` or game flags: they could only contradict the record.
+"""
 
 from __future__ import annotations
 
 import argparse
-import sys
 
-from ..game.match import Match
 from ..fileio import write_text_atomic
+from ..game.match import Match
 from ..game.records import board_of, load_record
 from ..game.render import render_ascii, render_svg
-from .common import CliError, describe, result_line
+from .common import CliError, describe, message_stream, plural
 
 HELP = "print the board and result of a game record"
 
@@ -17,7 +20,7 @@ HELP = "print the board and result of a game record"
 def configure(show: argparse.ArgumentParser) -> None:
     show.add_argument("record", metavar="RECORD", help="a record file written by play, random-game or train")
     show.add_argument("--move", type=int, metavar="K", help="show the position after the first K events")
-    show.add_argument("--svg", metavar="FILE", help="also write the position as an SVG picture")
+    show.add_argument("--svg", metavar="FILE", help="also write the position as an SVG picture ('-': standard output)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -25,18 +28,22 @@ def run(args: argparse.Namespace) -> int:
     total = len(record.events)
     upto = total if args.move is None else args.move
     if not 0 <= upto <= total:
-        raise CliError(f"--move must be in 0..{total} (the record has {total} events), got {upto}")
+        raise CliError(f"--move must be in 0..{total} (the record has {plural(total, 'event')}), got {upto}")
     state = record.replay(upto)
+    match = state if isinstance(state, Match) else None
     game = board_of(state)
-    print(f"{args.record}: {describe(game.config)}; {total} events", file=sys.stdout)
+    written = None
+    if args.svg:  # before printing, so that `| head` cannot stop it
+        written = write_text_atomic(args.svg, render_svg(game, match=match))
+    out = message_stream(args.svg)
+    komi_known = match is None or match.game is not None or match.config.game_type != "komi"
+    print(f"{args.record}: {describe(game.config, komi_known)}; {plural(total, 'event')}", file=out)
     if record.first is not None:
         other = "white" if record.first == "black" else "black"
-        print(f"first player: {record.first}, second player: {other}", file=sys.stdout)
+        print(f"first player: {record.first}, second player: {other}", file=out)
     if upto != total:
-        print(f"position after {upto} of {total} events", file=sys.stdout)
-    print(render_ascii(game), end="", file=sys.stdout)
-    print(result_line(game, state if isinstance(state, Match) else None), file=sys.stdout)
-    if args.svg:
-        write_text_atomic(args.svg, render_svg(game))
-        print(f"picture written to {args.svg}", file=sys.stdout)
+        print(f"position after {upto} of {plural(total, 'event')}", file=out)
+    print(render_ascii(game, match=match), end="", file=out)
+    if written is not None:
+        print(f"picture written to {written}", file=out)
     return 0

@@ -46,6 +46,7 @@ from pathlib import Path
 from typing import Union
 
 from ..fileio import write_text_atomic
+from ..messages import quote
 from .match import Match
 from .options import GameConfig
 from .rules import Game, IllegalMove
@@ -57,10 +58,17 @@ _OPTION_KEYS = ("side", "game_type", "scoring", "komi")
 _INT_KEYS = ("side", "komi")
 _HEADER_KEYS = (*_OPTION_KEYS, "start", "first", "second")
 _WHOLE_NUMBER = re.compile(r"[0-9]+")
+_MAX_EVENT = 16  # characters; the longest event, "colour white", has 12
+_MAX_VALUE = 16  # characters of a header value; the longest valid one, "quadratic", has 9
 
 
 class RecordError(ValueError):
-    """A game record is malformed or does not replay (the message names the line)."""
+    """A game record is malformed or does not replay (the message names the line, kept in
+    ``line``; None for problems of the whole file)."""
+
+    def __init__(self, message: str, line: int | None = None) -> None:
+        super().__init__(message)
+        self.line = line
 
 
 @dataclass(frozen=True)
@@ -133,8 +141,10 @@ def _result_of(game: Game | None) -> GameResult | None:
 def record_of(obj: Union[Match, Game]) -> Record:
     """The record of a live Match (set-up and moves) or Game (moves only)."""
     if isinstance(obj, Match):
-        # The Match's config is the configured one; its game's config has the chosen komi.
-        return Record(config=obj.config, start="setup", events=tuple(obj.events),
+        # Once the komi is chosen (R7) the header gives the chosen komi (the game's config);
+        # before, the configured one (what a program answering the choice would pick).
+        config = obj.config if obj.game is None else obj.game.config
+        return Record(config=config, start="setup", events=tuple(obj.events),
                       first=obj.colour_of("first"), result=_result_of(obj.game))
     if isinstance(obj, Game):
         return Record(config=obj.config, start="play", events=tuple(obj.history), result=_result_of(obj))
@@ -150,7 +160,7 @@ def format_record(obj: Union[Record, Match, Game]) -> str:
     c = record.config
     lines = [
         f"{FORMAT} {VERSION}",
-        "# Catena game record (RULES.md R10)",
+        "# Catena game record (docs/RULES.md R10)",
         f"side {c.side}",
         f"game_type {c.game_type}",
         f"scoring {c.scoring}",
@@ -178,7 +188,7 @@ def save_record(path: str | os.PathLike, obj: Union[Record, Match, Game]) -> Pat
 
 
 def _fail(lineno: int, message: str) -> RecordError:
-    return RecordError(f"line {lineno}: {message}")
+    return RecordError(f"line {lineno}: {message}", line=lineno)
 
 
 def _content_lines(text: str) -> list[tuple[int, str]]:
@@ -192,16 +202,44 @@ def _content_lines(text: str) -> list[tuple[int, str]]:
 
 
 def parse_record(text: str) -> Record:
-    """Parse and validate a record: every event is replayed through the engine (R3-R8)."""
+    """Parse and validate a record: every event is replayed through the engine (R3-R8).
+
+    A problem on the last line of a text that does not end with a newline is reported as a
+    truncated file: a record cut off mid-line ("D1" cut to "D") is not an illegal move.
+    """
+    try:
+        return _parse_record(text)
+    except RecordError as exc:
+        last = text.count("\n") + 1
+        if text and not text.endswith("\n") and exc.line == last:
+            tail = text.rsplit("\n", 1)[-1].strip()
+            raise _fail(last, f"the record ends in the middle of this line ({quote(tail)}): "
+                              "the file is truncated") from None
+        raise
+
+
+def _parse_record(text: str) -> Record:
     lines = _content_lines(text)
     _check_magic(lines)
     header, pos = _parse_header(lines)
     config, start = _header_options(header)
     state, events, end_line, pos = _replay_events(lines, pos, config, start)
     first = _check_players(header, state)
+    _check_komi(header, state, lines)
     game = state.game if isinstance(state, Match) else state
     result = _check_result(lines[pos:], _result_of(game), end_line)
     return Record(config=config, start=start, events=tuple(events), first=first, result=result)
+
+
+def _check_komi(header: _Header, state: Union[Match, Game], lines) -> None:
+    """Once the komi is chosen (R7), the header's komi is the chosen one."""
+    if not isinstance(state, Match) or state.config.game_type != "komi" or state.game is None:
+        return
+    chosen = state.game.config.komi
+    if state.config.komi != chosen:
+        where = next(n for n, line in lines if line.startswith("komi ") and n > header.events_line)
+        raise _fail(header.at["komi"], f"header says komi {state.config.komi} but the komi choice "
+                                       f"(line {where}) is komi {chosen}; they must agree")
 
 
 @dataclass(frozen=True)
@@ -217,9 +255,9 @@ def _check_magic(lines: list[tuple[int, str]]) -> None:
     lineno, first_line = lines[0]
     words = first_line.split()
     if words[0] != FORMAT or len(words) != 2:
-        raise _fail(lineno, f"not a Catena record: expected '{FORMAT} {VERSION}', got {first_line!r}")
+        raise _fail(lineno, f"not a Catena record: expected '{FORMAT} {VERSION}', got {quote(first_line)}")
     if words[1] != str(VERSION):
-        raise _fail(lineno, f"unknown record version {words[1]!r} (this program reads version {VERSION})")
+        raise _fail(lineno, f"unknown record version {quote(words[1])} (this program reads version {VERSION})")
 
 
 def _parse_header(lines: list[tuple[int, str]]) -> tuple[_Header, int]:
@@ -237,13 +275,15 @@ def _parse_header(lines: list[tuple[int, str]]) -> tuple[_Header, int]:
         key, _, value = line.partition(" ")
         value = value.strip()
         if key not in _HEADER_KEYS:
-            raise _fail(lineno, f"unknown header key {key!r} (known: {', '.join(_HEADER_KEYS)}, then 'events')")
+            raise _fail(lineno, f"unknown header key {quote(key)} (known: {', '.join(_HEADER_KEYS)}, then 'events')")
         if key in values:
             raise _fail(lineno, f"header key {key!r} given twice")
         if not value or " " in value:
-            raise _fail(lineno, f"header key {key!r} needs one value, got {line!r}")
+            raise _fail(lineno, f"header key {key!r} needs one value, got {quote(line)}")
+        if len(value) > _MAX_VALUE:
+            raise _fail(lineno, f"header key {key!r}: {quote(value)} is not a valid value (too long)")
         values[key], at[key] = value, lineno
-    raise RecordError(f"line {lines[-1][0]}: record ends before the 'events' line (truncated?)")
+    raise _fail(lines[-1][0], "record ends before the 'events' line (truncated?)")
 
 
 def _header_options(header: _Header) -> tuple[GameConfig, str]:
@@ -254,7 +294,7 @@ def _header_options(header: _Header) -> tuple[GameConfig, str]:
         value = values[key]
         if key in _INT_KEYS:
             if not _WHOLE_NUMBER.fullmatch(value):
-                raise _fail(at[key], f"{key} must be a whole number, got {value!r}")
+                raise _fail(at[key], f"{key} must be a whole number, got {quote(value)}")
             options[key] = int(value)
         else:
             options[key] = value
@@ -267,13 +307,13 @@ def _header_options(header: _Header) -> tuple[GameConfig, str]:
         raise _fail(at[key] if key else header.events_line, f"bad options: {message}") from None
     start = values["start"]
     if start not in START_MODES:
-        raise _fail(at["start"], f"start must be 'setup' or 'play', got {start!r}")
+        raise _fail(at["start"], f"start must be 'setup' or 'play', got {quote(start)}")
     for key in ("first", "second"):
         if key in values:
             if start != "setup":
                 raise _fail(at[key], f"'{key}' is only meaningful in 'start setup' records")
             if values[key] not in ("black", "white"):
-                raise _fail(at[key], f"{key} must be 'black' or 'white', got {values[key]!r}")
+                raise _fail(at[key], f"{key} must be 'black' or 'white', got {quote(values[key])}")
     if ("first" in values) != ("second" in values):
         raise _fail(header.events_line, "give both 'first' and 'second', or neither")
     if "first" in values and values["first"] == values["second"]:
@@ -294,13 +334,15 @@ def _replay_events(lines, pos: int, config: GameConfig, start: str):
             return state, events, lineno, pos + 1
         if line.startswith("result"):
             raise _fail(lineno, "result line before 'end': the events must be closed by an 'end' line")
+        if len(line) > _MAX_EVENT:
+            raise _fail(lineno, f"{quote(line)} is not an event (R10): too long")
         try:
             _apply(state, line)
         except IllegalMove as exc:
             kind = "move" if start == "play" or _is_move(line) else "event"
             raise _fail(lineno, f"{kind} {line!r} is illegal ({exc})") from None
         events.append(line)
-    raise RecordError(f"line {lines[-1][0]}: record ends before the 'end' line (truncated?)")
+    raise _fail(lines[-1][0], "record ends before the 'end' line (truncated?)")
 
 
 def _check_players(header: _Header, state: Union[Match, Game]) -> str | None:
@@ -323,7 +365,7 @@ def _check_result(rest: list[tuple[int, str]], actual: GameResult | None, end_li
         return None
     lineno, line = rest[0]
     if len(rest) > 1:
-        raise _fail(rest[1][0], f"unexpected text after the result line: {rest[1][1]!r}")
+        raise _fail(rest[1][0], f"unexpected text after the result line: {quote(rest[1][1])}")
     result = _parse_result(lineno, line)
     if actual is None:
         raise _fail(lineno, "result line given, but the game is not over after the events")
@@ -348,15 +390,15 @@ def _parse_result(lineno: int, line: str) -> GameResult:
     words = line.split()
     form = "expected 'result black B white W winner black|white|draw'"
     if len(words) != 7 or words[0] != "result" or words[1] != "black" or words[3] != "white" or words[5] != "winner":
-        raise _fail(lineno, f"{form}, got {line!r}")
+        raise _fail(lineno, f"{form}, got {quote(line)}")
     try:
         black, white = float(words[2]), float(words[4])
     except ValueError:
-        raise _fail(lineno, f"{form}: scores must be numbers, got {line!r}") from None
+        raise _fail(lineno, f"{form}: scores must be numbers, got {quote(line)}") from None
     if not (math.isfinite(black) and math.isfinite(white)):
-        raise _fail(lineno, f"{form}: scores must be finite, got {line!r}")
+        raise _fail(lineno, f"{form}: scores must be finite, got {quote(line)}")
     if words[6] not in ("black", "white", "draw"):
-        raise _fail(lineno, f"{form}: winner must be black, white or draw, got {words[6]!r}")
+        raise _fail(lineno, f"{form}: winner must be black, white or draw, got {quote(words[6])}")
     return GameResult(black=black, white=white, winner=None if words[6] == "draw" else words[6])
 
 
@@ -364,11 +406,17 @@ def load_record(path: str | os.PathLike) -> Record:
     """Read and validate a record file; RecordError ("FILE: line N: ...") on any problem."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        data = path.read_bytes()
     except OSError as exc:
         raise RecordError(f"cannot read record {path}: {exc.strerror or exc}") from None
-    except UnicodeDecodeError:
-        raise RecordError(f"{path}: not a text file (invalid UTF-8)") from None
+    if b"\0" in data:
+        raise RecordError(f"{path}: not a text file (it contains NUL bytes)")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        if exc.end == len(data) and "unexpected end" in exc.reason:  # cut inside a character
+            raise RecordError(f"{path}: the record ends in the middle of a character: the file is truncated") from None
+        raise RecordError(f"{path}: not a text file (invalid UTF-8 at byte {exc.start})") from None
     try:
         return parse_record(text)
     except RecordError as exc:

@@ -1,11 +1,25 @@
-"""Pictures of a position: ASCII for terminals, SVG for files, web pages and TensorBoard.
+"""Pictures of a position: ASCII for terminals, SVG for files, web pages and TensorBoard; and the
+lines that say what a position means (whose turn, the set-up step, the result and why).
 
 Shape legend: ``N`` cells on the board (91 on side 6), in notation order (spec.py).
 
 Both pictures use the same layout (RULES.md R1): rows are horizontal with row 1 at the
 bottom, and each row is shifted half a cell left of the one below, so the three adjacency
-directions of R1 are (+1, 0) right, (0, +1) up-left and (+1, +1) up-right; columns run
-diagonally up-left from their letter. The board is a hexagon with flat top and bottom edges.
+directions of R1 are (+1, 0) right, (0, +1) up-left and (+1, +1) up-right. Rows are
+horizontal, so a column (fixed letter) runs diagonally up-left. The board is a hexagon with
+flat top and bottom edges.
+
+Labels sit on the ring of cells just outside the board, each on the line it names, so that a
+cell's name is read off without counting:
+    column letters at both ends of the column: one step down-right of its first cell (below
+        the bottom edge or beside the lower-right edge) and one step up-left of its last cell
+        (beside the upper-left edge or above the top edge); the letter, the column's cells and
+        the other letter lie on one straight diagonal;
+    row numbers on the row's own line: left of rows 1..n (the lower-left edge), right of rows
+        n..2n-1 (the upper-right edge).
+Each ring position touches two edge cells, so the two label kinds take alternate pairs of
+edges (letters: bottom, lower-right, upper-left, top; numbers: lower-left, upper-right), and
+no position holds two labels.
 
 Stones in a limited (claimed, R5) ribbon are drawn distinctly from live stones: lower case in
 ASCII, a line through the chain in SVG, because a claimed ribbon never changes again and the
@@ -15,15 +29,145 @@ reader should see at a glance what is still contested. The last move is marked i
 from __future__ import annotations
 
 import math
+from collections import Counter
 from dataclasses import dataclass
+from typing import Optional
 from xml.sax.saxutils import escape
 
-from .options import GameConfig
+from .match import Match
+from .options import GameConfig, komi_range
 from .rules import Game
-from .spec import COLUMN_LETTERS, BoardSpec
+from .spec import BUTTON, COLUMN_LETTERS, BoardSpec
 
 EMPTY_CHAR = "."
 STONE_CHARS = {"black": "X", "white": "O"}  # live stones; claimed stones are lower case
+
+
+# ------------------------------------------------------------------------- what a position means
+
+
+@dataclass(frozen=True)
+class LongestTally:
+    """R6 "longest" scoring step by step, to explain a result: each colour's ribbon lengths,
+    the komi added to one of White's longest, the equal pairs that cancel, what is left.
+
+    Lengths are sorted longest first; a ribbon counts for its majority colour (at the end
+    every ribbon is claimed and monochrome; a tied unclaimed ribbon counts for nobody).
+    """
+
+    black: tuple[int, ...]
+    white: tuple[int, ...]  # before komi
+    komi: int
+    komi_ribbon: Optional[int]  # length of the White ribbon the komi is added to; None if White has none
+    cancelled: tuple[int, ...]  # one entry per cancelled pair
+    left_black: tuple[int, ...]
+    left_white: tuple[int, ...]  # after komi
+
+    @classmethod
+    def of(cls, game: Game) -> "LongestTally":
+        lengths: dict[str, list[int]] = {"black": [], "white": []}
+        for ribbon in game.ribbons():
+            if ribbon.owner is not None:
+                lengths[ribbon.owner].append(ribbon.length)
+        black = sorted(lengths["black"], reverse=True)
+        white = sorted(lengths["white"], reverse=True)
+        komi = game.config.komi
+        boosted = ([white[0] + komi] + white[1:]) if white else []
+        b, w = Counter(black), Counter(boosted)
+        cancelled = sorted((n for n in b if n in w for _ in range(min(b[n], w[n]))), reverse=True)
+        left_b = sorted((n for n in b for _ in range(b[n] - min(b[n], w[n]))), reverse=True)
+        left_w = sorted((n for n in w for _ in range(w[n] - min(b[n], w[n]))), reverse=True)
+        return cls(tuple(black), tuple(white), komi, white[0] if white else None,
+                   tuple(cancelled), tuple(left_b), tuple(left_w))
+
+    @property
+    def leader(self) -> Optional[str]:
+        """The owner of the longest ribbon left, None when nothing is left (then the button
+        decides, or it is a draw without one)."""
+        top_b = self.left_black[0] if self.left_black else 0
+        top_w = self.left_white[0] if self.left_white else 0
+        if top_b == top_w:  # both 0: lengths left over are never equal across colours
+            return None
+        return "black" if top_b > top_w else "white"
+
+
+def _lengths(values, boosted_first: int = 0) -> str:
+    """"8+2 komi, 5, 1 x3" for lengths sorted longest first (komi shown on the first one)."""
+    if not values:
+        return "none"
+    counts = Counter(values[1:] if boosted_first else values)
+    parts = [f"{values[0]}+{boosted_first} komi"] if boosted_first else []
+    for length in sorted(counts, reverse=True):
+        k = counts[length]
+        parts.append(f"{length} x{k}" if k > 1 else f"{length}")
+    return ", ".join(parts)
+
+
+def _num(x: float) -> str:
+    return f"{x:g}"
+
+
+def button_note(game: Game) -> Optional[str]:
+    """Who has the button and how (R4 taken during the game, or R6 given at the end); None
+    without a button (double) or while nobody has it."""
+    holder = game.button_holder
+    if holder is None:
+        return None
+    history = game.history
+    if BUTTON in history:
+        return f"button: {holder} took it (move {history.index(BUTTON) + 1})"
+    if game.is_over:
+        placer = "white" if holder == "black" else "black"
+        return f"button: {holder}, by R6 ({placer} placed the last stone)"
+    return f"button: {holder}"
+
+
+def score_lines(game: Game) -> list[str]:
+    """How the scores come about (R6, R8): one or more lines for the scoring in use."""
+    config = game.config
+    scores = game.scores()
+    holder = game.button_holder
+    if config.scoring == "longest":
+        t = LongestTally.of(game)
+        komi = t.komi if t.komi_ribbon is not None else 0
+        lines = [f"longest scoring (R6): black's ribbons {_lengths(t.black)}; "
+                 f"white's {_lengths(t.white, komi)}"]
+        if config.komi and t.komi_ribbon is None:
+            lines[0] += f" (komi {config.komi} has no ribbon to go to)"
+        if t.cancelled:
+            lines.append(f"cancelled in equal pairs: {_lengths(t.cancelled)}; "
+                         f"left: black {_lengths(t.left_black)}, white {_lengths(t.left_white)}")
+        else:
+            lines.append("no two ribbons of opposite colours have equal length: none cancel")
+        leader = t.leader
+        if leader is not None:
+            top = (t.left_black if leader == "black" else t.left_white)[0]
+            komi_part = (f" ({t.komi_ribbon} + komi {t.komi})"
+                         if leader == "white" and t.komi and top == t.komi_ribbon + t.komi
+                         and t.komi_ribbon + t.komi not in t.white else "")
+            lines.append(f"longest ribbon left: {leader}'s {top}{komi_part}, so {leader} scores {top}, "
+                         f"the other 0")
+        elif holder is not None:
+            lines.append(f"no ribbon is left: the button holder, {holder}, wins (R6)")
+        else:
+            lines.append("no ribbon is left and there is no button: a draw (R8)")
+        return lines
+    parts = {}
+    for colour in ("black", "white"):
+        if config.scoring == "standard":
+            count = sum(1 for i in range(game.spec.num_cells) if game.stone_at(game.spec.names[i]) == colour)
+            terms = [f"{count} stones"]
+        else:
+            lengths = sorted((r.length for r in game.ribbons() if r.owner == colour), reverse=True)
+            terms = [f"ribbons {_lengths(lengths)} squared"]
+        if colour == "white" and config.komi:
+            terms.append(f"komi {config.komi}")
+        if holder == colour:
+            terms.append("0.5 button")
+        if config.scoring == "quadratic" and len(terms) > 1:
+            terms[0] += f" ({sum(r.length ** 2 for r in game.ribbons() if r.owner == colour)})"
+        parts[colour] = f"{colour} " + " + ".join(terms) + f" = {_num(scores[colour])}"
+    return [f"{config.scoring} scoring (R6): {parts['black']}; {parts['white']}"]
 
 
 @dataclass(frozen=True)
@@ -33,6 +177,8 @@ class BoardView:
     stones:   [N] "black" / "white" / None per cell
     claimed:  [N] True where the stone belongs to a claimed ribbon (limited, R5; or R8's end claim)
     chains:   the claimed ribbons with two or more stones, each as cell indices in chain order
+    status:   the lines under the board: whose turn or which set-up step (R7), the button; at
+              the end the result, who has the button and how, and how the scores come about
     """
 
     config: GameConfig
@@ -48,9 +194,10 @@ class BoardView:
     is_over: bool
     winner: str | None  # only meaningful when is_over (None = draw)
     scores: dict[str, float]  # {"black": ..., "white": ...} (R6, brief's definition)
+    status: tuple[str, ...]
 
     @classmethod
-    def of(cls, game: Game) -> "BoardView":
+    def of(cls, game: Game, match: Optional[Match] = None) -> "BoardView":
         spec = game.spec
         stones = tuple(game.stone_at(name) for name in spec.names)
         claimed = [False] * spec.num_cells
@@ -80,68 +227,123 @@ class BoardView:
             is_over=game.is_over,
             winner=game.winner if game.is_over else None,
             scores=dict(game.scores()),
+            status=tuple(status_lines(game, match)),
         )
 
 
-def status_line(view: BoardView) -> str:
-    """One line: whose turn (or the result), the button, and the scores (R6)."""
-    scores = f"black {_num(view.scores['black'])}, white {_num(view.scores['white'])}"
-    if view.is_over:
-        outcome = "draw" if view.winner is None else f"{view.winner} wins"
-        return f"game over: {outcome} ({scores})"
-    turn = f"{view.to_move} to move" + (" (second stone of the turn)" if view.second_stone else "")
+def _seat(match: Optional[Match], colour: str) -> str:
+    """" (first player)" when a match has given ``colour`` to a seat, else ""."""
+    if match is None:
+        return ""
+    seat = match.player_of(colour)
+    return f" ({seat} player)" if seat else ""
+
+
+def status_lines(game: Game, match: Optional[Match] = None) -> list[str]:
+    """The lines under a board. With the ``match`` the game belongs to (R7), they name the
+    set-up step still to come and the seats; at the end they give the result once, who has
+    the button and how, and how the scores come about."""
+    scores = f"black {_num(game.scores()['black'])}, white {_num(game.scores()['white'])}"
+    if match is not None and match.phase in ("komi", "colour"):
+        config = match.config
+        if match.phase == "komi":
+            lo, hi = komi_range(config.scoring)
+            return [f"set-up (R7): the first player chooses the komi, {lo}..{hi}; then the second a colour"]
+        komi = match.game.config.komi
+        if config.game_type == "no_komi":
+            return ["set-up (R7): the second player keeps White ('colour white') or takes Black ('swap')"]
+        return [f"set-up (R7): komi {komi} chosen; the second player chooses black or white"]
+    button = button_note(game)
+    if game.is_over:
+        winner = game.winner
+        if winner is None:
+            outcome = "a draw"
+        else:
+            decided = " on the button" if game.scores()["black"] == game.scores()["white"] else ""
+            outcome = f"{winner}{_seat(match, winner)} wins{decided}"
+        first = f"game over: {outcome} ({scores})"
+        if button is not None:
+            first += f"; {button}"
+        return [first, *score_lines(game)]
+    turn = f"{game.to_move}{_seat(match, game.to_move)} to move"
+    if game.pending_second:
+        turn += " (second stone of the turn)"
     parts = [turn]
-    if view.config.has_button:
-        parts.append(f"button: {view.button_holder or 'not taken'}")
+    if game.config.has_button:
+        parts.append(f"button: {game.button_holder or 'not taken'}")
     parts.append(f"score {scores}")
-    return "; ".join(parts)
+    return ["; ".join(parts)]
 
 
-def _num(x: float) -> str:
-    return f"{x:g}"
+def status_line(view: BoardView) -> str:
+    """The first status line: whose turn (or the set-up step, or the result)."""
+    return view.status[0]
 
 
 # ----------------------------------------------------------------------------------- ASCII
 
 
-def _ascii_x(side: int, c: int, r: int) -> int:
-    """Character column of cell (c, r): two characters per cell, half a cell per row (+1 margin)."""
-    return 2 * c - r + side
+def _ring(spec: BoardSpec) -> tuple[dict[tuple[int, int], str], dict[tuple[int, int], str]]:
+    """Label positions on the ring just outside the board, as (column, row) off-board cells:
+    column letters at both ends of each column, row numbers left of rows 1..n and right of
+    rows n..2n-1 (module docstring). Returns (letters, numbers)."""
+    n, g = spec.side, spec.grid_size
+    letters, numbers = {}, {}
+    for c in range(g):
+        first, last = max(0, c - (n - 1)), min(g - 1, c + n - 1)
+        letters[(c, first - 1)] = COLUMN_LETTERS[c]  # one step down-right of its first cell
+        letters[(c, last + 1)] = COLUMN_LETTERS[c]  # one step up-left of its last cell
+    for r in range(g):
+        if r <= n - 1:
+            numbers[(-1, r)] = str(r + 1)  # left of A(r+1), the row's first cell
+        if r >= n - 1:
+            numbers[(g, r)] = str(r + 1)  # right of the row's last cell, in the last column
+    assert not set(letters) & set(numbers)
+    return letters, numbers
 
 
-def render_ascii(game: Game, *, legend: bool = True) -> str:
-    """The position as text: stones X/O (x/o once claimed), the last move in parentheses.
+def render_ascii(game: Game, *, legend: bool = True, match: Optional[Match] = None) -> str:
+    """The position as text: stones X/O (x/o once claimed), the last move in parentheses,
+    column letters and row numbers around the board (module docstring).
 
-    Row numbers are written on the left of each row; column letters below the bottom row
-    (A..) and along the lower-right edge (for the columns that start higher up).
-    """
-    view = BoardView.of(game)
+    ``legend`` adds the key and the status lines (``status_lines``; with ``match`` they name
+    the set-up step and the seats)."""
+    view = BoardView.of(game, match)
     spec, n = view.spec, view.spec.side
     g = spec.grid_size
-    width = 4 * n + 1  # the right-most column letter sits at _ascii_x(n, g - 1, n - 1) = 4n - 2
-    lines = {r: [" "] * width for r in range(-1, g)}
+    letters, numbers = _ring(spec)
+    wide = len(str(g))  # row numbers have up to 2 digits
+
+    # Character column of ring or board cell (c, r): two characters per cell, half a cell per row.
+    def x_of(c: int, r: int) -> int:
+        return 2 * c - r + n + wide
+
+    def y_of(r: int) -> int:
+        return g - r  # line 0 holds the letters above the top row, line g + 1 those below row 1
+
+    width = x_of(g, n - 1) + wide + 1
+    lines = [[" "] * width for _ in range(g + 2)]
     for i, (c, r) in enumerate(spec.coords.tolist()):
         colour = view.stones[i]
         char = EMPTY_CHAR if colour is None else STONE_CHARS[colour]
-        lines[r][_ascii_x(n, c, r)] = char.lower() if view.claimed[i] else char
-    for c in range(g):
-        # A column's letter sits where its cell below the board would be.
-        r = -1 if c < n else c - n
-        lines[r][_ascii_x(n, c, r)] = COLUMN_LETTERS[c]
-    if view.last_move not in (None, "button"):
+        lines[y_of(r)][x_of(c, r)] = char.lower() if view.claimed[i] else char
+    for (c, r), letter in letters.items():
+        lines[y_of(r)][x_of(c, r)] = letter
+    for (c, r), number in numbers.items():
+        x = x_of(c, r)
+        start = x - len(number) + 1 if c < 0 else x  # left labels end at the ring cell, right ones start there
+        lines[y_of(r)][start:start + len(number)] = list(number)
+    if view.last_move not in (None, BUTTON):
         c, r = spec.coords[spec.cell(view.last_move)].tolist()
-        x = _ascii_x(n, c, r)
-        lines[r][x - 1], lines[r][x + 1] = "(", ")"
-    label_width = len(str(g))
-    out = []
-    for r in range(g - 1, -2, -1):
-        label = str(r + 1) if r >= 0 else ""
-        out.append(f"{label:>{label_width}} " + "".join(lines[r]).rstrip())
+        x = x_of(c, r)
+        lines[y_of(r)][x - 1], lines[y_of(r)][x + 1] = "(", ")"
+    out = ["".join(line).rstrip() for line in lines]
     if legend:
         last = view.last_move or "none"
-        marked = " (in parentheses)" if view.last_move not in (None, "button") else ""
+        marked = " (in parentheses)" if view.last_move not in (None, BUTTON) else ""
         out.append(f"X black, O white, x o claimed (limited ribbon); last move: {last}{marked}")
-        out.append(status_line(view))
+        out.append("columns run diagonally (\\) between their two letters; rows run across")
+        out.extend(view.status)
     return "\n".join(out) + "\n"
 
 
@@ -153,6 +355,7 @@ STONE_EDGE = {"black": "#000000", "white": "#555555"}
 # A claimed chain is marked in the colour that contrasts with its stones.
 CHAIN_STROKE = {"black": "#c8c8c8", "white": "#4a4a4a"}
 LAST_MOVE_STROKE = "#e0301e"
+COLUMN_GUIDE_STROKE = "#b89a62"  # the short diagonal tick from a letter towards its column
 
 
 def render_svg(
@@ -161,27 +364,33 @@ def render_svg(
     cell_radius: float = 20.0,
     coordinates: bool = True,
     caption: bool = True,
+    match: Optional[Match] = None,
 ) -> str:
     """A standalone SVG document of the position (pointy-top hexagons, same layout as ASCII).
 
     Elements carry classes for styling and tests: ``cell`` polygons (``data-cell="D5"``),
     ``stone black|white`` circles (``claimed`` added in a limited ribbon), ``chain`` lines
     through each claimed ribbon of two or more stones, ``claim`` dots on claimed stones,
-    ``last-move`` ring, ``coord`` labels and ``caption`` lines (status, last move).
+    ``last-move`` ring, ``coord`` labels (``column`` letters at both ends of each column with a
+    short ``guide`` tick pointing along it, ``row`` numbers) and ``caption`` lines (the status
+    lines, the last move).
     """
     if cell_radius <= 0:
         raise ValueError(f"cell_radius must be > 0, got {cell_radius}")
-    view = BoardView.of(game)
+    view = BoardView.of(game, match)
     spec, n, R = view.spec, view.spec.side, float(cell_radius)
-    g = spec.grid_size
     w = math.sqrt(3.0) * R  # distance between neighbouring cell centres
 
     def centre(c: float, r: float) -> tuple[float, float]:
         # Row r is shifted half a cell left per row and 1.5 R higher; y grows downwards in SVG.
         return w * (c - r / 2.0), -1.5 * R * r
 
-    xs, ys = zip(*(centre(c, r) for c, r in spec.coords.tolist()))
-    margin = (1.6 if coordinates else 0.2) * R + R
+    letters, numbers = _ring(spec)
+    points = [centre(c, r) for c, r in spec.coords.tolist()]
+    if coordinates:
+        points += [centre(c, r) for c, r in (*letters, *numbers)]
+    xs, ys = zip(*points)
+    margin = 1.2 * R
     font = 0.55 * R
     captions = _caption_lines(view) if caption else []
     # Widen the picture (board centred) when the caption would not fit: ~0.6 em per character.
@@ -205,20 +414,28 @@ def render_svg(
     hexagon = [(R * math.cos(math.radians(a)), R * math.sin(math.radians(a))) for a in range(-90, 270, 60)]
     for i, (c, r) in enumerate(spec.coords.tolist()):
         x, y = at(c, r)
-        points = " ".join(f"{x + dx:.1f},{y + dy:.1f}" for dx, dy in hexagon)
+        pts = " ".join(f"{x + dx:.1f},{y + dy:.1f}" for dx, dy in hexagon)
         parts.append(
-            f'<polygon class="cell" data-cell="{spec.names[i]}" points="{points}" '
+            f'<polygon class="cell" data-cell="{spec.names[i]}" points="{pts}" '
             f'fill="{BOARD_FILL}" stroke="{BOARD_EDGE}" stroke-width="{0.06 * R:.2f}"/>'
         )
     if coordinates:
         size = 0.6 * R
-        for r in range(g):
-            c_first = max(0, r - (n - 1))
-            x, y = at(c_first - 1, r)
-            parts.append(_text(x, y, str(r + 1), size, "coord"))
-        for c in range(g):
-            x, y = at(c, -1 if c < n else c - n)
-            parts.append(_text(x, y, COLUMN_LETTERS[c], size, "coord"))
+        cells = spec_cells(spec)
+        for (c, r), letter in letters.items():
+            # A short tick from the letter towards the column's end cell (one step along the
+            # column, r - 1 or r + 1) shows which way the column runs.
+            (x0, y0), (x1, y1) = at(c, r), at(c, r - 1 if (c, r - 1) in cells else r + 1)
+            a, b = 0.24, 0.46  # fractions of the way: clear of the letter and of the cell's edge
+            parts.append(
+                f'<line class="guide" x1="{x0 + (x1 - x0) * a:.1f}" y1="{y0 + (y1 - y0) * a:.1f}" '
+                f'x2="{x0 + (x1 - x0) * b:.1f}" y2="{y0 + (y1 - y0) * b:.1f}" stroke="{COLUMN_GUIDE_STROKE}" '
+                f'stroke-width="{0.08 * R:.2f}" stroke-linecap="round"/>'
+            )
+            parts.append(_text(x0, y0, letter, size, "coord column"))
+        for (c, r), number in numbers.items():
+            x, y = at(c, r)
+            parts.append(_text(x, y, number, size, "coord row"))
     for i, colour in enumerate(view.stones):
         if colour is None:
             continue
@@ -231,9 +448,9 @@ def render_svg(
     # Claimed ribbons are monochrome after R5, so one contrasting stroke per chain suffices.
     for chain in view.chains:
         owner = view.stones[chain[0]]
-        points = " ".join("{:.1f},{:.1f}".format(*at(*spec.coords[i].tolist())) for i in chain)
+        pts = " ".join("{:.1f},{:.1f}".format(*at(*spec.coords[i].tolist())) for i in chain)
         parts.append(
-            f'<polyline class="chain {owner}" points="{points}" fill="none" stroke="{CHAIN_STROKE[owner]}" '
+            f'<polyline class="chain {owner}" points="{pts}" fill="none" stroke="{CHAIN_STROKE[owner]}" '
             f'stroke-width="{0.16 * R:.2f}" stroke-linecap="round" stroke-linejoin="round"/>'
         )
     for i, colour in enumerate(view.stones):
@@ -243,7 +460,7 @@ def render_svg(
                 f'<circle class="claim" data-cell="{spec.names[i]}" cx="{x:.1f}" cy="{y:.1f}" '
                 f'r="{0.16 * R:.1f}" fill="{CHAIN_STROKE[colour]}"/>'
             )
-    if view.last_move not in (None, "button"):
+    if view.last_move not in (None, BUTTON):
         x, y = at(*spec.coords[spec.cell(view.last_move)].tolist())
         parts.append(
             f'<circle class="last-move" data-cell="{view.last_move}" cx="{x:.1f}" cy="{y:.1f}" r="{0.82 * R:.1f}" '
@@ -256,8 +473,13 @@ def render_svg(
     return "\n".join(parts) + "\n"
 
 
+def spec_cells(spec: BoardSpec) -> set[tuple[int, int]]:
+    """The (column, row) pairs of the board's cells."""
+    return {(int(c), int(r)) for c, r in spec.coords}
+
+
 def _caption_lines(view: BoardView) -> list[str]:
-    lines = [status_line(view)]
+    lines = list(view.status)
     if view.last_move is not None:
         lines.append(f"last move: {view.last_move} ({view.moves_played} moves played)")
     return lines

@@ -2,15 +2,16 @@
 with Gumbel", ICLR 2022), following mctx's ``gumbel_muzero_policy``.
 
 Shape legend: B games, K a subset of the games (one node each), A actions (N cells + button),
-S simulations per search call.
+S simulations per search call (each game's own budget).
 
-- Root: draw g ~ Gumbel(0, 1) per action (scale 0 without noise: then the top-k is by prior).
+- Root: draw g ~ Gumbel(0, 1) per action (scale 0 without noise: then the top-k is by prior,
+  equal priors drawn at random, ``ties.py``).
   Simulations visit the actions with the largest g + logits + sigma(q) following the sequential
   halving schedule (``considered_visits_table``): the top k actions are visited equally, then the
   best half of them, and so on; at every simulation only actions whose visit count equals the
   scheduled count compete, which makes the top-k selection implicit (mctx).
 - sigma(q) = (c_visit + max_b N(b)) * c_scale * q_hat, with q_hat the completed Q values
-  min-max rescaled to [0, 1]. Unvisited actions are completed with the mixed value (the raw
+  min-max rescaled to [0, 1] (Q is the utility, ``search/utility.py``, whatever its range). Unvisited actions are completed with the mixed value (the raw
   value and the prior-weighted Q of the visited actions, paper appendix D).
 - The move is the best action among the most visited ones (the sequential halving winner);
   the policy target is softmax(logits + sigma(completed q)) over the legal actions.
@@ -23,21 +24,23 @@ counts only this call's visits (mctx never reuses trees), while Q values use all
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
 
 from ..config import SearchConfig
+from .ties import argmax_random_ties, tie_break_keys
 from .tree import NodeStats, Tree
 
 LOW_LOGIT = -1e9  # mctx: floor of finite root scores, so -inf only marks excluded actions
 RESCALE_EPSILON = 1e-8  # mctx: minimum q range when rescaling to [0, 1]
 
 
-def considered_visits_sequence(max_considered: int, num_simulations: int) -> list[int]:
-    """Visit count an action must have to be selected at each simulation (mctx ``seq_halving``)."""
+@functools.lru_cache(maxsize=4096)
+def _sequence(max_considered: int, num_simulations: int) -> tuple[int, ...]:
     if max_considered <= 1:
-        return list(range(num_simulations))
+        return tuple(range(num_simulations))
     log2max = int(math.ceil(math.log2(max_considered)))
     sequence: list[int] = []
     visits = [0] * max_considered
@@ -49,14 +52,29 @@ def considered_visits_sequence(max_considered: int, num_simulations: int) -> lis
             for i in range(considered):
                 visits[i] += 1
         considered = max(2, considered // 2)
-    return sequence[:num_simulations]
+    return tuple(sequence[:num_simulations])
 
 
-def considered_visits_table(max_considered: int, num_simulations: int) -> np.ndarray:
-    """[max_considered + 1, S] int32: row m is the schedule when m actions are considered."""
-    return np.array(
-        [considered_visits_sequence(m, num_simulations) for m in range(max_considered + 1)], np.int32
-    )
+def considered_visits_sequence(max_considered: int, num_simulations: int) -> list[int]:
+    """Visit count an action must have to be selected at each simulation (mctx ``seq_halving``).
+
+    The schedule depends on the budget (how many passes each halving round gets), so a game
+    searched with its own budget follows the schedule of that budget (``considered_visits_schedule``).
+    Its first ``max_considered`` entries are 0 whatever the budget (every considered action
+    gets its first visit), which the time-limited search relies on to fix its budget then.
+    """
+    return list(_sequence(max_considered, num_simulations))
+
+
+def considered_visits_schedule(num_considered: np.ndarray, budget: np.ndarray) -> np.ndarray:
+    """[B, max(budget)] int32: row b is the schedule of game b (``num_considered[b]`` actions,
+    ``budget[b]`` simulations), padded with -1 after its budget (no action matches -1)."""
+    schedule = np.full((budget.size, int(budget.max(initial=0))), -1, np.int32)
+    pairs = np.stack([num_considered, budget], axis=1)
+    unique, inverse = np.unique(pairs, axis=0, return_inverse=True)
+    for row, (considered, simulations) in enumerate(unique.tolist()):
+        schedule[np.flatnonzero(inverse.ravel() == row), :simulations] = _sequence(considered, simulations)
+    return schedule
 
 
 def prior_logits(priors: np.ndarray, legal: np.ndarray) -> np.ndarray:
@@ -76,7 +94,7 @@ def sigma_completed_q(stats: NodeStats, config: SearchConfig) -> np.ndarray:
     total = visits.sum(axis=1)  # [K]
     visited_prob = (stats.priors * visited).sum(axis=1)
     weighted_q = (stats.priors * q).sum(axis=1) / np.maximum(visited_prob, np.finfo(np.float32).tiny)
-    mixed = (stats.raw_value + total * weighted_q) / (total + 1)  # [K] paper appendix D
+    mixed = (stats.raw_utility + total * weighted_q) / (total + 1)  # [K] paper appendix D
     completed = np.where(visited, q, mixed[:, None].astype(np.float32))
     low = completed.min(axis=1, keepdims=True)
     high = completed.max(axis=1, keepdims=True)
@@ -93,9 +111,9 @@ def improved_policy(stats: NodeStats, config: SearchConfig) -> np.ndarray:
     return (weights / weights.sum(axis=1, keepdims=True)).astype(np.float32)
 
 
-def interior_action(stats: NodeStats, config: SearchConfig) -> np.ndarray:
+def interior_action(stats: NodeStats, config: SearchConfig, keys: np.ndarray) -> np.ndarray:
     """[K] deterministic non-root selection (mctx ``gumbel_muzero_interior_action_selection``):
-    argmax(pi' - N(a) / (1 + sum_b N(b))).
+    argmax(pi' - N(a) / (1 + sum_b N(b))), ties broken by ``keys`` [K, A] (``ties.py``).
 
     pi' is computed as P * exp(sigma - max sigma), normalised: the same softmax without a log
     per call (this runs at every interior step); illegal actions have P = 0.
@@ -105,13 +123,20 @@ def interior_action(stats: NodeStats, config: SearchConfig) -> np.ndarray:
     policy = weights / np.maximum(weights.sum(axis=1, keepdims=True), np.finfo(np.float32).tiny)
     visits = stats.child_visits
     score = policy - visits / (1.0 + visits.sum(axis=1, keepdims=True))
-    return np.where(stats.legal, score, -np.inf).argmax(axis=1)
+    return argmax_random_ties(np.where(stats.legal, score, -np.inf), keys)
 
 
 class GumbelPolicy:
-    """Gumbel root search for one search call: sampled Gumbels, halving schedule, final decision."""
+    """Gumbel root search for one search call: sampled Gumbels, halving schedule, final decision.
 
-    def __init__(self, tree: Tree, config: SearchConfig, rng: np.random.Generator, add_noise: bool) -> None:
+    ``budget`` [B] is each game's number of simulations in this call: each game follows the
+    sequential-halving schedule of its own budget (mctx's schedule for that budget), so a cheap
+    search and a full one can share one batched call (playout cap randomisation, KataGo).
+    """
+
+    def __init__(
+        self, tree: Tree, config: SearchConfig, rng: np.random.Generator, add_noise: bool, budget: np.ndarray
+    ) -> None:
         self.config = config
         root = tree.root_stats()
         scale = 1.0 if add_noise else 0.0  # mctx gumbel_scale: 0 gives a deterministic search
@@ -119,22 +144,37 @@ class GumbelPolicy:
         self.logits = prior_logits(root.priors, root.legal)  # [B, A]
         self.logits -= self.logits.max(axis=1, keepdims=True)
         self.base_visits = root.child_visits.copy()  # [B, A] visits kept from the previous move
-        self.table = considered_visits_table(config.gumbel_num_considered, config.num_simulations)
+        self.keys = tie_break_keys(rng, *root.priors.shape)  # [B, A] random ties (ties.py)
         self.num_considered = np.minimum(config.gumbel_num_considered, root.legal.sum(axis=1))  # [B]
+        self.set_budget(budget)
 
-    def _root_scores(self, root: NodeStats, considered_visits: np.ndarray) -> np.ndarray:
-        """[B, A] g + logits + sigma(q) on actions with the scheduled visit count, -inf elsewhere."""
-        score = np.maximum(LOW_LOGIT, self.gumbel + self.logits + sigma_completed_q(root, self.config))
-        eligible = root.legal & (root.child_visits - self.base_visits == considered_visits[:, None])
+    def set_budget(self, budget: np.ndarray) -> None:
+        """Follow the schedules of ``budget`` [B] from now on (the time-limited search fixes its
+        budget after the first ``min(num_considered)`` simulations, where all schedules agree)."""
+        self.schedule = considered_visits_schedule(self.num_considered, budget)  # [B, max budget]
+
+    @property
+    def warmup(self) -> int:
+        """Simulations after which every game's schedule is the same for any budget that large."""
+        return int(self.num_considered.min(initial=1))
+
+    def _root_scores(self, root: NodeStats, considered_visits: np.ndarray, games: np.ndarray | None) -> np.ndarray:
+        """[K, A] g + logits + sigma(q) on actions with the scheduled visit count, -inf elsewhere."""
+        pick = (lambda x: x) if games is None else (lambda x: x[games])
+        score = np.maximum(LOW_LOGIT, pick(self.gumbel) + pick(self.logits) + sigma_completed_q(root, self.config))
+        eligible = root.legal & (root.child_visits - pick(self.base_visits) == considered_visits[:, None])
         return np.where(eligible, score, -np.inf)
 
-    def select_root(self, tree: Tree, simulation: int) -> np.ndarray:
-        root = tree.root_stats()
-        considered = self.table[self.num_considered, simulation]  # [B]
-        return self._root_scores(root, considered).argmax(axis=1)
+    def select_root(self, tree: Tree, simulation: int, games: np.ndarray | None) -> np.ndarray:
+        """[K] root actions of ``games`` (None: all) at ``simulation``."""
+        root = tree.root_stats(games)
+        considered = self.schedule[:, simulation] if games is None else self.schedule[games, simulation]
+        keys = self.keys if games is None else self.keys[games]
+        return argmax_random_ties(self._root_scores(root, considered, games), keys)
 
-    def select_interior(self, stats: NodeStats) -> np.ndarray:
-        return interior_action(stats, self.config)
+    def select_interior(self, stats: NodeStats, games: np.ndarray) -> np.ndarray:
+        """[K] actions at K interior nodes, one of each of ``games``."""
+        return interior_action(stats, self.config, self.keys[games])
 
     def decide(
         self, tree: Tree, move_number: np.ndarray, rng: np.random.Generator
@@ -142,5 +182,5 @@ class GumbelPolicy:
         """([B] sequential-halving winner, [B, A] completed-Q policy target)."""
         root = tree.root_stats()
         most = np.where(root.legal, root.child_visits - self.base_visits, -1).max(axis=1)
-        action = self._root_scores(root, most).argmax(axis=1)
+        action = argmax_random_ties(self._root_scores(root, most, None), self.keys)
         return action, improved_policy(root, self.config)

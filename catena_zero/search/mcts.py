@@ -1,7 +1,8 @@
 """Batched Monte Carlo tree search over the vectorised environment (AlphaZero PUCT or Gumbel roots).
 
-Shape legend: B games searched together, A actions (N cells + button), S simulations per move,
-M node capacity per game (S + 1, plus S for a subtree kept from the previous move).
+Shape legend: B games searched together, A actions (N cells + button), S simulations per move
+(per game: ``MCTS.run``'s budget), M node capacity per game (max S + 1, plus room for a subtree
+kept from the previous move; grown when a call needs more).
 
 One simulation, for all B games at once (mctx's ``search`` loop):
 1. select: from the root, follow the root rule (PUCT with optional Dirichlet noise, or Gumbel
@@ -10,8 +11,13 @@ One simulation, for all B games at once (mctx's ``search`` loop):
 2. expand: gather the parents' stored states, step the environment once for all of them, and
    call the evaluation function once on the new non-terminal positions; terminal positions take
    the exact result (``env.terminal_value`` / ``env.score_margin``), never the evaluator's guess;
-3. back up the leaf value along each path (``Tree.backup``: the sign follows the player to move).
+3. back up the leaf's win value, score margin and utility along each path (``Tree.backup``: the
+   sign follows the player to move).
 A simulation that ends on an existing terminal node backs up its exact value again.
+
+Search maximises the utility, the win value plus KataGo's score term (``search/utility.py``,
+``SearchConfig.score_utility_weight``): Q values, Gumbel's completed Q and PUCT's scores are
+utilities, while ``SearchOutput.value`` stays the mean win value (P(win) - P(loss)).
 
 Tree reuse (``SearchConfig.tree_reuse``): after a search the tree is kept; the next call looks up,
 per batch slot, the node reached by the moves played since (read from ``EnvState.history``), and
@@ -21,6 +27,7 @@ continuation of the previous root (other game, other komi) starts afresh.
 
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -28,9 +35,10 @@ import numpy as np
 from ..config import SearchConfig
 from .gumbel import GumbelPolicy
 from .puct import PuctPolicy
-from .tree import NO_PARENT, ROOT, UNVISITED, Tree, reroot
+from .tree import NO_PARENT, ROOT, UNVISITED, Tree, grown, reroot
 from ..evaluation import EvalFn, Evaluation
 from .types import SearchOutput
+from .utility import Utility
 
 if TYPE_CHECKING:
     from ..game.vec_env import EnvState, VecEnv
@@ -46,14 +54,34 @@ class MCTS:
         self.env = env
         self.eval_fn = eval_fn
         self.config = config
+        # What search maximises: the win value plus KataGo's score term (search/utility.py).
+        self.utility = Utility(config.score_utility_weight, config.score_utility_scale, env.config)
         self.tree: Tree | None = None  # the last search's tree
 
     def reset(self) -> None:
         """Forget the kept tree (the next search starts from scratch)."""
         self.tree = None
 
-    def run(self, state: "EnvState", rng: np.random.Generator, *, add_noise: bool) -> SearchOutput:
+    def run(
+        self,
+        state: "EnvState",
+        rng: np.random.Generator,
+        *,
+        add_noise: bool,
+        num_simulations: int | np.ndarray | None = None,
+        seconds: float | None = None,
+    ) -> SearchOutput:
         """Search every game of ``state`` (none finished) and decide one move per game.
+
+        ``num_simulations``: this call's budget, one int for every game or a [B] int array (one
+        per game, each >= 1), default ``config.num_simulations``. Games with different budgets
+        share one batched call: a simulation round only runs the games whose budget is not yet
+        spent (playout cap randomisation, KataGo: a full search for some moves, a cheap one for
+        others). The tree grows when a call needs more room than it has.
+        ``seconds``: a wall-clock limit (for a bot): the budget becomes a maximum, and the search
+        stops once the time is up. Gumbel fixes each game's budget, and so its halving schedule,
+        after the first ``min(num_considered)`` simulations from their measured speed; it still
+        stops at the deadline if the estimate was too optimistic.
 
         ``add_noise`` is for self-play only: PUCT mixes Dirichlet noise into the root priors and
         samples the move by visit counts (temperature) for the first ``temperature_moves`` moves;
@@ -70,12 +98,38 @@ class MCTS:
         finished = np.flatnonzero(state.done)
         if finished.size:
             raise ValueError(f"cannot search finished games (batch slots {finished[:8].tolist()})")
+        budget = self._budget(num_simulations, batch)
+        if seconds is not None and not seconds > 0:
+            raise ValueError(f"seconds must be a positive number, got {seconds!r}")
+        start = time.perf_counter()
         config = self.config
-        tree = self._start(state)
+        # A time-limited search sizes its tree for the configured budget and grows it if it
+        # gets further (doubling), rather than allocating for its maximum.
+        planned = budget if seconds is None else np.minimum(budget, config.num_simulations)
+        tree = self._start(state, planned)
         policy_cls = GumbelPolicy if config.algorithm == "gumbel" else PuctPolicy
-        policy = policy_cls(tree, config, rng, add_noise)
-        for simulation in range(config.num_simulations):
-            self._simulate(tree, policy, simulation)
+        # A time-limited Gumbel search follows the warm-up prefix that all schedules share until
+        # it knows its real budget (below), so its first schedule is the planned one's.
+        warmup_plan = np.maximum(planned, min(config.gumbel_num_considered, int(budget.min())))
+        policy = policy_cls(tree, config, rng, add_noise, budget if seconds is None else warmup_plan)
+        simulation, limit = 0, int(budget.max())
+        while simulation < limit:
+            running = budget > simulation
+            if tree.num_nodes.max() >= tree.capacity:  # only after a time-limited search's plan
+                capacity = 2 * tree.capacity
+                tree = grown(tree, capacity, self._storage(state, batch * capacity), self.env)
+            self._simulate(tree, policy, simulation, None if running.all() else np.flatnonzero(running))
+            simulation += 1
+            if seconds is not None:
+                elapsed = time.perf_counter() - start
+                if elapsed >= seconds:
+                    break
+                if simulation == policy.warmup:
+                    # From the speed so far; every game keeps at least the simulations done.
+                    affordable = simulation + int((seconds - elapsed) * simulation / elapsed)
+                    budget = np.clip(budget, None, max(affordable, simulation))
+                    limit = int(budget.max())
+                    policy.set_budget(budget)
         action, target = policy.decide(tree, state.move_number, rng)
         self.tree = tree
         visits = tree.visits[:, ROOT]
@@ -87,30 +141,56 @@ class MCTS:
             visits=tree.child_visits[:, ROOT].astype(np.int32),
         )
 
+    def _budget(self, num_simulations: int | np.ndarray | None, batch: int) -> np.ndarray:
+        """[B] int64 simulations per game for one call (``config.num_simulations`` by default)."""
+        if num_simulations is None:
+            return np.full(batch, self.config.num_simulations, np.int64)
+        budget = np.asarray(num_simulations)
+        if budget.dtype.kind not in "iu" or budget.shape not in ((), (batch,)):
+            raise ValueError(
+                f"num_simulations must be an integer or an integer array of shape ({batch},), "
+                f"got {budget.dtype} {budget.shape}"
+            )
+        if (budget < 1).any():
+            raise ValueError(f"num_simulations must be >= 1 for every game, got {int(budget.min())}")
+        return np.broadcast_to(budget, (batch,)).astype(np.int64)
+
     # -- tree set-up and reuse -------------------------------------------------------------------
 
-    def _start(self, state: "EnvState") -> Tree:
+    def _start(self, state: "EnvState", budget: np.ndarray) -> Tree:  # budget: [B] the planned one
         """The tree to search: the kept subtree where the game continues it, a fresh root elsewhere.
 
-        The previous tree's arrays are reused whenever the batch size is unchanged: allocating and
-        first touching them would cost more than the simulations themselves (side 6, S = 32, tree
-        reuse: 65 nodes, about 100 KB of edge arrays and 120 KB of stored states per game).
+        The previous tree's arrays are reused whenever the batch size is unchanged and they have
+        room for this call: allocating and first touching them would cost more than the
+        simulations themselves (side 6, S = 32, tree reuse: 65 nodes, about 100 KB of edge arrays
+        and 120 KB of stored states per game). A kept subtree is cut to at most
+        ``max(config.num_simulations, max(budget))`` nodes (what one full search adds), so trees
+        stay bounded over a game; the capacity is grown when kept nodes plus this call's budget
+        do not fit, and is sized for a kept subtree from the start when tree reuse is on.
         """
         env, config = self.env, self.config
         batch, games = state.batch_size, np.arange(state.batch_size)
-        simulations = config.num_simulations
-        capacity = simulations + 1 + (simulations if config.tree_reuse else 0)
+        most = int(budget.max())
+        keep = max(config.num_simulations, most) if config.tree_reuse else 0
         tree = self.tree
         if tree is not None and tree.batch_size == batch:
             roots = self._continued_roots(tree, state) if config.tree_reuse else np.full(batch, UNVISITED)
-            reroot(env, tree, roots, max_nodes=capacity - simulations - 1)
+            reroot(env, tree, roots, max_nodes=keep)
+            needed = int((np.maximum(tree.num_nodes, 1) + budget).max())
+            if needed > tree.capacity:
+                tree = grown(tree, needed, self._storage(state, batch * needed), env)
         else:
-            tree = Tree.allocate(batch, capacity, env.num_actions, env.take(state, np.repeat(games, capacity)))
+            capacity = most + 1 + keep
+            tree = Tree.allocate(batch, capacity, env.num_actions, self._storage(state, batch * capacity))
         env.put(tree.states, tree.slot(games, np.full(batch, ROOT)), state)
         fresh = np.flatnonzero(tree.num_nodes == 0)
         if fresh.size:
             self._create_roots(tree, state, fresh)
         return tree
+
+    def _storage(self, state: "EnvState", slots: int) -> "EnvState":
+        """State storage for ``slots`` tree nodes (copies of game 0; rows are written on creation)."""
+        return self.env.take(state, np.zeros(slots, np.int64))
 
     def _continued_roots(self, old: Tree, state: "EnvState") -> np.ndarray:
         """[B] node of ``old`` reached by the moves played since its root, UNVISITED if none."""
@@ -133,6 +213,7 @@ class MCTS:
         """Evaluate and create the root of each game in ``games`` (its state is already stored)."""
         roots = state if games.size == state.batch_size else self.env.take(state, games)
         evaluation = self._evaluate(roots)
+        utility = self.utility(evaluation.value, evaluation.score)
         tree.add_nodes(
             games,
             parent=np.full(games.size, NO_PARENT),
@@ -141,49 +222,63 @@ class MCTS:
             terminal=np.zeros(games.size, bool),
             raw_value=evaluation.value,
             raw_score=evaluation.score,
+            raw_utility=utility,
             priors=evaluation.priors,
             legal=self.env.legal_actions(roots),
         )
         # The root's own evaluation is its first visit (mctx instantiate_tree_from_root).
-        tree.backup(games, np.full(games.size, ROOT), evaluation.value, evaluation.score)
+        tree.backup(games, np.full(games.size, ROOT), evaluation.value, evaluation.score, utility)
 
     # -- one simulation --------------------------------------------------------------------------
 
-    def _simulate(self, tree: Tree, policy: GumbelPolicy | PuctPolicy, simulation: int) -> None:
-        batch = tree.batch_size
-        games = np.arange(batch)
-        parent = np.full(batch, ROOT, np.int64)
-        action = policy.select_root(tree, simulation).astype(np.int64)
+    def _simulate(
+        self, tree: Tree, policy: GumbelPolicy | PuctPolicy, simulation: int, games: np.ndarray | None
+    ) -> None:
+        """One simulation for ``games`` ([K] the games whose budget is not spent; None: all)."""
+        if games is None:
+            games = np.arange(tree.batch_size)
+            action = policy.select_root(tree, simulation, None).astype(np.int64)
+        else:
+            action = policy.select_root(tree, simulation, games).astype(np.int64)
+        count = games.size
+        parent = np.full(count, ROOT, np.int64)
         child = tree.children[games, parent, action].astype(np.int64)
-        descending = games[child != UNVISITED]
-        descending = descending[~tree.terminal[descending, child[descending]]]
+        descending = np.flatnonzero(child != UNVISITED)  # indices into games
+        descending = descending[~tree.terminal[games[descending], child[descending]]]
         while descending.size:
             parent[descending] = child[descending]
-            stats = tree.stats(descending, parent[descending])
-            action[descending] = policy.select_interior(stats)
-            child[descending] = tree.children[descending, parent[descending], action[descending]]
+            stats = tree.stats(games[descending], parent[descending])
+            action[descending] = policy.select_interior(stats, games[descending])
+            child[descending] = tree.children[games[descending], parent[descending], action[descending]]
             descending = descending[child[descending] != UNVISITED]
-            descending = descending[~tree.terminal[descending, child[descending]]]
+            descending = descending[~tree.terminal[games[descending], child[descending]]]
 
         leaf = child.copy()
-        value = np.empty(batch, np.float32)
-        score = np.empty(batch, np.float32)
+        value = np.empty(count, np.float32)
+        score = np.empty(count, np.float32)
+        utility = np.empty(count, np.float32)
         ended = np.flatnonzero(child != UNVISITED)  # terminal nodes reached again: exact result
-        value[ended] = tree.raw_value[ended, child[ended]]
-        score[ended] = tree.raw_score[ended, child[ended]]
+        if ended.size:
+            value[ended] = tree.raw_value[games[ended], child[ended]]
+            score[ended] = tree.raw_score[games[ended], child[ended]]
+            utility[ended] = tree.raw_utility[games[ended], child[ended]]
         expand = np.flatnonzero(child == UNVISITED)
         if expand.size:
-            leaf[expand], value[expand], score[expand] = self._expand(tree, expand, parent[expand], action[expand])
-        tree.backup(games, leaf, value, score)
+            leaf[expand], value[expand], score[expand], utility[expand] = self._expand(
+                tree, games[expand], parent[expand], action[expand]
+            )
+        tree.backup(games, leaf, value, score, utility)
 
     def _expand(
         self, tree: Tree, games: np.ndarray, parent: np.ndarray, action: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Create the child (games, parent, action) for each game; returns [K] nodes, values, scores."""
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Create the child (games, parent, action) for each game; returns [K] nodes, values,
+        scores and utilities."""
         env = self.env
         states = env.take(tree.states, tree.slot(games, parent))
         env.step(states, action)
         evaluation = self._evaluate(states)
+        utility = self.utility(evaluation.value, evaluation.score)
         nodes = tree.add_nodes(
             games,
             parent=parent,
@@ -192,11 +287,12 @@ class MCTS:
             terminal=states.done,
             raw_value=evaluation.value,
             raw_score=evaluation.score,
+            raw_utility=utility,
             priors=evaluation.priors,
             legal=env.legal_actions(states),
         )
         env.put(tree.states, tree.slot(games, nodes), states)
-        return nodes, evaluation.value, evaluation.score
+        return nodes, evaluation.value, evaluation.score, utility
 
     def _evaluate(self, states: "EnvState") -> Evaluation:
         """Evaluation of K states: the evaluator for running games, the exact result for finished ones."""

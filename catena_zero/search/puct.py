@@ -5,15 +5,17 @@ Shape legend: B games, K a subset of the games (one node each), A actions (N cel
     score(s, a) = Q(s, a) + c(s) * P(s, a) * sqrt(N(s)) / (1 + N(s, a))
     c(s)        = log((1 + N(s) + c_base) / c_base) + c_init
 
-Q is mapped from [-1, 1] to [0, 1] as in the AlphaZero pseudocode, whose c_init = 1.25 was tuned
-for values in [0, 1]. An unvisited child takes its parent's mean value ("first-play urgency" =
+Q is the utility (win value plus KataGo's score term, ``search/utility.py``), mapped from
+[-radius, radius] (radius = 1 + score_utility_weight) to [0, 1] as the AlphaZero pseudocode maps
+values from [-1, 1], since its c_init = 1.25 was tuned for values in [0, 1]. An unvisited child takes its parent's mean value ("first-play urgency" =
 parent value, as Leela Zero without the reduction): exact terminal values and evaluator values
 then compete on the same scale, and with uniform priors the rule is classic UCT.
 At the root of a self-play search the priors are mixed with Dirichlet noise (AlphaZero:
 alpha ~ 10 / legal moves, fraction 0.25); the tree always stores the un-noised priors, so a reused
 root gets fresh noise. The policy target is the root's visit distribution; the move is sampled
 from visits^(1/T) for the first ``temperature_moves`` moves of a self-play game, otherwise it is
-the most visited action (ties broken by Q).
+the most visited action (ties broken by Q, then at random: ``ties.py``; so are ties of the PUCT
+score, e.g. between unvisited actions of equal prior).
 """
 
 from __future__ import annotations
@@ -21,17 +23,20 @@ from __future__ import annotations
 import numpy as np
 
 from ..config import SearchConfig
+from .ties import argmax_random_ties, tie_break_keys
 from .tree import NodeStats, Tree
 
 
-def puct_action(stats: NodeStats, priors: np.ndarray, config: SearchConfig) -> np.ndarray:
-    """[K] action maximising the PUCT score; ``priors`` [K, A] (the node's own, or noised at the root)."""
+def puct_action(stats: NodeStats, priors: np.ndarray, config: SearchConfig, keys: np.ndarray) -> np.ndarray:
+    """[K] action maximising the PUCT score; ``priors`` [K, A] (the node's own, or noised at the
+    root); ties broken by ``keys`` [K, A] (``ties.py``)."""
     visits = stats.visits.astype(np.float32)[:, None]  # [K, 1]
     c = np.log((1.0 + visits + config.c_puct_base) / config.c_puct_base) + config.c_puct_init
-    q = np.where(stats.child_visits > 0, stats.child_q, stats.value[:, None])
+    q = np.where(stats.child_visits > 0, stats.child_q, stats.utility[:, None])
     u = c * priors * np.sqrt(visits) / (1.0 + stats.child_visits)
-    score = np.where(stats.legal, 0.5 * (q + 1.0) + u, -np.inf)
-    return score.argmax(axis=1)
+    radius = 1.0 + config.score_utility_weight
+    score = np.where(stats.legal, 0.5 * (q / radius + 1.0) + u, -np.inf)
+    return argmax_random_ties(score, keys)
 
 
 def dirichlet_noise(
@@ -50,18 +55,30 @@ def dirichlet_noise(
 class PuctPolicy:
     """PUCT for one search call: root priors (noised or not), selection rules and the final decision."""
 
-    def __init__(self, tree: Tree, config: SearchConfig, rng: np.random.Generator, add_noise: bool) -> None:
+    def __init__(
+        self, tree: Tree, config: SearchConfig, rng: np.random.Generator, add_noise: bool, budget: np.ndarray
+    ) -> None:
         self.config = config
         self.add_noise = add_noise
         root = tree.root_stats()
         # [B, A] the root priors used by this search (the tree keeps the un-noised ones)
         self.root_priors = dirichlet_noise(root.priors, root.legal, config, rng) if add_noise else root.priors.copy()
+        self.keys = tie_break_keys(rng, *root.priors.shape)  # [B, A] random ties (ties.py)
 
-    def select_root(self, tree: Tree, simulation: int) -> np.ndarray:
-        return puct_action(tree.root_stats(), self.root_priors, self.config)
+    warmup = 1  # PUCT has no schedule: a time-limited search may stop after any simulation
 
-    def select_interior(self, stats: NodeStats) -> np.ndarray:
-        return puct_action(stats, stats.priors, self.config)
+    def set_budget(self, budget: np.ndarray) -> None:
+        """PUCT selection does not depend on the budget."""
+
+    def select_root(self, tree: Tree, simulation: int, games: np.ndarray | None) -> np.ndarray:
+        """[K] root actions of ``games`` (None: all)."""
+        if games is None:
+            return puct_action(tree.root_stats(), self.root_priors, self.config, self.keys)
+        return puct_action(tree.root_stats(games), self.root_priors[games], self.config, self.keys[games])
+
+    def select_interior(self, stats: NodeStats, games: np.ndarray) -> np.ndarray:
+        """[K] actions at K interior nodes, one of each of ``games``."""
+        return puct_action(stats, stats.priors, self.config, self.keys[games])
 
     def decide(
         self, tree: Tree, move_number: np.ndarray, rng: np.random.Generator
@@ -70,8 +87,11 @@ class PuctPolicy:
         root = tree.root_stats()
         visits = np.where(root.legal, root.child_visits, 0).astype(np.float64)
         policy = (visits / np.maximum(visits.sum(axis=1, keepdims=True), 1.0)).astype(np.float32)
-        # Most visited, ties broken by Q (Q + 1 lies in [0, 2], below one visit's weight of 4).
-        greedy = np.where(root.legal, 4.0 * visits + root.child_q + 1.0, -np.inf).argmax(axis=1)
+        # Most visited, ties broken by Q (Q + radius lies in [0, 2 radius], below one visit's weight).
+        radius = 1.0 + self.config.score_utility_weight
+        greedy = argmax_random_ties(
+            np.where(root.legal, (2 * radius + 1) * visits + root.child_q + radius, -np.inf), self.keys
+        )
         temperature = self.config.temperature
         sample = (move_number < self.config.temperature_moves) & (temperature > 0) & self.add_noise
         action = greedy

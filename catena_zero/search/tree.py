@@ -10,8 +10,12 @@ from the previous move, see ``reroot``). A node is created only after its parent
 ``parent[b, n] < n``: node indices are a topological order, which the re-rooting relies on.
 
 Per edge ``(node, action)`` the tree keeps the statistics that selection reads (visits, mean
-value Q), as mctx does, so selecting at a node is one row gather per array; they duplicate the
-child's own ``visits`` / ``value_sum`` except for the sign convention and after pruning.
+utility Q), as mctx does, so selecting at a node is one row gather per array; they duplicate the
+child's own ``visits`` / ``utility_sum`` except for the sign convention and after pruning.
+
+Three quantities are backed up: the win value (+1 win, -1 loss; what ``SearchOutput.value``
+reports), the score margin, and the utility that search maximises, the win value plus a score
+term (KataGo's score utility, ``search/utility.py``). Selection reads only utilities.
 
 Sign convention (DESIGN.md sec. 3): a node's values are from the perspective of the player to
 move *at that node*; an edge's values are from the perspective of the player to move at the
@@ -46,10 +50,10 @@ class NodeStats:
     """What selection needs to know about K nodes (one per game), gathered from a ``Tree``."""
 
     visits: np.ndarray  # [K] int32 N(s): visits of the node (its own evaluation counts as one)
-    value: np.ndarray  # [K] float32 mean backed-up value, node's player to move
-    raw_value: np.ndarray  # [K] float32 the evaluator's value of the node (Gumbel's mixed value)
+    utility: np.ndarray  # [K] float32 mean backed-up utility, node's player to move
+    raw_utility: np.ndarray  # [K] float32 utility of the evaluation of the node (Gumbel's mixed value)
     child_visits: np.ndarray  # [K, A] int32 N(s, a)
-    child_q: np.ndarray  # [K, A] float32 Q(s, a), node's player to move; 0 where N(s, a) == 0
+    child_q: np.ndarray  # [K, A] float32 Q(s, a): mean utility, node's player to move; 0 where N(s, a) == 0
     priors: np.ndarray  # [K, A] float32 P(s, a), 0 on illegal actions
     legal: np.ndarray  # [K, A] bool
 
@@ -65,13 +69,15 @@ class Tree:
     terminal: np.ndarray  # [B, M] bool the game is over at the node
     raw_value: np.ndarray  # [B, M] float32 evaluator value at creation (exact result if terminal)
     raw_score: np.ndarray  # [B, M] float32 evaluator score margin (exact margin if terminal)
+    raw_utility: np.ndarray  # [B, M] float32 utility of raw_value and raw_score
     visits: np.ndarray  # [B, M] int32 simulations through the node
-    value_sum: np.ndarray  # [B, M] float32 sum of backed-up values, node's player to move
+    value_sum: np.ndarray  # [B, M] float32 sum of backed-up win values, node's player to move
     score_sum: np.ndarray  # [B, M] float32 sum of backed-up score margins, node's player to move
+    utility_sum: np.ndarray  # [B, M] float32 sum of backed-up utilities, node's player to move
     # Per edge.
     children: np.ndarray  # [B, M, A] int32 child node, UNVISITED if not created
     child_visits: np.ndarray  # [B, M, A] int32 simulations through the edge
-    child_value: np.ndarray  # [B, M, A] float32 Q: mean value through the edge, parent's mover
+    child_q: np.ndarray  # [B, M, A] float32 Q: mean utility through the edge, parent's mover
     priors: np.ndarray  # [B, M, A] float32 evaluator priors of the node (never noised)
     legal: np.ndarray  # [B, M, A] bool legal actions at the node (all False if terminal)
     num_nodes: np.ndarray  # [B] int32 nodes created so far
@@ -92,12 +98,14 @@ class Tree:
             terminal=np.empty(shape, bool),
             raw_value=np.empty(shape, np.float32),
             raw_score=np.empty(shape, np.float32),
+            raw_utility=np.empty(shape, np.float32),
             visits=np.empty(shape, np.int32),
             value_sum=np.empty(shape, np.float32),
             score_sum=np.empty(shape, np.float32),
+            utility_sum=np.empty(shape, np.float32),
             children=np.empty(edges, np.int32),
             child_visits=np.empty(edges, np.int32),
-            child_value=np.empty(edges, np.float32),
+            child_q=np.empty(edges, np.float32),
             priors=np.empty(edges, np.float32),
             legal=np.empty(edges, bool),
             num_nodes=np.zeros(batch_size, np.int32),
@@ -134,6 +142,7 @@ class Tree:
         terminal: np.ndarray,  # [K] bool
         raw_value: np.ndarray,  # [K]
         raw_score: np.ndarray,  # [K]
+        raw_utility: np.ndarray,  # [K]
         priors: np.ndarray,  # [K, A]
         legal: np.ndarray,  # [K, A]
     ) -> np.ndarray:
@@ -142,8 +151,9 @@ class Tree:
         The node's state must be written to ``states`` at ``slot(games, nodes)`` by the caller.
         """
         nodes = self.num_nodes[games].astype(np.int64)
-        if (nodes >= self.capacity).any():
-            raise ValueError(f"search tree is full ({self.capacity} nodes per game)")
+        # The search sizes the tree before every call (``MCTS`` grows it as needed): a full tree
+        # here is a bug in the caller, not a limit of the search.
+        assert (nodes < self.capacity).all(), f"search tree is full ({self.capacity} nodes per game)"
         at = self.slot(games, nodes)
         is_root = parent == NO_PARENT
         self.parent.reshape(-1)[at] = parent
@@ -152,12 +162,14 @@ class Tree:
         self.terminal.reshape(-1)[at] = terminal
         self.raw_value.reshape(-1)[at] = raw_value
         self.raw_score.reshape(-1)[at] = raw_score
+        self.raw_utility.reshape(-1)[at] = raw_utility
         self.visits.reshape(-1)[at] = 0
         self.value_sum.reshape(-1)[at] = 0.0
         self.score_sum.reshape(-1)[at] = 0.0
+        self.utility_sum.reshape(-1)[at] = 0.0
         self._edges(self.children)[at] = UNVISITED
         self._edges(self.child_visits)[at] = 0
-        self._edges(self.child_value)[at] = 0.0
+        self._edges(self.child_q)[at] = 0.0
         self._edges(self.priors)[at] = priors
         self._edges(self.legal)[at] = legal
         linked = ~is_root
@@ -172,29 +184,35 @@ class Tree:
         visits = np.take(self.visits, at)
         return NodeStats(
             visits=visits,
-            value=(np.take(self.value_sum, at) / np.maximum(visits, 1)).astype(np.float32),
-            raw_value=np.take(self.raw_value, at),
+            utility=(np.take(self.utility_sum, at) / np.maximum(visits, 1)).astype(np.float32),
+            raw_utility=np.take(self.raw_utility, at),
             child_visits=np.take(self._edges(self.child_visits), at, axis=0),
-            child_q=np.take(self._edges(self.child_value), at, axis=0),
+            child_q=np.take(self._edges(self.child_q), at, axis=0),
             priors=np.take(self._edges(self.priors), at, axis=0),
             legal=np.take(self._edges(self.legal), at, axis=0),
         )
 
-    def root_stats(self) -> NodeStats:
-        """``stats`` of every game's root, as views (no copies): valid until the tree changes."""
+    def root_stats(self, games: np.ndarray | None = None) -> NodeStats:
+        """``stats`` of the roots of ``games`` ([K]; None: every game, as views, no copies, valid
+        until the tree changes)."""
+        if games is not None:
+            return self.stats(games, np.full(games.size, ROOT))
         visits = self.visits[:, ROOT]
         return NodeStats(
             visits=visits,
-            value=(self.value_sum[:, ROOT] / np.maximum(visits, 1)).astype(np.float32),
-            raw_value=self.raw_value[:, ROOT],
+            utility=(self.utility_sum[:, ROOT] / np.maximum(visits, 1)).astype(np.float32),
+            raw_utility=self.raw_utility[:, ROOT],
             child_visits=self.child_visits[:, ROOT],
-            child_q=self.child_value[:, ROOT],
+            child_q=self.child_q[:, ROOT],
             priors=self.priors[:, ROOT],
             legal=self.legal[:, ROOT],
         )
 
-    def backup(self, games: np.ndarray, leaf: np.ndarray, value: np.ndarray, score: np.ndarray) -> None:
-        """Add one visit with ``value`` / ``score`` (leaf's player to move) on each game's root-leaf path.
+    def backup(
+        self, games: np.ndarray, leaf: np.ndarray, value: np.ndarray, score: np.ndarray, utility: np.ndarray
+    ) -> None:
+        """Add one visit with ``value`` / ``score`` / ``utility`` (leaf's player to move) on each
+        game's root-leaf path.
 
         [K] arrays: distinct games, one leaf each. Loops over depth, vectorised over the games
         still climbing.
@@ -203,25 +221,46 @@ class Tree:
         at = base + leaf
         value = value.astype(np.float32)
         score = score.astype(np.float32)
-        visits, value_sum, score_sum = self.visits.reshape(-1), self.value_sum.reshape(-1), self.score_sum.reshape(-1)
+        utility = utility.astype(np.float32)
+        visits, value_sum = self.visits.reshape(-1), self.value_sum.reshape(-1)
+        score_sum, utility_sum = self.score_sum.reshape(-1), self.utility_sum.reshape(-1)
         parents, players, actions = self.parent.reshape(-1), self.player.reshape(-1), self.action.reshape(-1)
-        edge_visits, edge_value = self.child_visits.reshape(-1), self.child_value.reshape(-1)
+        edge_visits, edge_q = self.child_visits.reshape(-1), self.child_q.reshape(-1)
         while at.size:
             visits[at] += 1
             value_sum[at] += value
             score_sum[at] += score
+            utility_sum[at] += utility
             parent = parents[at]
             up = parent != NO_PARENT
-            base, at, parent, value, score = base[up], at[up], parent[up], value[up], score[up]
+            if not up.all():
+                base, at, parent = base[up], at[up], parent[up]
+                value, score, utility = value[up], score[up], utility[up]
             parent_at = base + parent
             # The parent's mover sees the opposite result unless it is the same player (R8 double turn).
-            flip = players[parent_at] != players[at]
-            value = np.where(flip, -value, value)
-            score = np.where(flip, -score, score)
+            sign = np.where(players[parent_at] != players[at], np.float32(-1), np.float32(1))
+            value, score, utility = sign * value, sign * score, sign * utility
             edge = parent_at * self.num_actions + actions[at]
             edge_visits[edge] += 1
-            edge_value[edge] += (value - edge_value[edge]) / edge_visits[edge]  # running mean (mctx)
+            edge_q[edge] += (utility - edge_q[edge]) / edge_visits[edge]  # running mean (mctx)
             at = parent_at
+
+
+def grown(tree: Tree, capacity: int, states: "EnvState", env: "VecEnv") -> Tree:
+    """A copy of ``tree`` with room for ``capacity`` nodes per game; ``states`` is the new state
+    storage (``batch_size * capacity`` slots). Node indices are unchanged, so nothing is re-linked."""
+    batch, old = tree.batch_size, tree.capacity
+    if capacity < old:
+        raise ValueError(f"cannot shrink a tree from {old} to {capacity} nodes per game")
+    new = Tree.allocate(batch, capacity, tree.num_actions, states)
+    for name in ("parent", "action", "player", "terminal", "raw_value", "raw_score", "raw_utility", "visits",
+                 "value_sum", "score_sum", "utility_sum", "children", "child_visits", "child_q", "priors", "legal"):
+        getattr(new, name)[:, :old] = getattr(tree, name)
+    new.num_nodes[:] = tree.num_nodes
+    games = np.repeat(np.arange(batch), old)
+    nodes = np.tile(np.arange(old), batch)
+    env.put(new.states, new.slot(games, nodes), tree.states)
+    return new
 
 
 def reroot(env: "VecEnv", tree: Tree, roots: np.ndarray, max_nodes: int) -> None:
@@ -258,8 +297,8 @@ def reroot(env: "VecEnv", tree: Tree, roots: np.ndarray, max_nodes: int) -> None
         games, columns = np.nonzero(np.arange(width)[None, :] < count[:, None])
         moved = env.take(tree.states, tree.slot(games, order[games, columns]))  # copies
         env.put(tree.states, tree.slot(games, columns), moved)
-        for name in ("player", "terminal", "raw_value", "raw_score", "visits", "value_sum", "score_sum",
-                     "action", "child_visits", "child_value", "priors", "legal"):
+        for name in ("player", "terminal", "raw_value", "raw_score", "raw_utility", "visits", "value_sum",
+                     "score_sum", "utility_sum", "action", "child_visits", "child_q", "priors", "legal"):
             array = getattr(tree, name)
             array[:, :width] = array[rows, order]
         # Columns past a game's count hold rows of nodes that do not exist (garbage indices):

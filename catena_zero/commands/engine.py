@@ -1,0 +1,22 @@
+"""``catena-zero engine``: the bot behind a GTP-style text protocol on stdin/stdout (bot/engine.py)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from .bot_options import add_bot_options, load_bot
+
+HELP = "run a bot behind a GTP-style text protocol on stdin/stdout (for GUIs and programs)"
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    add_bot_options(parser, required=True)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..bot.engine import Engine
+
+    bot = load_bot(args)
+    print(f"catena-zero engine: {bot!r}; waiting for commands (list_commands, quit)", file=sys.stderr)
+    return Engine(bot).run(sys.stdin, sys.stdout, sys.stderr)

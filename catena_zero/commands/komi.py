@@ -1,0 +1,35 @@
+"""``catena-zero komi``: the fair komi by a bot's own value and score heads, with the curve around it."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import sys
+
+from ..game.options import SCORINGS, GameConfig
+from .bot_options import add_bot_options, load_bot
+
+HELP = "the fair komi by a bot's own estimate (R7), with its value at each komi around it"
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    add_bot_options(parser, required=True)
+    parser.add_argument("--side", type=int, help="board side (default: the bot's game)")
+    parser.add_argument("--scoring", choices=SCORINGS, help="scoring (default: the bot's game)")
+    parser.add_argument("--around", type=int, default=5, metavar="K",
+                        help="show the komis within K of the fair one (default 5)")
+    parser.add_argument("--all", action="store_true", help="show every komi of the range")
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..bot.bot import komi_table
+
+    if args.around < 0:
+        raise ValueError(f"--around must be >= 0, got {args.around}")
+    bot = load_bot(args)
+    default = bot.game_config
+    config = GameConfig(side=args.side if args.side is not None else default.side, game_type="komi",
+                        scoring=args.scoring or default.scoring)
+    curve = bot.komi_curve(config)
+    print(komi_table(curve, around=None if args.all else args.around), end="", file=sys.stdout)
+    return 0

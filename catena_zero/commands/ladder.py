@@ -1,0 +1,55 @@
+"""``catena-zero ladder RUN_DIR``: rate a run's kept checkpoints against each other and the baselines."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from .common import CliError
+from .evaluate import set_threads
+
+HELP = "play a run's checkpoints and the baselines against each other and fit Elo ratings (re-running adds games)"
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    from ..eval.ladder import DEFAULT_BASELINES, DEFAULT_GAMES, MODES
+
+    parser.add_argument("run_dir", metavar="RUN_DIR", help="a run folder, checkpoints/<run>/")
+    parser.add_argument("--games", type=int, default=DEFAULT_GAMES, metavar="N",
+                        help=f"games per pair in this run, added to earlier ones (default {DEFAULT_GAMES})")
+    parser.add_argument("--mode", choices=MODES, default="gauntlet",
+                        help="gauntlet: each checkpoint against the baselines and the previous checkpoint; "
+                             "round-robin: every pair (default gauntlet)")
+    parser.add_argument("--sims", type=int, metavar="S", help="simulations per move of the checkpoints "
+                        "(default: the results file's, else the run's config)")
+    parser.add_argument("--baselines", default=",".join(DEFAULT_BASELINES), metavar="LIST",
+                        help=f"comma-separated baselines, random always included (default {','.join(DEFAULT_BASELINES)})")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the matches (default 0)")
+    parser.add_argument("--threads", type=int, default=1, metavar="T",
+                        help="CPU threads of network inference (default 1: a match's batches are small, and "
+                             "spinning threads slow everything down on shared cores)")
+    parser.add_argument("--device", help="network device: cpu, cuda, cuda:i (default: the checkpoints', auto)")
+    parser.add_argument("--no-play", action="store_true", help="play nothing: refit and rewrite the outputs")
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..eval.ladder import run_ladder
+
+    if args.sims is not None and args.sims < 1:
+        raise CliError(f"--sims must be at least 1, got {args.sims}")
+    if args.threads < 1:
+        raise CliError(f"--threads must be at least 1, got {args.threads}")
+    set_threads(args.threads)
+    baselines = [b.strip() for b in args.baselines.split(",") if b.strip()]
+    report = run_ladder(args.run_dir, games=args.games, mode=args.mode, simulations=args.sims, baselines=baselines,
+                        seed=args.seed, device=args.device, play=not args.no_play,
+                        log=lambda line: print(line, file=sys.stdout, flush=True))
+    fit = report.fit
+    for player in sorted(report.players, key=lambda p: -fit.rating(p.id)):
+        i = fit.index(player.id)
+        error = "anchor" if player.id == fit.anchor else f"+- {1.96 * fit.stderr[i]:.0f}"
+        print(f"{player.id:>16}  Elo {fit.elo[i]:7.0f} {error:>8}  ({int(fit.games[i])} games)", file=sys.stdout)
+    total = sum(m.games for m in report.results.matches)
+    print(f"ladder: {len(report.played)} matches played now, {total} games in all; "
+          f"wrote {', '.join(str(p) for p in report.files)}", file=sys.stdout)
+    return 0

@@ -1,0 +1,253 @@
+"""Agents: players that choose one move for each of a BATCH of games in one call (the arena's players).
+
+Shape legend: B games an agent is asked to move in (all running, all with this agent to move),
+A actions (N cells + the button, ``game/spec.py``), K komi values of a range (R6).
+
+``Agent.act(env, state, rng) -> [B] int64`` legal actions. A batched search agent runs ONE search
+call per move for every game it is thinking in (one evaluator call per simulation serves every
+leaf of the batch, house rule 5), so a match of G games costs a side one search per ply, not G.
+``reset()`` forgets what the agent kept between calls (its search trees) before a new set of games.
+
+Implementations:
+- ``RandomAgent``: uniform over the legal actions (``vec_env.random_legal_actions``).
+- ``GreedyAgent``: the action with the best immediate score margin for the mover (R6 scores after
+  that one action, claims included); every legal action of every game is stepped in one batch;
+  ties are broken uniformly at random, so greedy games vary.
+- ``UCTAgent`` (``mcts:K``): classic UCT (Kocsis and Szepesvari 2006) as PUCT over uniform priors
+  with random-rollout leaf values (``search/rollout.py``), K simulations per move.
+- ``NetAgent``: a ``CatenaNet`` through the batched search with ``net/evaluator.py``'s
+  ``NetEvaluator``, no exploration noise (evaluation, not self-play). Its value head gives the
+  fair komi of a game (``komi_estimate``).
+
+Tree reuse is off by default for the search agents: every move then gets exactly its stated
+simulation budget, as in classic arena baselines (OpenSpiel's MCTSBot searches each move afresh);
+with ``tree_reuse=True`` the kept subtree adds the visits the previous search spent there. The
+agent keeps one search per colour to move, because in a match the games where it plays Black and
+those where it plays White alternate between calls: each search then sees the same games in the
+same slots from one of its moves to the next, which is what re-rooting needs.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable, Optional
+
+import numpy as np
+
+from ..config import NetConfig, SearchConfig
+from ..evaluation import EvalFn
+from ..game.options import GameConfig, komi_range
+from ..game.vec_env import BLACK, EnvState, VecEnv, random_legal_actions
+
+if TYPE_CHECKING:
+    from ..net.model import CatenaNet
+
+# The greedy agent steps every legal action of every game; above this many copies at once it works
+# through the batch in slices, so a side-10 batch (271 actions a game) stays a few tens of MB.
+GREEDY_MAX_ROWS = 16384
+
+
+@dataclass(frozen=True)
+class KomiEstimate:
+    """What an agent's value head says about komi on the empty board (R6, R7)."""
+
+    komi: int  # the fair komi: value for Black closest to 0, ties by the score head (bot.bot.fair_komi)
+    komis: np.ndarray  # [K] int the komi values evaluated (the whole range of the scoring)
+    black_value: np.ndarray  # [K] float32 value for Black (to move) at the empty board per komi
+    source: str  # who estimated it, e.g. "value head of step-00001000"
+
+
+class Agent(ABC):
+    """A player for batches of games; see the module docstring."""
+
+    name: str = "agent"
+    step: Optional[int] = None  # training step of a network agent (None for baselines)
+    trained_for: Optional[GameConfig] = None  # the game options a network was trained on
+
+    @abstractmethod
+    def act(self, env: VecEnv, state: EnvState, rng: np.random.Generator) -> np.ndarray:
+        """[B] int64 one legal action per game of ``state`` (running games, this agent to move)."""
+
+    def reset(self) -> None:
+        """Forget anything kept between calls (search trees) before a new set of games."""
+
+    def komi_estimate(self, game: GameConfig) -> Optional[KomiEstimate]:
+        """The fair komi by this agent's own estimate, or None if it has no value head."""
+        return None
+
+    def check_game(self, game: GameConfig) -> None:
+        """ValueError (one line) if this agent does not play games with these options."""
+
+
+def _check_batch(env: VecEnv, state: EnvState) -> None:
+    if state.batch_size == 0:
+        raise ValueError("an agent was asked to move in an empty batch of games")
+    if state.done.any():
+        raise ValueError("an agent was asked to move in a finished game")
+
+
+class RandomAgent(Agent):
+    """Uniformly random legal actions."""
+
+    name = "random"
+
+    def act(self, env: VecEnv, state: EnvState, rng: np.random.Generator) -> np.ndarray:
+        _check_batch(env, state)
+        return random_legal_actions(env.legal_actions(state), rng)
+
+
+class GreedyAgent(Agent):
+    """The legal action with the best immediate score margin for the mover (ties at random)."""
+
+    name = "greedy"
+
+    def __init__(self, max_rows: int = GREEDY_MAX_ROWS) -> None:
+        self.max_rows = max_rows
+
+    def act(self, env: VecEnv, state: EnvState, rng: np.random.Generator) -> np.ndarray:
+        _check_batch(env, state)
+        legal = env.legal_actions(state)  # [B, A]
+        mover_black = state.to_move == BLACK  # [B]
+        game, action = np.nonzero(legal)  # [L] every legal (game, action) pair, row-major
+        margin = np.empty(game.size, np.float32)  # [L] mover's margin after that action
+        for start in range(0, game.size, self.max_rows):
+            part = slice(start, start + self.max_rows)
+            after = env.take(state, game[part])
+            env.step(after, action[part])
+            scores = after.scores  # [l, 2] black, white
+            diff = scores[:, 0] - scores[:, 1]
+            margin[part] = np.where(mover_black[game[part]], diff, -diff)
+        best = np.full(state.batch_size, -np.inf, np.float32)
+        np.maximum.at(best, game, margin)
+        ties = np.zeros_like(legal)
+        # Margins are multiples of 0.5 (standard, quadratic) or whole numbers (longest): exact compare.
+        ties[game, action] = margin >= best[game]
+        return random_legal_actions(ties, rng)
+
+
+class SearchAgent(Agent):
+    """Moves by the batched MCTS over an evaluation function built for the env (no noise)."""
+
+    def __init__(self, name: str, search: SearchConfig, make_eval_fn: Callable[[VecEnv], EvalFn]) -> None:
+        self.name = name
+        self.search = search
+        self._make_eval_fn = make_eval_fn
+        self._env: Optional[VecEnv] = None
+        self._eval_fn: Optional[EvalFn] = None
+        self._searches: dict[int, object] = {}  # colour to move (0: mixed) -> MCTS
+
+    def reset(self) -> None:
+        self._searches.clear()
+
+    def _search_for(self, env: VecEnv, state: EnvState):
+        from ..search.mcts import MCTS
+
+        if env is not self._env:
+            self._env, self._eval_fn = env, self._make_eval_fn(env)
+            self._searches.clear()
+        mover = state.to_move
+        key = int(mover[0]) if (mover == mover[0]).all() else 0
+        if key not in self._searches:
+            self._searches[key] = MCTS(env, self._eval_fn, self.search)
+        return self._searches[key]
+
+    def prepare(self, rng: np.random.Generator) -> None:
+        """Hook before each search call (the rollout agent hands its evaluator the caller's rng)."""
+
+    def act(self, env: VecEnv, state: EnvState, rng: np.random.Generator) -> np.ndarray:
+        _check_batch(env, state)
+        search = self._search_for(env, state)
+        self.prepare(rng)
+        return search.run(state, rng, add_noise=False).action
+
+
+def uct_search_config(simulations: int, tree_reuse: bool = False) -> SearchConfig:
+    """PUCT over uniform priors: classic UCT with AlphaZero's c(s) (``search/puct.py``)."""
+    if isinstance(simulations, bool) or not isinstance(simulations, (int, np.integer)) or simulations < 1:
+        raise ValueError(f"mcts needs a positive simulation count, got {simulations!r}")
+    return SearchConfig(algorithm="puct", num_simulations=int(simulations), tree_reuse=tree_reuse)
+
+
+class UCTAgent(SearchAgent):
+    """``mcts:K``: UCT with K random-rollout simulations per move (one rollout per leaf)."""
+
+    def __init__(self, simulations: int, tree_reuse: bool = False, num_rollouts: int = 1) -> None:
+        from ..search.rollout import RolloutEvaluator
+
+        self.simulations = int(simulations)
+        self._rollout: Optional[RolloutEvaluator] = None
+
+        def make(env: VecEnv) -> EvalFn:
+            # The rng is replaced by the caller's before every search (``prepare``).
+            self._rollout = RolloutEvaluator(env, np.random.default_rng(0), num_rollouts)
+            return self._rollout
+
+        super().__init__(f"mcts:{simulations}", uct_search_config(simulations, tree_reuse), make)
+
+    def prepare(self, rng: np.random.Generator) -> None:
+        assert self._rollout is not None
+        self._rollout.rng = rng  # randomness stays the caller's (house rule 7)
+
+
+class NetAgent(SearchAgent):
+    """A network through the batched search (its configured algorithm), without exploration noise."""
+
+    def __init__(
+        self,
+        model: "CatenaNet",
+        net: NetConfig,
+        search: SearchConfig,
+        name: str = "net",
+        step: Optional[int] = None,
+        simulations: Optional[int] = None,
+        device: Optional[str] = None,
+        tree_reuse: bool = False,
+        trained_for: Optional[GameConfig] = None,
+        rule_sets: Optional[tuple] = None,
+    ) -> None:
+        """``simulations`` overrides ``search.num_simulations``; ``device`` overrides ``net.device``;
+        ``rule_sets`` (``bot.export.RuleSet``s), if given, are the only games it accepts."""
+        if simulations is not None and (isinstance(simulations, bool) or simulations < 1):
+            raise ValueError(f"simulations must be a positive integer, got {simulations!r}")
+        search = dataclasses.replace(
+            search, num_simulations=int(simulations or search.num_simulations), tree_reuse=tree_reuse)
+        self.net = net if device is None else dataclasses.replace(net, device=device)
+        self.model = model
+        self.step = step
+        self.trained_for = trained_for
+        self.rule_sets = rule_sets
+        super().__init__(name, search, self.evaluator)
+
+    def evaluator(self, env: VecEnv):
+        """A ``NetEvaluator`` of this agent's model for ``env``."""
+        from ..net.evaluator import NetEvaluator
+
+        return NetEvaluator(self.model, env, self.net)
+
+    def check_game(self, game: GameConfig) -> None:
+        """ValueError if this network refuses ``game`` (a bot file names the rule sets it plays)."""
+        if self.rule_sets is not None and not any(r.covers(game) for r in self.rule_sets):
+            trained = ", ".join(str(r) for r in self.rule_sets)
+            raise ValueError(f"{self.name} was trained for {trained}; it does not play side {game.side} "
+                             f"{game.game_type} {game.scoring}")
+
+    def komi_estimate(self, game: GameConfig) -> Optional[KomiEstimate]:
+        """The komi where the value head's value of the empty board for Black crosses 0.
+
+        One forward pass over the empty board at every komi of the scoring's range (R6: 0-15, or
+        0-1000 for quadratic); the network takes komi as an input, which is what lets it read off
+        the fair komi (DESIGN.md sec. 4, KataGo). The choice is the bot's (``bot.bot.fair_komi``):
+        the value closest to even, ties (a saturated or untrained head) by the score head's margin
+        closest to 0, so a match's fair komi is the komi an exported bot of this network would name.
+        Game types without komi (R7 no_komi, R8) have none to choose: None.
+        """
+        from ..bot.bot import fair_komi, komi_curve_of
+
+        if game.game_type != "komi":
+            return None
+        env = VecEnv(game)
+        komis, value, score = komi_curve_of(self.evaluator(env), env)  # [K] each, Black to move
+        return KomiEstimate(komi=fair_komi(komis, value, score), komis=komis, black_value=value.astype(np.float32),
+                            source=f"value head of {self.name}")

@@ -1,0 +1,469 @@
+"""The arena: a match of G games between two agents, all games at once, and its report.
+
+Shape legend: G games of a match (or of a chunk of it), K games one side is to move in at a ply
+(K <= G), A actions (N cells + the button).
+
+How a match is played (``play_match``):
+- All G games are one ``VecEnv`` batch. At every ply the side to move in each game is A or B;
+  A is called once on the K games where A is to move and B once on the others: two agent calls
+  per ply, whatever G is (a search agent then runs one batched search for its K games).
+- Colours alternate and openings are paired: games 2i and 2i+1 start with the same opening, A
+  playing Black in game 2i and White in game 2i+1 (cutechess-cli's "-repeat", the usual way to
+  cancel the first-move advantage and the luck of the opening).
+- Openings vary: each pair's opening is ``opening_plies`` (default 2) uniformly random legal
+  actions (the button included), drawn from the match's rng before play, distinct from every other
+  pair's opening up to the 12 board symmetries (R1); when the openings of that length run out
+  (tiny boards, many games), a colliding draw is redrawn, then lengthened by one ply. Every game's
+  record keeps its opening (``GameOutcome.opening``, and a comment in the saved record). So no two
+  games of a match are identical: different openings, or the same opening with colours swapped.
+- Komi: ``komi=K``, or by default the fair komi by the stronger side's own value head (the network
+  side with the later training step; A on a tie): the komi where its value of the empty board for
+  Black crosses 0 (``NetAgent.komi_estimate``). Between baselines, the game config's komi.
+- A match can be split into chunks run in parallel: ``play_match_chunk(spec, chunk_seed, n, first)``
+  is a pure function of picklable inputs (``MatchSpec`` holds agent SPECS, not live models), and
+  ``play_match(..., map_fn=...)`` maps it over the chunks; ``map_fn`` defaults to the builtin map
+  (the lead's Ray module passes its own). Same rng, same chunking: same match.
+
+The report (``report_lines``): W/D/L overall and by A's colour, the score rate with its 95% Wilson
+interval and the Elo difference with its interval (``ratings.py``), the speed, and a final
+``summary:`` line.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Optional, Sequence, Union
+
+import numpy as np
+
+from ..fileio import write_text_atomic
+from ..game.options import GameConfig, komi_range
+from ..game.records import format_record
+from ..game.rules import Game
+from ..game.vec_env import BLACK, EMPTY, WHITE, EnvState, VecEnv, random_legal_actions
+from .agents import Agent, KomiEstimate
+from .ratings import elo_from_score, elo_interval, score_interval, score_rate
+from .specs import AgentSpec, build_agent
+
+AgentLike = Union[Agent, AgentSpec]
+DEFAULT_OPENING_PLIES = 2  # random plies per opening pair (R1's 12 symmetries make most boards rich enough)
+MAX_OPENING_REDRAWS = 8  # redraws of a colliding opening before it is lengthened by one ply
+
+
+# ------------------------------------------------------------------------------- records
+
+
+@dataclass(frozen=True)
+class GameOutcome:
+    """One finished game of a match."""
+
+    index: int  # game number in the match (0-based); its pair is index // 2
+    a_black: bool  # agent A played Black
+    opening: tuple[int, ...]  # the random opening actions (the first plies of ``actions``)
+    actions: tuple[int, ...]  # every action of the game in order (R10 order; double: each stone)
+    winner: int  # BLACK, WHITE, or EMPTY for a draw (R8)
+    black_score: float  # final scores (R6)
+    white_score: float
+
+    @property
+    def a_points(self) -> float:
+        """1 if A won, 0.5 for a draw, 0 if A lost."""
+        if self.winner == EMPTY:
+            return 0.5
+        return 1.0 if (self.winner == BLACK) == self.a_black else 0.0
+
+    def game(self, config: GameConfig) -> Game:
+        """The game replayed in the reference engine (``config`` with the match's komi)."""
+        return Game.replay(config, list(self.actions))
+
+
+@dataclass(frozen=True)
+class Tally:
+    """Wins, draws and losses of A in some games."""
+
+    wins: int
+    draws: int
+    losses: int
+
+    @property
+    def games(self) -> int:
+        return self.wins + self.draws + self.losses
+
+    @property
+    def score(self) -> float:
+        return score_rate(self.wins, self.draws, self.losses)
+
+    @property
+    def score_interval(self) -> tuple[float, float]:
+        return score_interval(self.wins, self.draws, self.losses)
+
+    @property
+    def elo(self) -> float:
+        return elo_from_score(self.score) if self.games else float("nan")
+
+    @property
+    def elo_interval(self) -> tuple[float, float]:
+        return elo_interval(self.wins, self.draws, self.losses)
+
+    @classmethod
+    def of(cls, games: Sequence[GameOutcome]) -> "Tally":
+        points = [g.a_points for g in games]
+        return cls(wins=points.count(1.0), draws=points.count(0.5), losses=points.count(0.0))
+
+
+@dataclass(frozen=True)
+class MatchResult:
+    """A finished match between A and B (frozen; the numbers are derived from ``games``)."""
+
+    name_a: str
+    name_b: str
+    game: GameConfig  # the options played, with the match's komi
+    komi_source: str  # "--komi", "config", or e.g. "value head of run/step-00001000"
+    opening_plies: int  # random plies per opening (some may be longer, see the module docstring)
+    games: tuple[GameOutcome, ...]  # in game order
+    seconds: float  # wall time of the games (komi estimate excluded)
+    komi_estimate: Optional[KomiEstimate] = None
+
+    @property
+    def tally(self) -> Tally:
+        return Tally.of(self.games)
+
+    @property
+    def as_black(self) -> Tally:
+        """A's results in the games where A played Black."""
+        return Tally.of([g for g in self.games if g.a_black])
+
+    @property
+    def as_white(self) -> Tally:
+        return Tally.of([g for g in self.games if not g.a_black])
+
+    @property
+    def black_wins(self) -> int:
+        """Games won by Black, whoever played it (the first-move advantage at this komi)."""
+        return sum(g.winner == BLACK for g in self.games)
+
+    @property
+    def moves(self) -> int:
+        return sum(len(g.actions) for g in self.games)
+
+    @property
+    def games_per_second(self) -> float:
+        return len(self.games) / self.seconds if self.seconds > 0 else float("inf")
+
+    @property
+    def distinct_openings(self) -> int:
+        return len({g.opening for g in self.games})
+
+
+@dataclass(frozen=True, eq=False)
+class MatchSpec:
+    """Everything a chunk of a match needs, picklable when the agents are ``AgentSpec``s."""
+
+    agent_a: AgentLike
+    agent_b: AgentLike
+    game: GameConfig  # with the match's komi
+    openings: tuple[tuple[int, ...], ...]  # [pairs] the opening of games 2i and 2i + 1
+    device: Optional[str] = None  # network device override for agents built from specs
+    tree_reuse: bool = False  # for search agents built from specs
+
+
+# ------------------------------------------------------------------------------- openings
+
+
+def _canonical(actions: Sequence[int], sym_actions: np.ndarray) -> tuple[int, ...]:
+    """The smallest image of an action sequence under the 12 symmetries (R1): one key per class."""
+    if not actions:
+        return ()
+    images = sym_actions[:, np.asarray(actions, dtype=np.int64)]  # [12, plies]
+    return min(tuple(int(a) for a in row) for row in images)
+
+
+def draw_openings(env: VecEnv, pairs: int, plies: int, komi: int, rng: np.random.Generator,
+                  max_redraws: int = MAX_OPENING_REDRAWS) -> tuple[tuple[int, ...], ...]:
+    """``pairs`` openings of ``plies`` random legal actions, distinct up to symmetry (module docstring).
+
+    A colliding opening is redrawn up to ``max_redraws`` times, then lengthened by one ply (and so
+    on); an opening that already ends the game is kept even if it collides (tiny boards only).
+    """
+    if plies < 0:
+        raise ValueError(f"opening plies must be >= 0, got {plies}")
+    sym_actions = env.spec.sym_gather_actions  # [12, A]
+    openings: list[Optional[tuple[int, ...]]] = [None] * pairs
+    seen: set[tuple[int, ...]] = set()
+    pending = list(range(pairs))
+    length, attempts = plies, 0
+    while pending:
+        state = env.reset(len(pending), komi)
+        for _ in range(length):
+            if state.done.all():
+                break
+            env.step(state, random_legal_actions(env.legal_actions(state), rng))
+        history, moves, done = state.history, state.move_number, state.done
+        still = []
+        for row, pair in enumerate(pending):
+            opening = tuple(int(a) for a in history[row, :moves[row]])
+            key = _canonical(opening, sym_actions)
+            if key in seen and not done[row] and length > 0:
+                still.append(pair)
+                continue
+            seen.add(key)
+            openings[pair] = opening
+        pending = still
+        attempts += 1
+        if pending and attempts % max_redraws == 0:
+            length += 1
+    return tuple(o for o in openings if o is not None)
+
+
+# ------------------------------------------------------------------------------- playing
+
+
+def _live(agent: AgentLike, spec: MatchSpec) -> Agent:
+    return agent if isinstance(agent, Agent) else build_agent(agent, device=spec.device, tree_reuse=spec.tree_reuse)
+
+
+def play_games(agent_a: Agent, agent_b: Agent, env: VecEnv, komi: int, openings: Sequence[tuple[int, ...]],
+               a_black: np.ndarray, rng_a: np.random.Generator, rng_b: np.random.Generator,
+               first_index: int = 0, progress: Optional[Callable[[int], None]] = None) -> list[GameOutcome]:
+    """Play G games at once: game g starts with ``openings[g]``, A is Black where ``a_black[g]``.
+
+    Each ply calls A once on its games and B once on the others (module docstring). ``progress`` is
+    called with the number of finished games after every ply.
+    """
+    count = len(openings)
+    a_black = np.asarray(a_black, dtype=bool)
+    assert a_black.shape == (count,), (a_black.shape, count)
+    state = env.reset(count, komi)
+    longest = max((len(o) for o in openings), default=0)
+    for t in range(longest):  # the openings, every game with a t-th opening action at once
+        rows = np.array([g for g, o in enumerate(openings) if len(o) > t], dtype=np.int64)
+        part = env.take(state, rows)
+        env.step(part, np.array([openings[g][t] for g in rows], dtype=np.int64))
+        env.put(state, rows, part)
+    a_colour = np.where(a_black, BLACK, WHITE)  # [G]
+    agent_a.reset()
+    agent_b.reset()
+    while True:
+        done = state.done
+        if progress is not None:
+            progress(int(done.sum()))
+        if done.all():
+            break
+        a_turn = ~done & (state.to_move == a_colour)  # [G]
+        actions = np.full(count, -1, dtype=np.int64)  # finished games ignore their entry
+        for agent, turn, rng in ((agent_a, a_turn, rng_a), (agent_b, ~done & ~a_turn, rng_b)):
+            rows = np.flatnonzero(turn)
+            if rows.size:
+                chosen = np.asarray(agent.act(env, env.take(state, rows), rng))
+                if chosen.shape != (rows.size,):
+                    raise ValueError(f"agent {agent.name} returned {chosen.shape} actions for {rows.size} games")
+                actions[rows] = chosen
+        env.step(state, actions)
+    scores = state.scores  # [G, 2]
+    winner, history, moves = state.winner, state.history, state.move_number
+    return [
+        GameOutcome(index=first_index + g, a_black=bool(a_black[g]), opening=tuple(openings[g]),
+                    actions=tuple(int(a) for a in history[g, :moves[g]]), winner=int(winner[g]),
+                    black_score=float(scores[g, 0]), white_score=float(scores[g, 1]))
+        for g in range(count)
+    ]
+
+
+def play_match_chunk(spec: MatchSpec, chunk_seed: int, n: int, first: int = 0,
+                     progress: Optional[Callable[[int], None]] = None) -> tuple[GameOutcome, ...]:
+    """Games ``first .. first + n - 1`` of the match ``spec`` (pure: same inputs, same games).
+
+    Game g plays pair g // 2's opening with A as Black iff g is even. The agents are built from
+    their specs here (or used as given when live, in-process only); ``chunk_seed`` seeds both
+    sides' randomness (rollouts, tie-breaks).
+    """
+    if n < 0 or first < 0 or (first + n + 1) // 2 > len(spec.openings):
+        raise ValueError(f"chunk {first}..{first + n - 1} is outside the match's {2 * len(spec.openings)} games")
+    if n == 0:
+        return ()
+    env = VecEnv(spec.game)
+    agent_a, agent_b = _live(spec.agent_a, spec), _live(spec.agent_b, spec)
+    agent_a.check_game(spec.game)
+    agent_b.check_game(spec.game)
+    rng_a, rng_b = np.random.default_rng(chunk_seed).spawn(2)
+    index = np.arange(first, first + n)
+    openings = [spec.openings[g // 2] for g in index]
+    outcomes = play_games(agent_a, agent_b, env, spec.game.komi, openings, index % 2 == 0, rng_a, rng_b,
+                          first_index=first, progress=progress)
+    return tuple(outcomes)
+
+
+def _name(agent: AgentLike) -> str:
+    return agent.name
+
+
+def _is_network(agent: AgentLike) -> bool:
+    if isinstance(agent, AgentSpec):
+        return agent.kind in ("checkpoint", "weights", "bot")
+    return type(agent).komi_estimate is not Agent.komi_estimate
+
+
+def resolve_komi(agent_a: AgentLike, agent_b: AgentLike, game: GameConfig, komi: Optional[int],
+                 device: Optional[str] = None) -> tuple[int, str, Optional[KomiEstimate]]:
+    """(komi, where it came from, the estimate used): ``komi`` as given, else the stronger network
+    side's fair komi (later training step; A on a tie), else ``game.komi`` (module docstring)."""
+    if komi is not None:
+        lo, hi = komi_range(game.scoring)
+        if game.game_type != "komi" and komi != 0:
+            raise ValueError(f"game type {game.game_type!r} has no komi (R7/R8); got --komi {komi}")
+        if not lo <= komi <= hi:
+            raise ValueError(f"komi must be in {lo}..{hi} for scoring {game.scoring!r}, got {komi}")
+        return komi, "--komi", None
+    if game.game_type != "komi":
+        return 0, f"game type {game.game_type} (no komi, R7/R8)", None
+    networks = [a for a in (agent_a, agent_b) if _is_network(a)]
+    if not networks:
+        return game.komi, "config", None
+    stronger = max(networks, key=lambda a: -1 if a.step is None else a.step)  # max keeps the first on ties
+    live = stronger if isinstance(stronger, Agent) else build_agent(stronger, device=device)
+    estimate = live.komi_estimate(game)
+    if estimate is None:
+        return game.komi, "config", None
+    return estimate.komi, estimate.source, estimate
+
+
+def play_match(
+    agent_a: AgentLike,
+    agent_b: AgentLike,
+    game_config: GameConfig,
+    games: int,
+    komi: Optional[int],
+    rng: np.random.Generator,
+    *,
+    opening_plies: int = DEFAULT_OPENING_PLIES,
+    chunk_size: Optional[int] = None,
+    map_fn: Callable = map,
+    device: Optional[str] = None,
+    tree_reuse: bool = False,
+    progress: Optional[Callable[[int, int], None]] = None,
+) -> MatchResult:
+    """Play ``games`` games between A and B; see the module docstring.
+
+    agent_a, agent_b: live ``Agent``s, or ``AgentSpec``s (required when ``map_fn`` ships chunks to
+        other processes).
+    komi: None for the fair komi (``resolve_komi``), or a whole number in the scoring's range.
+    rng: draws the openings and the chunks' seeds (same rng state, same match).
+    chunk_size: games per chunk (even keeps an opening's two games together); None: one chunk.
+    map_fn: ``map_fn(play_match_chunk, specs, seeds, sizes, firsts)``, like the builtin map.
+    progress: ``progress(finished, total)`` after every ply (builtin map only).
+    """
+    if isinstance(games, bool) or not isinstance(games, (int, np.integer)) or games < 1:
+        raise ValueError(f"games must be a positive number, got {games!r}")
+    if chunk_size is not None and chunk_size < 1:
+        raise ValueError(f"chunk_size must be positive, got {chunk_size}")
+    for agent in (agent_a, agent_b):
+        if isinstance(agent, Agent):
+            agent.check_game(game_config)
+    komi, source, estimate = resolve_komi(agent_a, agent_b, game_config, komi, device)
+    game = dataclasses.replace(game_config, komi=komi)
+    env = VecEnv(game)
+    openings = draw_openings(env, (games + 1) // 2, opening_plies, komi, rng)
+    spec = MatchSpec(agent_a=agent_a, agent_b=agent_b, game=game, openings=openings, device=device,
+                     tree_reuse=tree_reuse)
+    size = games if chunk_size is None else int(chunk_size)
+    firsts = list(range(0, games, size))
+    sizes = [min(size, games - f) for f in firsts]
+    seeds = [int(s) for s in rng.integers(0, 2**63 - 1, size=len(firsts))]
+    start = time.perf_counter()
+    if map_fn is map:
+        chunks, done_before = [], 0
+        for first, n, seed in zip(firsts, sizes, seeds):
+            report = None if progress is None else (lambda k, d=done_before: progress(d + k, games))
+            chunks.append(play_match_chunk(spec, seed, n, first, progress=report))
+            done_before += n
+    else:
+        chunks = list(map_fn(play_match_chunk, [spec] * len(firsts), seeds, sizes, firsts))
+    seconds = time.perf_counter() - start
+    outcomes = tuple(sorted((g for chunk in chunks for g in chunk), key=lambda g: g.index))
+    if [g.index for g in outcomes] != list(range(games)):
+        raise ValueError("the chunks did not return every game of the match exactly once")
+    return MatchResult(name_a=_name(agent_a), name_b=_name(agent_b), game=game, komi_source=source,
+                       opening_plies=opening_plies, games=outcomes, seconds=seconds, komi_estimate=estimate)
+
+
+# ------------------------------------------------------------------------------- output
+
+
+def _percent(x: float) -> str:
+    return f"{100 * x:.1f}%"
+
+
+def _elo(x: float) -> str:
+    if math.isinf(x):
+        return "+inf" if x > 0 else "-inf"
+    return f"{round(x) + 0:+d}"  # + 0: no "-0"
+
+
+def _wdl(t: Tally) -> str:
+    return f"+{t.wins} ={t.draws} -{t.losses}"
+
+
+def report_lines(result: MatchResult) -> list[str]:
+    """The match report, one line each; the last line starts with ``summary:``."""
+    g, t = result.game, result.tally
+    lo, hi = t.score_interval
+    elo_lo, elo_hi = t.elo_interval
+    komi = f"komi {g.komi} ({result.komi_source})" if g.game_type == "komi" else "no komi"
+    longest = max((len(o.opening) for o in result.games), default=0)
+    opening = f"{result.opening_plies}" + (f"-{longest}" if longest > result.opening_plies else "")
+    lines = [
+        f"match: {result.name_a} (A) vs {result.name_b} (B), {t.games} games, side {g.side}, "
+        f"game type {g.game_type}, {g.scoring} scoring, {komi}",
+        f"openings: {result.distinct_openings} distinct, {opening} random plies each, every opening "
+        f"played twice with colours swapped",
+    ]
+    if result.komi_estimate is not None:
+        est = result.komi_estimate
+        near = [k for k in range(est.komi - 2, est.komi + 3) if est.komis[0] <= k <= est.komis[-1]]
+        values = ", ".join(f"{k}: {est.black_value[k - est.komis[0]]:+.2f}" for k in near)
+        lines.append(f"fair komi {est.komi} by the {est.source} (value for Black by komi: {values})")
+    lines += [
+        f"A as black: {_wdl(result.as_black)} (score {_percent(result.as_black.score)}); "
+        f"A as white: {_wdl(result.as_white)} (score {_percent(result.as_white.score)}); "
+        f"black won {result.black_wins} of {t.games}",
+        f"A: {_wdl(t)} (wins, draws, losses) of {t.games}",
+        f"score rate of A: {_percent(t.score)}, 95% interval [{_percent(lo)}, {_percent(hi)}] (Wilson)",
+        f"Elo difference A - B: {_elo(t.elo)}, 95% interval [{_elo(elo_lo)}, {_elo(elo_hi)}]",
+        f"time: {result.seconds:.1f} s, {result.games_per_second:.2f} games/s, {result.moves} moves, "
+        f"{result.moves / max(result.seconds, 1e-9):.0f} moves/s",
+        f"summary: {result.name_a} vs {result.name_b}: {_wdl(t)}, score {_percent(t.score)} "
+        f"[{_percent(lo)}, {_percent(hi)}], Elo {_elo(t.elo)} [{_elo(elo_lo)}, {_elo(elo_hi)}], "
+        f"{komi}, {t.games} games",
+    ]
+    return lines
+
+
+def record_text(result: MatchResult, outcome: GameOutcome) -> str:
+    """The catena-record text of one game of a match, with comments naming the players."""
+    spec_game = result.game
+    game = outcome.game(spec_game)
+    black, white = (result.name_a, result.name_b) if outcome.a_black else (result.name_b, result.name_a)
+    opening = " ".join(game.history[:len(outcome.opening)]) or "none"
+    lines = format_record(game).splitlines()
+    comments = [
+        f"# match: {result.name_a} (A) vs {result.name_b} (B), game {outcome.index + 1} of {len(result.games)}",
+        f"# black: {black}; white: {white}; komi {spec_game.komi} ({result.komi_source})",
+        f"# opening: {len(outcome.opening)} random plies ({opening}), pair {outcome.index // 2 + 1}",
+    ]
+    return "\n".join(lines[:1] + comments + lines[1:]) + "\n"
+
+
+def save_match_records(result: MatchResult, folder: str | Path) -> list[Path]:
+    """Write every game as ``folder/game-NNNN.txt`` (atomic; ``catena-zero show`` replays them)."""
+    folder = Path(folder)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OSError(f"cannot create {folder}: {exc.strerror}") from None
+    width = max(4, len(str(len(result.games))))
+    return [write_text_atomic(folder / f"game-{g.index + 1:0{width}d}.txt", record_text(result, g))
+            for g in result.games]

@@ -1,0 +1,405 @@
+"""The ladder of a training run: its kept checkpoints and the baselines against each other, rated.
+
+``run_ladder(run_dir, ...)`` plays the scheduled pairs (``schedule``), appends every match to the
+results file ``<run>/ladder/results.json`` (written atomically after each match, so an interrupted
+ladder keeps what it finished, and a re-run ADDS games to the same pairs instead of starting over),
+fits Bradley-Terry ratings over all results so far (``ratings.fit_ratings``, anchored random = 0),
+and writes into ``<run>/ladder/``:
+    ratings.csv    one row per player: kind, step, training time, Elo, standard error, 95% interval,
+                   games, score rate
+    ratings.md     the same as a Markdown table
+    ratings.png    Elo against training step and against training time, with 95% error bars and
+                   the baselines as horizontal lines (matplotlib, Agg backend)
+and logs the checkpoints' ratings to the run's TensorBoard (``<run>/tensorboard/ladder``, tag
+``ladder/elo`` at each checkpoint's step, and ``ladder/elo_stderr``), replacing the previous
+ladder's event files there so that a re-run does not plot every point twice.
+
+Schedules: ``round-robin`` plays every pair of players; ``gauntlet`` (default, linear in the number
+of checkpoints) plays every checkpoint against every baseline and against the previous kept
+checkpoint, and the baselines against each other, which connects every player to the anchor.
+
+Player ids: ``random``, ``greedy``, ``mcts:K`` and ``step-XXXXXXXX`` (a checkpoint's file stem).
+Training time of a checkpoint: its ``counters['seconds']`` when every checkpoint has one, else its
+file's modification time, counted from the first checkpoint's.
+
+Every match is played at the fair komi of its stronger network side (``arena.resolve_komi``);
+matches between baselines at the run's configured komi. The settings that make results comparable
+(game options, network simulations, opening plies) are stored in the results file; a re-run with
+different ones is refused with one line.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+import zlib
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Callable, Optional, Sequence
+
+import numpy as np
+
+from ..fileio import write_bytes_atomic, write_text_atomic
+from ..game.options import GameConfig
+from .agents import Agent
+from .arena import DEFAULT_OPENING_PLIES, play_match
+from .ratings import Z95, PairResult, RatingFit, fit_ratings
+from .specs import AgentSpec, build_agent, parse_agent_spec
+
+LADDER_DIR = "ladder"
+RESULTS_FILE = "results.json"
+TENSORBOARD_DIR = "tensorboard"  # under the run folder; the ladder writes its own subfolder "ladder"
+RESULTS_FORMAT = "catena-zero-ladder"
+RESULTS_VERSION = 1
+MODES = ("gauntlet", "round-robin")
+DEFAULT_BASELINES = ("random", "greedy", "mcts:200")
+DEFAULT_GAMES = 20  # per scheduled pair and run of the ladder
+ANCHOR = "random"
+
+
+class LadderError(ValueError):
+    """A ladder cannot run (bad folder, results file, settings): one-line message."""
+
+
+@dataclass(frozen=True)
+class LadderPlayer:
+    """A player of the ladder."""
+
+    id: str  # "random", "greedy", "mcts:K" or "step-XXXXXXXX"
+    kind: str  # "baseline" or "checkpoint"
+    step: Optional[int] = None  # checkpoints: training step
+    seconds: Optional[float] = None  # checkpoints: training time (module docstring)
+    path: Optional[str] = None  # checkpoints: the file
+
+
+@dataclass(frozen=True)
+class LadderMatch:
+    """One match of the results file, from ``a``'s side."""
+
+    a: str
+    b: str
+    a_wins: int
+    draws: int
+    b_wins: int
+    komi: int
+    komi_source: str
+    seed: int
+    seconds: float
+
+    @property
+    def games(self) -> int:
+        return self.a_wins + self.draws + self.b_wins
+
+
+@dataclass(frozen=True)
+class LadderResults:
+    """The content of ``results.json``."""
+
+    settings: dict  # game options, simulations, opening plies (what makes results comparable)
+    matches: tuple[LadderMatch, ...] = ()
+
+    def pair_results(self) -> list[PairResult]:
+        return [PairResult(m.a, m.b, m.a_wins, m.draws, m.b_wins) for m in self.matches]
+
+    def games_between(self, a: str, b: str) -> int:
+        return sum(m.games for m in self.matches if {m.a, m.b} == {a, b})
+
+
+@dataclass(frozen=True)
+class LadderReport:
+    """What ``run_ladder`` did."""
+
+    players: tuple[LadderPlayer, ...]
+    fit: RatingFit
+    results: LadderResults
+    played: tuple[LadderMatch, ...]  # the matches of this run
+    files: tuple[Path, ...] = field(default=())
+
+
+# ------------------------------------------------------------------------------- results file
+
+
+def load_results(path: Path) -> Optional[LadderResults]:
+    """The results file, or None if there is none yet; ``LadderError`` if it is damaged."""
+    if not path.exists():
+        return None
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise LadderError(f"{path} is not a readable ladder results file: {exc}") from None
+    if not isinstance(data, dict) or data.get("format") != RESULTS_FORMAT:
+        raise LadderError(f"{path} is not a catena-zero ladder results file")
+    if data.get("version") != RESULTS_VERSION:
+        raise LadderError(f"{path} has ladder results version {data.get('version')!r}; this catena-zero reads {RESULTS_VERSION}")
+    try:
+        matches = tuple(LadderMatch(**m) for m in data["matches"])
+        settings = dict(data["settings"])
+    except (KeyError, TypeError) as exc:
+        raise LadderError(f"{path} has a bad entry: {exc}") from None
+    for m in matches:
+        if min(m.a_wins, m.draws, m.b_wins) < 0:
+            raise LadderError(f"{path} has negative game counts in {m.a} vs {m.b}")
+    return LadderResults(settings=settings, matches=matches)
+
+
+def save_results(path: Path, results: LadderResults) -> Path:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise LadderError(f"cannot create {path.parent}: {exc.strerror}") from None
+    data = {"format": RESULTS_FORMAT, "version": RESULTS_VERSION, "settings": results.settings,
+            "matches": [asdict(m) for m in results.matches]}
+    return write_text_atomic(path, json.dumps(data, indent=1) + "\n")
+
+
+# ------------------------------------------------------------------------------- players and schedule
+
+
+def checkpoint_players(run_dir: Path) -> list[LadderPlayer]:
+    """The run's kept checkpoints as players, oldest first, with their training time."""
+    from ..train.checkpoint import list_checkpoints, load_checkpoint
+
+    found = list_checkpoints(run_dir)
+    counters = [load_checkpoint(path).counters.get("seconds") for _, path in found]
+    if found and all(isinstance(s, (int, float)) for s in counters):
+        seconds = [float(s) for s in counters]
+    else:
+        mtimes = [path.stat().st_mtime for _, path in found]
+        seconds = [t - min(mtimes) for t in mtimes]
+    return [LadderPlayer(id=path.stem, kind="checkpoint", step=step, seconds=s, path=str(path))
+            for (step, path), s in zip(found, seconds)]
+
+
+def schedule(players: Sequence[LadderPlayer], mode: str) -> list[tuple[str, str]]:
+    """The pairs to play, each once (module docstring); the checkpoint (or newer one) first."""
+    if mode not in MODES:
+        raise LadderError(f"unknown ladder mode {mode!r} (known: {', '.join(MODES)})")
+    baselines = [p for p in players if p.kind == "baseline"]
+    checkpoints = sorted((p for p in players if p.kind == "checkpoint"), key=lambda p: p.step)
+    pairs: list[tuple[str, str]] = []
+    for i, x in enumerate(baselines):
+        pairs += [(y.id, x.id) for y in baselines[i + 1:]]
+    for i, c in enumerate(checkpoints):
+        others = [b.id for b in baselines] + [p.id for p in (checkpoints[:i] if mode == "round-robin" else checkpoints[i - 1:i])]
+        pairs += [(c.id, other) for other in others]
+    return pairs
+
+
+def _match_seed(seed: int, a: str, b: str, played: int) -> int:
+    """A seed per (pair, games already played): a re-run draws new openings, deterministically."""
+    key = np.random.SeedSequence([seed, zlib.crc32(a.encode()), zlib.crc32(b.encode()), played])
+    return int(key.generate_state(1, np.uint64)[0] >> np.uint64(1))
+
+
+# ------------------------------------------------------------------------------- the ladder
+
+
+def run_ladder(
+    run_dir: str | Path,
+    games: int = DEFAULT_GAMES,
+    mode: str = "gauntlet",
+    simulations: Optional[int] = None,
+    baselines: Sequence[str] = DEFAULT_BASELINES,
+    seed: int = 0,
+    opening_plies: int = DEFAULT_OPENING_PLIES,
+    device: Optional[str] = None,
+    play: bool = True,
+    prior_games: float = 2.0,
+    sequential_prior_games: float = 0.0,
+    log: Callable[[str], None] = lambda line: None,
+) -> LadderReport:
+    """Play the ladder of ``run_dir`` (module docstring); returns what it played and the fit.
+
+    games: games per scheduled pair in this run (added to those already in the results file).
+    simulations: search budget of the checkpoints per move; None: the results file's, else the
+        newest checkpoint's configured ``search.num_simulations``.
+    baselines: baseline specs ("random" is always included: it is the anchor).
+    play: False only refits and rewrites the outputs from the results file.
+    prior_games, sequential_prior_games: the rating fit's priors (``ratings.fit_ratings``).
+    """
+    from ..train.checkpoint import load_checkpoint, resolve_checkpoint
+
+    run_dir = Path(run_dir)
+    if not run_dir.is_dir():
+        raise LadderError(f"no such run folder: {run_dir}")
+    if games < 1:
+        raise LadderError(f"games per pair must be at least 1, got {games}")
+    if mode not in MODES:
+        raise LadderError(f"unknown ladder mode {mode!r} (known: {', '.join(MODES)})")
+    newest = load_checkpoint(resolve_checkpoint(run_dir))  # CheckpointError: a folder without checkpoints
+    game: GameConfig = newest.config.game
+    folder = run_dir / LADDER_DIR
+    results_path = folder / RESULTS_FILE
+    results = load_results(results_path)
+    stored = results.settings if results is not None else {}
+    sims = simulations if simulations is not None else stored.get("simulations", newest.config.search.num_simulations)
+    settings = {"side": game.side, "game_type": game.game_type, "scoring": game.scoring,
+                "simulations": int(sims), "opening_plies": int(opening_plies)}
+    if results is not None and results.settings != settings:
+        key = next(k for k in settings if results.settings.get(k) != settings[k])
+        raise LadderError(
+            f"{results_path} was played with {key} {results.settings.get(key)!r}, not {settings[key]!r}; "
+            f"rerun with the same settings or move the file away to start a new ladder")
+    if results is None:
+        results = LadderResults(settings=settings)
+
+    baseline_specs = {spec.name: spec for spec in (parse_agent_spec(text) for text in dict.fromkeys([ANCHOR, *baselines]))}
+    for name, spec in baseline_specs.items():
+        if spec.kind not in ("random", "greedy", "mcts"):
+            raise LadderError(f"ladder baselines are random, greedy and mcts:K; got {name!r}")
+    players = [LadderPlayer(id=name, kind="baseline") for name in baseline_specs] + checkpoint_players(run_dir)
+    by_id = {p.id: p for p in players}
+    agents: dict[str, Agent] = {}
+
+    def agent(player_id: str) -> Agent:
+        if player_id not in agents:
+            p = by_id[player_id]
+            spec = (baseline_specs[p.id] if p.kind == "baseline" else
+                    AgentSpec(kind="checkpoint", name=p.id, simulations=int(sims), path=p.path, step=p.step))
+            agents[player_id] = build_agent(spec, device=device)
+        return agents[player_id]
+
+    played: list[LadderMatch] = []
+    pairs = schedule(players, mode) if play else []
+    for number, (a, b) in enumerate(pairs, start=1):
+        match_seed = _match_seed(seed, a, b, results.games_between(a, b))
+        rng = np.random.default_rng(match_seed)
+        # The checkpoint side first, so a komi tie between equal steps goes to it (arena.resolve_komi).
+        result = play_match(agent(a), agent(b), game, games, None, rng, opening_plies=opening_plies)
+        t = result.tally
+        match = LadderMatch(a=a, b=b, a_wins=t.wins, draws=t.draws, b_wins=t.losses, komi=result.game.komi,
+                            komi_source=result.komi_source, seed=match_seed, seconds=round(result.seconds, 3))
+        results = LadderResults(settings=settings, matches=results.matches + (match,))
+        save_results(results_path, results)
+        played.append(match)
+        log(f"[{number}/{len(pairs)}] {a} vs {b}: +{t.wins} ={t.draws} -{t.losses} at komi {match.komi}, "
+            f"{result.seconds:.1f} s")
+
+    if not results.matches:
+        raise LadderError(f"{results_path} holds no games yet; run the ladder without --no-play first")
+    known = {p.id for p in players}
+    for m in results.matches:  # players of earlier runs whose checkpoints were pruned since
+        for pid in (m.a, m.b):
+            if pid not in known:
+                known.add(pid)
+                step = int(pid[5:]) if pid.startswith("step-") and pid[5:].isdigit() else None
+                players.append(LadderPlayer(id=pid, kind="checkpoint" if step is not None else "baseline", step=step))
+    order = [p.id for p in players]
+    checkpoints = [p.id for p in sorted((p for p in players if p.step is not None), key=lambda p: p.step)]
+    fit = fit_ratings(results.pair_results(), players=order, anchor=ANCHOR, prior_games=prior_games,
+                      sequential=checkpoints, sequential_prior_games=sequential_prior_games)
+    files = write_outputs(run_dir, tuple(players), fit, results)
+    return LadderReport(players=tuple(players), fit=fit, results=results, played=tuple(played), files=tuple(files))
+
+
+# ------------------------------------------------------------------------------- outputs
+
+
+def _elo(x: float) -> str:
+    return f"{x:.0f}" if math.isfinite(x) else "inf"
+
+
+def ratings_table(players: Sequence[LadderPlayer], fit: RatingFit) -> list[dict]:
+    """One row per player (baselines, then checkpoints by step) with what the CSV and Markdown show."""
+    rows = []
+    ordered = [p for p in players if p.kind == "baseline"] + sorted(
+        (p for p in players if p.kind == "checkpoint"), key=lambda p: p.step)
+    for p in ordered:
+        i = fit.index(p.id)
+        games = fit.games[i]
+        rows.append({
+            "player": p.id, "kind": p.kind, "step": "" if p.step is None else p.step,
+            "seconds": "" if p.seconds is None else round(p.seconds, 1),
+            "elo": round(float(fit.elo[i]), 1), "elo_stderr": round(float(fit.stderr[i]), 1),
+            "elo_low95": round(float(fit.elo[i] - Z95 * fit.stderr[i]), 1),
+            "elo_high95": round(float(fit.elo[i] + Z95 * fit.stderr[i]), 1),
+            "games": int(round(games)), "score_rate": "" if games == 0 else round(float(fit.score[i] / games), 3),
+        })
+    return rows
+
+
+def write_outputs(run_dir: Path, players: Sequence[LadderPlayer], fit: RatingFit, results: LadderResults) -> list[Path]:
+    """ratings.csv, ratings.md, ratings.png and the TensorBoard scalars (module docstring)."""
+    folder = Path(run_dir) / LADDER_DIR
+    folder.mkdir(parents=True, exist_ok=True)
+    rows = ratings_table(players, fit)
+    columns = list(rows[0]) if rows else []
+    csv = ",".join(columns) + "\n" + "".join(",".join(str(r[c]) for c in columns) + "\n" for r in rows)
+    files = [write_text_atomic(folder / "ratings.csv", csv)]
+    s = results.settings
+    total = sum(m.games for m in results.matches)
+    md = [
+        f"# Ladder of {Path(run_dir).name}",
+        "",
+        f"Side {s['side']}, game type {s['game_type']}, {s['scoring']} scoring; checkpoints search "
+        f"{s['simulations']} simulations per move; {total} games in {len(results.matches)} matches. "
+        f"Bradley-Terry ratings in Elo, anchored random = 0, 95% intervals from the Hessian.",
+        "",
+        "| player | step | training time | Elo | 95% interval | games | score |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for r in rows:
+        minutes = "" if r["seconds"] == "" else f"{r['seconds'] / 60:.1f} min"
+        interval = "anchor" if r["player"] == fit.anchor else f"[{_elo(r['elo_low95'])}, {_elo(r['elo_high95'])}]"
+        score = "" if r["score_rate"] == "" else f"{100 * r['score_rate']:.1f}%"
+        md.append(f"| {r['player']} | {r['step']} | {minutes} | {_elo(r['elo'])} | {interval} | {r['games']} | {score} |")
+    files.append(write_text_atomic(folder / "ratings.md", "\n".join(md) + "\n"))
+    files.append(plot_ratings(folder / "ratings.png", Path(run_dir).name, rows))
+    files.append(log_tensorboard(Path(run_dir) / TENSORBOARD_DIR / LADDER_DIR, rows))
+    return files
+
+
+def plot_ratings(path: Path, title: str, rows: Sequence[dict]) -> Path:
+    """Elo against step and against training time (95% error bars), baselines as horizontal lines."""
+    import io
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    checkpoints = [r for r in rows if r["kind"] == "checkpoint" and r["step"] != ""]
+    baselines = [r for r in rows if r["kind"] == "baseline"]
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.2), sharey=True)
+    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    for ax, key, label in ((axes[0], "step", "training step"), (axes[1], "seconds", "training time (minutes)")):
+        points = [r for r in checkpoints if r[key] != ""]
+        x = np.array([r[key] for r in points], dtype=float) / (60.0 if key == "seconds" else 1.0)
+        y = np.array([r["elo"] for r in points], dtype=float)
+        err = np.array([r["elo_stderr"] for r in points], dtype=float) * Z95
+        if points:
+            ax.errorbar(x, y, yerr=err, fmt="o-", color="black", ecolor="grey", capsize=3, label="checkpoints")
+        for i, b in enumerate(baselines):
+            ax.axhline(b["elo"], color=colours[i % len(colours)], linestyle="--", linewidth=1,
+                       label=f"{b['player']} ({_elo(b['elo'])})")
+        ax.set_xlabel(label)
+        ax.grid(True, alpha=0.3)
+    axes[0].set_ylabel("Elo (random = 0)")
+    axes[1].legend(loc="best", fontsize=8)
+    fig.suptitle(f"Ladder of {title}: Bradley-Terry Elo with 95% intervals")
+    fig.tight_layout()
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=100)
+    plt.close(fig)
+    return write_bytes_atomic(path, buffer.getvalue())
+
+
+def log_tensorboard(log_dir: Path, rows: Sequence[dict]) -> Path:
+    """``ladder/elo`` and ``ladder/elo_stderr`` per checkpoint step; old ladder event files replaced."""
+    from torch.utils.tensorboard import SummaryWriter
+
+    log_dir.mkdir(parents=True, exist_ok=True)
+    for old in log_dir.glob("events.out.tfevents.*"):
+        old.unlink(missing_ok=True)
+    writer = SummaryWriter(log_dir=str(log_dir))
+    try:
+        now = time.time()
+        for r in rows:
+            if r["kind"] == "checkpoint" and r["step"] != "":
+                writer.add_scalar("ladder/elo", r["elo"], global_step=int(r["step"]), walltime=now)
+                writer.add_scalar("ladder/elo_stderr", r["elo_stderr"], global_step=int(r["step"]), walltime=now)
+        writer.flush()
+    finally:
+        writer.close()
+    return log_dir

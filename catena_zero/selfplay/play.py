@@ -1,0 +1,306 @@
+"""Self-play in one process: G games of the network against itself, one batched search per move.
+
+Shape legend: G games in flight of one rule set, L = N + 1 the most plies a game can have (every
+cell once, plus the button), W packed env row width, A actions (N cells + button), N cells.
+
+What a ``SelfPlayer`` does per ply, for all its games at once (AlphaZero self-play with KataGo's
+refinements, KataGo 2019 sec. 3):
+- Playout cap randomisation: each game draws whether this move gets the full search
+  (``search.num_simulations``, recording a policy target) or a cheap one
+  (``selfplay.cheap_simulations``, value-type targets only); one search call serves both budgets.
+- Auto-reset: a finished game is turned into a ``Trajectory`` (outcome, final score margin and
+  ownership for every position, from its mover's view) and its slot starts a new game at once,
+  so the batch stays full and nobody waits for the longest game.
+- Komi randomisation: every new game draws its komi around the current fair-komi estimate of the
+  network (``search/komi.py``), with a share spread over the whole range (R6).
+- Rule randomisation: the G slots are split over the configured rule sets (sides x game types x
+  scorings, ``rule_sets``); each rule set is one vectorised env and one search.
+- Soft resignation: a game whose mover's root value stays below ``-resign_threshold`` for
+  ``resign_consecutive`` moves continues with cheap searches only, its later positions weighted
+  ``resign_weight``; a share of games never resigns and measures false resignations.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from dataclasses import dataclass, fields
+from typing import Optional
+
+import numpy as np
+import torch
+
+from ..config import Config
+from ..game.options import GameConfig, komi_range
+from ..game.vec_env import BLACK, EMPTY, WHITE, VecEnv
+from ..net import NetEvaluator, model_from_config
+from ..search.komi import estimate_fair_komi
+from ..search.mcts import MCTS
+from .types import Trajectory
+
+
+def rule_sets(config: Config) -> list[GameConfig]:
+    """The rule sets self-play draws from (``selfplay.sides/game_types/scorings``; empty = ``game``'s).
+
+    Komi is per game, so every rule set carries komi 0 here.
+    """
+    play, game = config.selfplay, config.game
+    sides = play.sides or (game.side,)
+    game_types = play.game_types or (game.game_type,)
+    scorings = play.scorings or (game.scoring,)
+    return [GameConfig(side=s, game_type=t, scoring=c) for s, t, c in itertools.product(sides, game_types, scorings)]
+
+
+def rules_key(game: GameConfig) -> str:
+    """A short name of a rule set for logs and tags, e.g. ``side6-komi-standard``."""
+    return f"side{game.side}-{game.game_type}-{game.scoring}"
+
+
+@dataclass(frozen=True)
+class SelfPlayStats:
+    """Counters of one ``SelfPlayer.play`` call (sums, so calls and actors add up field by field)."""
+
+    plies: int = 0  # moves played, over all games
+    policy_positions: int = 0  # positions with a full search (policy target)
+    simulations: int = 0  # search simulations run
+    games: int = 0  # games finished
+    black_wins: int = 0
+    white_wins: int = 0
+    draws: int = 0
+    button_taken: int = 0  # finished games in which a player took the button (R4)
+    game_plies: int = 0  # plies of the finished games (mean length = game_plies / games)
+    resignations: int = 0  # games that resigned (soft: they went on with cheap searches)
+    resign_checks: int = 0  # games that never resign but would have: the false-resignation sample
+    false_resignations: int = 0  # ... of which the side that would have resigned won
+    value_sq_error: float = 0.0  # sum over positions of (root value - final outcome)^2: calibration
+    seconds: float = 0.0  # wall time of the call
+    inference_seconds: float = 0.0  # of which in the network's evaluation
+
+    def __add__(self, other: "SelfPlayStats") -> "SelfPlayStats":
+        return SelfPlayStats(**{f.name: getattr(self, f.name) + getattr(other, f.name) for f in fields(self)})
+
+
+@dataclass(frozen=True)
+class SelfPlayResult:
+    """What one ``play`` call produced: the finished games (one ``Trajectory`` per rule set that
+    finished any) and the counters."""
+
+    trajectories: list[Trajectory]
+    stats: SelfPlayStats
+
+
+class _TimedEvaluator:
+    """Wraps an evaluation function and adds up the seconds spent in it (the inference share)."""
+
+    def __init__(self, eval_fn: NetEvaluator) -> None:
+        self.eval_fn = eval_fn
+        self.seconds = 0.0
+
+    def __call__(self, state):
+        started = time.perf_counter()
+        try:
+            return self.eval_fn(state)
+        finally:
+            self.seconds += time.perf_counter() - started
+
+
+class _Group:
+    """The games of one rule set: env, search, live state and the per-ply records of every slot."""
+
+    def __init__(self, game: GameConfig, games: int, model: torch.nn.Module, config: Config) -> None:
+        self.game = game
+        self.env = VecEnv(game)
+        self.evaluator = _TimedEvaluator(NetEvaluator(model, self.env, config.net))
+        self.search = MCTS(self.env, self.evaluator, config.search)
+        self.size = games
+        plies = self.env.spec.num_cells + 1  # L
+        width = self.env.reset(1).data.shape[1]  # W
+        actions, cells = self.env.num_actions, self.env.spec.num_cells
+        self.rows = np.zeros((games, plies, width), np.int16)  # [G, L, W]
+        self.policy = np.zeros((games, plies, actions), np.float16)  # [G, L, A]
+        self.has_policy = np.zeros((games, plies), bool)  # [G, L]
+        self.weight = np.ones((games, plies), np.float32)  # [G, L]
+        self.version = np.zeros((games, plies), np.int32)  # [G, L]
+        self.mover = np.zeros((games, plies), np.int8)  # [G, L] colour to move
+        self.root_value = np.zeros((games, plies), np.float32)  # [G, L] for calibration
+        self.length = np.zeros(games, np.int64)  # [G] plies recorded in the slot's game
+        self.low_value_run = np.zeros(games, np.int64)  # [G] consecutive moves below -threshold
+        self.would_resign = np.full(games, EMPTY, np.int8)  # [G] colour that (would have) resigned
+        self.resign_allowed = np.ones(games, bool)  # [G] False for the no-resignation share
+        self.fair_komi = 0
+        self.num_cells = cells
+        self.state = self.env.reset(games)
+
+
+class SelfPlayer:
+    """G games in flight (split over the rule sets) of one network against itself."""
+
+    def __init__(self, config: Config, rng: np.random.Generator, model: Optional[torch.nn.Module] = None) -> None:
+        self.config = config
+        self.rng = rng
+        if model is None:
+            generator = torch.Generator().manual_seed(int(rng.integers(2**62)))
+            model = model_from_config(config.net, generator)
+        self.model = model.eval()
+        self.version = 0
+        sets = rule_sets(config)
+        per_set = max(1, config.selfplay.games_per_actor // len(sets))
+        self.groups = [_Group(game, per_set, self.model, config) for game in sets]
+        for group in self.groups:
+            group.fair_komi = self._estimate_fair_komi(group)
+            self._start_games(group, np.arange(group.size))
+
+    # -- weights ---------------------------------------------------------------------------------
+
+    def set_weights(self, weights: dict[str, torch.Tensor], version: int) -> None:
+        """Play the next moves with these weights (``version`` is recorded with every position)."""
+        self.model.load_state_dict(weights)
+        self.model.eval()
+        self.version = int(version)
+        for group in self.groups:
+            group.fair_komi = self._estimate_fair_komi(group)
+            group.search.reset()  # the kept trees hold the old network's evaluations
+
+    def fair_komi(self) -> dict[str, int]:
+        """The current fair-komi estimate of every rule set (what new games are centred on)."""
+        return {rules_key(g.game): g.fair_komi for g in self.groups}
+
+    def _estimate_fair_komi(self, group: _Group) -> int:
+        return estimate_fair_komi(group.env, group.evaluator.eval_fn).komi
+
+    # -- playing ---------------------------------------------------------------------------------
+
+    def play(self, plies: int) -> SelfPlayResult:
+        """Play ``plies`` moves in every game in flight; return the games that finished meanwhile."""
+        started = time.perf_counter()
+        for group in self.groups:
+            group.evaluator.seconds = 0.0
+        finished: list[list[Trajectory]] = [[] for _ in self.groups]
+        stats = SelfPlayStats()
+        for _ in range(plies):
+            for index, group in enumerate(self.groups):
+                step_stats, trajectories = self._ply(group)
+                stats = stats + step_stats
+                finished[index].extend(trajectories)
+        merged = [_concat(group.game, trajs) for group, trajs in zip(self.groups, finished) if trajs]
+        inference = sum(group.evaluator.seconds for group in self.groups)
+        stats = stats + SelfPlayStats(seconds=time.perf_counter() - started, inference_seconds=inference)
+        return SelfPlayResult(trajectories=merged, stats=stats)
+
+    def _ply(self, group: _Group) -> tuple[SelfPlayStats, list[Trajectory]]:
+        config, rng = self.config, self.rng
+        games = np.arange(group.size)
+        full = (rng.random(group.size) < config.selfplay.full_search_prob) & ~_resigned(group)
+        budget = np.where(full, config.search.num_simulations, config.selfplay.cheap_simulations)
+        state = group.state
+        out = group.search.run(state, rng, add_noise=True, num_simulations=budget)
+
+        t = group.length
+        group.rows[games, t] = state.data
+        group.policy[games, t] = np.where(full[:, None], out.policy, 0.0)
+        group.has_policy[games, t] = full
+        group.weight[games, t] = np.where(_resigned(group), config.selfplay.resign_weight, 1.0)
+        group.version[games, t] = self.version
+        mover = state.to_move
+        group.mover[games, t] = mover
+        group.root_value[games, t] = out.value
+        self._track_resignation(group, out.value, mover)
+
+        group.env.step(state, out.action)
+        group.length += 1
+        done = np.flatnonzero(state.done)
+        step = SelfPlayStats(plies=group.size, policy_positions=int(full.sum()), simulations=int(budget.sum()))
+        if done.size == 0:
+            return step, []
+        trajectories = [self._finish(group, int(i)) for i in done]
+        end_stats = [s for _, s in trajectories]
+        for s in end_stats:
+            step = step + s
+        self._start_games(group, done)
+        return step, [traj for traj, _ in trajectories]
+
+    def _track_resignation(self, group: _Group, value: np.ndarray, mover: np.ndarray) -> None:
+        """Soft resignation (KataGo 2019 sec. 5): count consecutive hopeless root values per game."""
+        play = self.config.selfplay
+        hopeless = value < -play.resign_threshold
+        group.low_value_run = np.where(hopeless, group.low_value_run + 1, 0)
+        trigger = (group.low_value_run >= play.resign_consecutive) & (group.would_resign == EMPTY)
+        group.would_resign = np.where(trigger, mover, group.would_resign).astype(np.int8)
+
+    def _finish(self, group: _Group, slot: int) -> tuple[Trajectory, SelfPlayStats]:
+        """The targets of the game that just ended in ``slot``, from each position's mover's view."""
+        env, state = group.env, group.state
+        length = int(group.length[slot])
+        final = env.take(state, [slot])
+        winner = int(final.winner[0])
+        black, white = (float(x) for x in final.scores[0])
+        owners = final.board[0]  # [N] final colours (R5 claims applied)
+        mover = group.mover[slot, :length]  # [T]
+        other = np.where(mover == BLACK, WHITE, BLACK)
+        outcome = np.where(winner == EMPTY, 0, np.where(mover == winner, 1, -1)).astype(np.int8)
+        margin = np.where(mover == BLACK, black - white, white - black).astype(np.float32)
+        ownership = ((owners[None, :] == mover[:, None]).astype(np.int8)
+                     - (owners[None, :] == other[:, None]).astype(np.int8))
+        history = final.history[0, :length]
+        resigner = int(group.would_resign[slot])
+        resigned = resigner != EMPTY and group.resign_allowed[slot]
+        checked = resigner != EMPTY and not group.resign_allowed[slot]
+        trajectory = Trajectory(
+            game=group.game,
+            states=group.rows[slot, :length].copy(),
+            policy=group.policy[slot, :length].copy(),
+            has_policy=group.has_policy[slot, :length].copy(),
+            outcome=outcome,
+            score=margin,
+            ownership=ownership,
+            weight=group.weight[slot, :length].copy(),
+            version=group.version[slot, :length].copy(),
+        )
+        stats = SelfPlayStats(
+            games=1,
+            black_wins=int(winner == BLACK),
+            white_wins=int(winner == WHITE),
+            draws=int(winner == EMPTY),
+            button_taken=int((history == env.spec.button_action).any()),
+            game_plies=length,
+            resignations=int(resigned),
+            resign_checks=int(checked),
+            false_resignations=int(checked and winner == resigner),
+            value_sq_error=float(((group.root_value[slot, :length] - outcome) ** 2).sum()),
+        )
+        return trajectory, stats
+
+    def _start_games(self, group: _Group, slots: np.ndarray) -> None:
+        """New games in ``slots``: fresh boards with freshly drawn komi, resignation state cleared."""
+        komi = self._draw_komi(group, slots.size)
+        group.env.put(group.state, slots, group.env.reset(slots.size, komi))
+        group.length[slots] = 0
+        group.low_value_run[slots] = 0
+        group.would_resign[slots] = EMPTY
+        group.resign_allowed[slots] = self.rng.random(slots.size) >= self.config.selfplay.resign_disabled_share
+
+    def _draw_komi(self, group: _Group, count: int) -> np.ndarray:
+        """[count] komi: uniform over the range with probability komi_spread_prob, else normal
+        around the fair-komi estimate (KataGo 2019 sec. 3.4); 0 where the game type has none."""
+        if group.game.game_type != "komi":
+            return np.zeros(count, np.int64)
+        play = self.config.selfplay
+        lo, hi = komi_range(group.game.scoring)
+        scale = hi / 15.0  # komi_std is in points of the 0..15 range; quadratic's range is 0..1000
+        centred = np.rint(self.rng.normal(group.fair_komi, play.komi_std * scale, count))
+        spread = self.rng.integers(lo, hi + 1, count)
+        komi = np.where(self.rng.random(count) < play.komi_spread_prob, spread, centred)
+        return np.clip(komi, lo, hi).astype(np.int64)
+
+
+def _resigned(group: _Group) -> np.ndarray:
+    """[G] games that resigned (soft): they play on with cheap searches and down-weighted targets."""
+    return (group.would_resign != EMPTY) & group.resign_allowed
+
+
+def _concat(game: GameConfig, trajectories: list[Trajectory]) -> Trajectory:
+    """One Trajectory holding the positions of several games of one rule set, in order."""
+    if len(trajectories) == 1:
+        return trajectories[0]
+    names = ("states", "policy", "has_policy", "outcome", "score", "ownership", "weight", "version")
+    return Trajectory(game=game, **{n: np.concatenate([getattr(t, n) for t in trajectories]) for n in names})

@@ -1,0 +1,174 @@
+"""Self-play on Ray: the only module of catena-zero that imports Ray (DESIGN.md sec. 5).
+
+Topology: the driver process holds the learner and the replay buffer; ``num_actors`` self-play
+actors each own a ``SelfPlayer`` (a vectorised batch of games, a batched search and a copy of the
+network). The driver never blocks on an actor and an actor never waits for the learner:
+- weights are published once per version with ``ray.put``; every actor gets the reference
+  through a queued ``set_weights`` call, which Ray runs between two of its ``play`` chunks, so an
+  actor picks up the newest weights between moves without anyone waiting;
+- each actor always has one ``play(plies)`` chunk in flight; ``SelfPlayPool.poll`` collects the
+  finished chunks with ``ray.wait(timeout=...)`` and submits the next one at once;
+- an actor that dies (its chunk raises ``RayActorError``) is replaced by a fresh actor with the
+  newest weights and counted; the other actors go on.
+Runs on a local embedded Ray by default (``ray.init(num_cpus=..., include_dashboard=False)``) or
+joins a cluster with ``address``; actors are spread over the cluster's nodes by their resources
+(``run.cpus_per_actor``, ``run.gpus_per_actor``).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from dataclasses import dataclass
+from typing import Any, Callable, Optional
+
+import numpy as np
+import ray
+from ray.exceptions import RayActorError
+
+from ..config import Config, config_from_dict, config_to_dict
+from .play import SelfPlayer, SelfPlayStats
+from .types import Trajectory
+
+
+def start_ray(address: Optional[str], num_cpus: Optional[int]) -> None:
+    """Join the cluster at ``address`` ("auto", "HOST:PORT"), or start a local embedded Ray."""
+    if ray.is_initialized():
+        return
+    quiet = dict(include_dashboard=False, log_to_driver=False, logging_level=logging.ERROR, configure_logging=True)
+    if address:
+        try:
+            ray.init(address=address, **quiet)
+        except (ConnectionError, RuntimeError, ValueError) as exc:
+            raise ConnectionError(f"cannot join the Ray cluster at {address!r}: {' '.join(str(exc).split())[:200]}") from None
+    else:
+        ray.init(num_cpus=num_cpus or os.cpu_count(), **quiet)
+
+
+def stop_ray() -> None:
+    """Shut Ray down (a local instance's processes end with it)."""
+    if ray.is_initialized():
+        ray.shutdown()
+
+
+def cluster_nodes() -> int:
+    """Number of live nodes of the Ray cluster."""
+    return sum(1 for node in ray.nodes() if node.get("Alive"))
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """What one ``play`` call of an actor returns to the driver."""
+
+    actor: int  # actor slot
+    node: str  # Ray node id the actor ran on
+    trajectories: list[Trajectory]
+    stats: SelfPlayStats
+    version: int  # weight version the chunk ended with
+    fair_komi: dict[str, int]  # the actor's fair-komi estimate per rule set
+
+
+class _SelfPlayActor:
+    """A Ray actor around a ``SelfPlayer`` (made remote with per-actor resources in ``SelfPlayPool``)."""
+
+    def __init__(self, config: dict, actor: int, seed: int, threads: int) -> None:
+        import torch
+
+        torch.set_num_threads(max(1, threads))  # this actor's CPU share (run.cpus_per_actor)
+        self.actor = actor
+        self.node = ray.get_runtime_context().get_node_id()
+        self.player = SelfPlayer(config_from_dict(config), np.random.default_rng(seed))
+
+    def set_weights(self, weights: dict, version: int) -> int:
+        self.player.set_weights(weights, version)
+        return version
+
+    def play(self, plies: int) -> Chunk:
+        result = self.player.play(plies)
+        return Chunk(actor=self.actor, node=self.node, trajectories=result.trajectories, stats=result.stats,
+                     version=self.player.version, fair_komi=self.player.fair_komi())
+
+    def pid(self) -> int:
+        return os.getpid()
+
+
+class SelfPlayPool:
+    """``num_actors`` self-play actors, each with one chunk of ``plies_per_chunk`` moves in flight."""
+
+    def __init__(self, config: Config, seed_sequence: np.random.SeedSequence, plies_per_chunk: int = 4) -> None:
+        self.config = config
+        self.plies = plies_per_chunk
+        self._seeds = seed_sequence
+        self._config_dict = config_to_dict(config)
+        run = config.run
+        self._remote = ray.remote(num_cpus=run.cpus_per_actor, num_gpus=run.gpus_per_actor)(_SelfPlayActor)
+        self._threads = max(1, int(run.cpus_per_actor))
+        self.actors: list[Any] = []
+        self.pending: dict[Any, int] = {}  # chunk ref -> actor slot
+        self.restarts = 0
+        self._weights: Optional[tuple[Any, int]] = None  # (object ref, version) of the newest weights
+        for slot in range(run.num_actors):
+            self.actors.append(self._spawn(slot))
+        for slot in range(run.num_actors):
+            self._submit(slot)
+
+    def _spawn(self, slot: int):
+        seed = int(self._seeds.spawn(1)[0].generate_state(1)[0])
+        # SPREAD places actors on different nodes when the cluster has several.
+        actor = self._remote.options(scheduling_strategy="SPREAD").remote(self._config_dict, slot, seed, self._threads)
+        if self._weights is not None:
+            actor.set_weights.remote(*self._weights)
+        return actor
+
+    def _submit(self, slot: int) -> None:
+        self.pending[self.actors[slot].play.remote(self.plies)] = slot
+
+    def publish(self, weights: dict, version: int) -> None:
+        """Hand ``weights`` (a CPU state dict) to every actor; they switch between two chunks."""
+        ref = ray.put(weights)
+        self._weights = (ref, version)
+        for actor in self.actors:
+            actor.set_weights.remote(ref, version)
+
+    def poll(self, timeout: float) -> list[Chunk]:
+        """The chunks finished within ``timeout`` seconds (each actor gets its next one at once)."""
+        if not self.pending:
+            return []
+        ready, _ = ray.wait(list(self.pending), num_returns=len(self.pending), timeout=timeout)
+        chunks = []
+        for ref in ready:
+            slot = self.pending.pop(ref)
+            try:
+                chunks.append(ray.get(ref))  # ready: does not block
+            except RayActorError:  # the actor died; an exception inside play (a bug) propagates
+                self.restarts += 1
+                ray.kill(self.actors[slot], no_restart=True)
+                self.actors[slot] = self._spawn(slot)
+            self._submit(slot)
+        return chunks
+
+    def actor_pids(self) -> list[int]:
+        """Process ids of the actors (tests kill one to check the restart)."""
+        return ray.get([actor.pid.remote() for actor in self.actors], timeout=60)
+
+    def shutdown(self) -> None:
+        for actor in self.actors:
+            ray.kill(actor, no_restart=True)
+        self.actors, self.pending = [], {}
+
+
+def run_remote(function: Callable, *args: Any) -> Any:
+    """Run ``function(*args)`` as a Ray task without reserving a CPU (it shares the CPUs with the
+    actors instead of waiting for a free one); returns a reference for ``poll_remote``."""
+    return ray.remote(num_cpus=0)(function).remote(*args)
+
+
+def poll_remote(ref: Any) -> tuple[bool, Any]:
+    """(True, result) if the task of ``run_remote`` has finished, else (False, None); never blocks."""
+    ready, _ = ray.wait([ref], timeout=0)
+    return (True, ray.get(ready[0])) if ready else (False, None)
+
+
+def wait_remote(ref: Any) -> Any:
+    """The result of a ``run_remote`` task, waiting for it (only outside hot loops: a run's end)."""
+    return ray.get(ref)

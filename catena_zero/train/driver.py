@@ -1,0 +1,444 @@
+"""A training run end to end: self-play actors on Ray feed the replay buffer, the learner trains on
+it, checkpoints and TensorBoard record it, small matches draw the learning curve.
+
+The driver loop never blocks on self-play nor self-play on the learner (DESIGN.md sec. 5):
+1. collect the self-play chunks that finished (``SelfPlayPool.poll``, ``ray.wait`` with a timeout)
+   and add their positions to the replay buffer;
+2. train as many steps as the replay ratio allows now (``ReplayBuffer.steps_allowed``), a few
+   at a time so that step 1 comes round often; when it allows none, wait on step 1 instead;
+3. publish the weights to the actors every ``run.publish_interval_steps`` steps (versioned: every
+   position records the version that played it, and the staleness is logged);
+4. checkpoint every ``run.checkpoint_interval`` steps (atomic files; the replay buffer too), run
+   the in-loop matches every ``eval.interval_steps`` as a Ray task beside the loop;
+5. stop at the first bound reached (``run.max_steps/max_positions/max_minutes``), on Ctrl-C or on a
+   diverged loss, always with a final checkpoint (the last good one when the loss diverged).
+"""
+
+from __future__ import annotations
+
+import signal
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional
+
+import numpy as np
+import torch
+
+from ..config import RESUMABLE_KEYS, Config, ConfigError, config_diff, config_to_yaml, load_config
+from ..fileio import write_text_atomic
+from ..selfplay.play import SelfPlayStats, rule_sets, rules_key
+from ..selfplay.types import Trajectory
+from .checkpoint import Checkpoint, list_checkpoints, load_checkpoint, prune_checkpoints, save_checkpoint
+from .inloop import InLoopResult, evaluate_in_loop
+from .learner import Learner, TrainingDiverged
+from .progress import Progress
+from .replay import ReplayBuffer
+
+CONFIG_FILE = "config.yaml"
+REPLAY_FILE = "replay.npz"
+TENSORBOARD_DIR = "tensorboard"
+
+
+class RunError(ValueError):
+    """A run cannot start or resume (the message says why, in one line)."""
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    """How a run ended: what the README's main command prints at the end."""
+
+    run_dir: Path
+    checkpoint: Optional[Path]
+    step: int
+    positions: int
+    games: int
+    minutes: float
+    stop_reason: str
+    last_eval: Optional[InLoopResult]
+    actor_restarts: int
+
+
+def prepare_run(config: Config, default_name: str, run_name: Optional[str], resume: bool) -> tuple[Path, Config]:
+    """The run folder and the config to train with; writes ``config.yaml`` for a new run.
+
+    On ``resume`` the saved config is used; the given one may differ only in the bounds
+    (``RESUMABLE_KEYS``), which are taken from it.
+    """
+    name = run_name or config.run.name or default_name
+    if "/" in name or name in ("", ".", ".."):
+        raise RunError(f"run name must be a plain folder name, got {name!r}")
+    run_dir = Path(config.run.root) / name
+    saved_path = run_dir / CONFIG_FILE
+    if resume:
+        if not saved_path.exists():
+            raise RunError(f"nothing to resume: {saved_path} does not exist")
+        try:
+            saved = load_config(saved_path)
+        except ConfigError as exc:
+            raise RunError(f"cannot resume {run_dir}: {exc}") from None
+        wanted = _with_run_name(config, name)
+        differing = [d for d in config_diff(saved, wanted) if d.split(":")[0] not in RESUMABLE_KEYS]
+        if differing:
+            raise RunError(f"--resume would change {run_dir}'s config; only the bounds "
+                           f"({', '.join(RESUMABLE_KEYS)}) may change: {'; '.join(differing)}")
+        bounds = {key.split(".")[1]: getattr(config.run, key.split(".")[1]) for key in RESUMABLE_KEYS}
+        config = _replace_run(saved, **bounds)
+    else:
+        if list_checkpoints(run_dir):
+            raise RunError(f"run folder {run_dir} already has checkpoints: continue it with --resume, "
+                           "or choose another --run-name")
+        config = _with_run_name(config, name)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    write_text_atomic(saved_path, config_to_yaml(config))
+    return run_dir, config
+
+
+def _replace_run(config: Config, **changes) -> Config:
+    import dataclasses
+
+    return dataclasses.replace(config, run=dataclasses.replace(config.run, **changes))
+
+
+def _with_run_name(config: Config, name: str) -> Config:
+    return _replace_run(config, name=name)
+
+
+@dataclass
+class _Counters:
+    """Running totals of a run (saved in every checkpoint's ``counters``)."""
+
+    step: int = 0
+    positions: int = 0
+    games: int = 0
+    samples: int = 0
+    seconds: float = 0.0  # training time over all sessions of the run (resumes add up)
+
+    def as_dict(self) -> dict[str, float]:
+        return {"positions": self.positions, "games": self.games, "samples": self.samples, "seconds": self.seconds}
+
+
+@dataclass
+class _Window:
+    """Self-play statistics since the last log line (reset after each)."""
+
+    stats: SelfPlayStats = field(default_factory=SelfPlayStats)
+    staleness_sum: float = 0.0
+    staleness_count: int = 0
+    started: float = field(default_factory=time.perf_counter)
+
+
+class TrainingRun:
+    """One session of a run (a fresh start or a resume), driven by ``run()``."""
+
+    def __init__(self, config: Config, run_dir: Path, resume: bool, progress: Progress) -> None:
+        from ..selfplay import workers  # Ray is imported only when a run starts
+
+        self.workers = workers
+        self.config = config
+        self.run_dir = run_dir
+        self.progress = progress
+        self.rule_sets = rule_sets(config)
+        self.seeds = np.random.SeedSequence(config.seed)
+        learner_seed, replay_seed, actor_seed, eval_seed = self.seeds.spawn(4)
+        self.rng = np.random.default_rng(replay_seed)
+        self.eval_seeds = eval_seed
+        self.actor_seeds = actor_seed
+        generator = torch.Generator().manual_seed(int(learner_seed.generate_state(1)[0]))
+        self.learner = Learner(config.net, config.train, generator)
+        self.replay = ReplayBuffer(config.replay, self.rule_sets)
+        self.counters = _Counters()
+        self.window = _Window()
+        self.fair_komi: dict[str, int] = {}
+        self.last_eval: Optional[InLoopResult] = None
+        self.pending_eval = None  # (ref, step) of the in-loop matches in flight
+        self.previous_weights: Optional[dict] = None  # the last kept checkpoint's, for "previous"
+        self.last_checkpoint: Optional[Path] = None
+        if resume:
+            self._restore()
+        from torch.utils.tensorboard import SummaryWriter
+
+        self.writer = SummaryWriter(str(run_dir / TENSORBOARD_DIR), purge_step=self.counters.step or None)
+        if not resume:
+            self.writer.add_text("config", _config_markdown(config), 0)
+
+    # -- resume ----------------------------------------------------------------------------------
+
+    def _restore(self) -> None:
+        found = list_checkpoints(self.run_dir)
+        if not found:
+            return  # killed before the first checkpoint: start over in the same folder
+        checkpoint = load_checkpoint(found[-1][1])
+        self.learner.load_state_dict(checkpoint.extra["learner"])
+        counters = checkpoint.counters
+        self.counters = _Counters(step=checkpoint.step, positions=int(counters.get("positions", 0)),
+                                  games=int(counters.get("games", 0)), samples=int(counters.get("samples", 0)),
+                                  seconds=float(counters.get("seconds", 0.0)))
+        self.rng.bit_generator.state = checkpoint.extra["rng"]
+        self.fair_komi = dict(checkpoint.extra.get("fair_komi", {}))
+        self.last_checkpoint = found[-1][1]
+        if len(found) > 1:
+            self.previous_weights = load_checkpoint(found[-2][1]).model
+        replay_path = self.run_dir / REPLAY_FILE
+        if replay_path.exists():
+            self.replay.load(replay_path)
+
+    # -- the loop --------------------------------------------------------------------------------
+
+    def run(self) -> RunSummary:
+        workers, config = self.workers, self.config
+        workers.start_ray(config.run.address, config.run.num_cpus)
+        session_start = time.perf_counter()
+        seconds_before = self.counters.seconds
+        stop_reason = "interrupted"
+        pool = None
+        previous_sigterm = signal.signal(signal.SIGTERM, _raise_keyboard_interrupt)
+        try:
+            pool = workers.SelfPlayPool(config, self.actor_seeds)
+            pool.publish(self.learner.weights(), self.counters.step)
+            self.progress.start(self.counters.step, self._bounds())
+            while True:
+                self.counters.seconds = seconds_before + time.perf_counter() - session_start
+                stop_reason = self._bound_reached()
+                if stop_reason:
+                    break
+                trainable = self.replay.steps_allowed(config.train.batch_size)
+                self._collect(pool.poll(timeout=0.0 if trainable else 0.25))
+                for _ in range(min(trainable, 4, self._steps_left())):
+                    self._train_step(pool)
+                self._poll_eval()
+                self.progress.update(self.counters.step, self._progress_fields(pool))
+        except KeyboardInterrupt:
+            stop_reason = "interrupted (Ctrl-C)"
+        except TrainingDiverged as exc:
+            stop_reason = f"stopped: {exc}; the last good checkpoint is kept"
+            self.learner.load_state_dict(self._last_good_state())
+        finally:
+            signal.signal(signal.SIGTERM, previous_sigterm)
+            self.counters.seconds = seconds_before + time.perf_counter() - session_start
+            if not stop_reason.startswith("stopped"):
+                self._checkpoint()
+            self._finish_eval(final=stop_reason.startswith("bound"))
+            self.progress.close()
+            restarts = pool.restarts if pool is not None else 0
+            if pool is not None:
+                pool.shutdown()
+            workers.stop_ray()
+            self.writer.close()
+        return RunSummary(run_dir=self.run_dir, checkpoint=self.last_checkpoint, step=self.counters.step,
+                          positions=self.counters.positions, games=self.counters.games,
+                          minutes=self.counters.seconds / 60, stop_reason=stop_reason, last_eval=self.last_eval,
+                          actor_restarts=restarts)
+
+    def _bounds(self) -> dict[str, float]:
+        run = self.config.run
+        return {k: v for k, v in (("steps", run.max_steps), ("positions", run.max_positions),
+                                  ("minutes", run.max_minutes)) if v is not None}
+
+    def _steps_left(self) -> int:
+        bound = self.config.run.max_steps
+        return bound - self.counters.step if bound is not None else 1 << 30
+
+    def _bound_reached(self) -> str:
+        run, c = self.config.run, self.counters
+        if run.max_steps is not None and c.step >= run.max_steps:
+            return f"bound reached: {run.max_steps} steps"
+        if run.max_positions is not None and c.positions >= run.max_positions:
+            return f"bound reached: {run.max_positions} positions"
+        if run.max_minutes is not None and c.seconds >= run.max_minutes * 60:
+            return f"bound reached: {run.max_minutes:g} minutes"
+        return ""
+
+    def _collect(self, chunks) -> None:
+        for chunk in chunks:
+            for trajectory in chunk.trajectories:
+                self.replay.add(trajectory)
+                self.counters.positions += trajectory.num_positions
+                self.window.staleness_sum += float((self.counters.step - trajectory.version).sum())
+                self.window.staleness_count += trajectory.num_positions
+            self.counters.games += chunk.stats.games
+            self.window.stats = self.window.stats + chunk.stats
+            self.fair_komi.update(chunk.fair_komi)
+            if chunk.trajectories and self._due(self.config.run.sample_game_interval_steps, "_last_image"):
+                self._log_board(chunk.trajectories[0])
+
+    def _due(self, interval: int, attribute: str) -> bool:
+        """True once every ``interval`` learner steps (tracked per purpose in ``attribute``)."""
+        if interval <= 0:
+            return False
+        last = getattr(self, attribute, None)
+        if last is None or self.counters.step - last >= interval:
+            setattr(self, attribute, self.counters.step)
+            return True
+        return False
+
+    def _train_step(self, pool) -> None:
+        config = self.config
+        batch = self.replay.sample(config.train.batch_size, self.rng)
+        losses = self.learner.step(batch)
+        self.replay.record_trained(config.train.batch_size)
+        self.counters.step += 1
+        self.counters.samples += config.train.batch_size
+        step = self.counters.step
+        self.last_losses = losses
+        if step % config.run.publish_interval_steps == 0:
+            pool.publish(self.learner.weights(), step)
+        if step % 10 == 0:
+            for name, value in losses.items():
+                self.writer.add_scalar(f"loss/{name}", value, step)
+            self.writer.add_scalar("loss/learning_rate", self.learner.learning_rate(), step)
+        if step % config.run.checkpoint_interval == 0:
+            self._checkpoint()
+        if config.eval.interval_steps and step % config.eval.interval_steps == 0:
+            self._start_eval()
+        if step % 50 == 0:
+            self._log_selfplay()
+
+    # -- checkpoints -----------------------------------------------------------------------------
+
+    def _checkpoint(self) -> None:
+        run = self.config.run
+        checkpoint = Checkpoint(
+            step=self.counters.step,
+            config=self.config,
+            model=self.learner.weights(),
+            optimizer=None,
+            counters=self.counters.as_dict(),
+            extra={"learner": self.learner.state_dict(), "rng": self.rng.bit_generator.state,
+                   "fair_komi": dict(self.fair_komi)},
+        )
+        self.replay.save(self.run_dir / REPLAY_FILE)  # first: a checkpoint never refers to newer data
+        if self.last_checkpoint is not None and self.last_checkpoint.exists():
+            self.previous_weights = load_checkpoint(self.last_checkpoint).model
+        self.last_checkpoint = save_checkpoint(self.run_dir, checkpoint)
+        prune_checkpoints(self.run_dir, run.keep_last, run.keep_every)
+
+    def _last_good_state(self) -> dict:
+        if self.last_checkpoint is None:
+            raise RunError("the loss diverged before the first checkpoint; lower train.learning_rate")
+        return load_checkpoint(self.last_checkpoint).extra["learner"]
+
+    # -- in-loop evaluation ----------------------------------------------------------------------
+
+    def _start_eval(self) -> None:
+        if self.pending_eval is not None or not self.config.eval.games:
+            return  # one at a time: a slow evaluation is skipped, never queued
+        seed = int(self.eval_seeds.spawn(1)[0].generate_state(1)[0])
+        ref = self.workers.run_remote(evaluate_in_loop, self.config, self.learner.weights(),
+                                      self.previous_weights, dict(self.fair_komi), seed, self.counters.step)
+        self.pending_eval = (ref, self.counters.step)
+
+    def _poll_eval(self) -> None:
+        if self.pending_eval is None:
+            return
+        done, result = self.workers.poll_remote(self.pending_eval[0])
+        if done:
+            self._record_eval(result, self.pending_eval[1])
+            self.pending_eval = None
+
+    def _finish_eval(self, final: bool) -> None:
+        """At the end of a run: wait for the matches in flight, or play them now if none ran yet."""
+        try:
+            if self.pending_eval is None and final and self.config.eval.games and (
+                    self.last_eval is None or self.last_eval.step != self.counters.step):
+                self._start_eval()
+            if self.pending_eval is not None:
+                self.progress.note("finishing the in-loop evaluation ...")
+                ref, step = self.pending_eval
+                self._record_eval(self.workers.wait_remote(ref), step)
+                self.pending_eval = None
+        except KeyboardInterrupt:
+            self.pending_eval = None
+
+    def _record_eval(self, result: InLoopResult, step: int) -> None:
+        self.last_eval = result
+        for opponent, rate in result.win_rates.items():
+            self.writer.add_scalar(f"eval/win_rate_vs_{opponent}", rate, step)
+        self.progress.note(f"step {step}: {result.describe()}")
+
+    # -- TensorBoard -----------------------------------------------------------------------------
+
+    def _log_selfplay(self) -> None:
+        w, step = self.window, self.counters.step
+        s = w.stats
+        seconds = max(time.perf_counter() - w.started, 1e-9)
+        scalars = {
+            "selfplay/games_per_s": s.games / seconds,
+            "selfplay/positions_per_s": s.plies / seconds,
+            "search/simulations_per_s": s.simulations / seconds,
+            "selfplay/inference_share": s.inference_seconds / max(s.seconds, 1e-9),
+            "selfplay/weight_staleness": w.staleness_sum / max(w.staleness_count, 1),
+            "replay/size": len(self.replay),
+            "replay/window": self.replay.window,
+            "selfplay/positions_total": self.counters.positions,
+        }
+        if s.games:
+            scalars.update({
+                "selfplay/mean_game_length": s.game_plies / s.games,
+                "selfplay/black_win_rate": s.black_wins / s.games,
+                "selfplay/button_taken_rate": s.button_taken / s.games,
+                "selfplay/resignation_rate": s.resignations / s.games,
+                "selfplay/value_mse": s.value_sq_error / max(s.game_plies, 1),
+            })
+        if s.resign_checks:
+            scalars["selfplay/false_resignation_rate"] = s.false_resignations / s.resign_checks
+        for key, komi in self.fair_komi.items():
+            scalars[f"selfplay/fair_komi/{key}"] = komi
+        for tag, value in scalars.items():
+            self.writer.add_scalar(tag, value, step)
+        self.window = _Window()
+
+    def _log_board(self, trajectory: Trajectory) -> None:
+        """A rendered board of a finished self-play game (its last position)."""
+        from ..game.figure import board_figure
+        from ..game.vec_env import VecEnv
+
+        env = VecEnv(trajectory.game)
+        last = trajectory.num_positions - 1
+        state = env.reset(1)
+        state.data[:] = trajectory.states[last:last + 1]
+        game = env.to_game(state, 0)
+        figure = board_figure(game, title=f"{rules_key(trajectory.game)}, step {self.counters.step}")
+        self.writer.add_figure("selfplay/board", figure, self.counters.step)
+
+    def _progress_fields(self, pool) -> dict[str, str]:
+        fields = {"pos": f"{self.counters.positions:,}", "games": f"{self.counters.games:,}"}
+        losses = getattr(self, "last_losses", None)
+        if losses is not None:
+            fields["loss"] = f"{float(losses.total):.3f}"
+        if self.last_eval is not None:
+            fields["eval"] = self.last_eval.short()
+        if pool.restarts:
+            fields["restarts"] = str(pool.restarts)
+        return fields
+
+
+def _raise_keyboard_interrupt(signum, frame) -> None:
+    raise KeyboardInterrupt
+
+
+def _config_markdown(config: Config) -> str:
+    """The config as a two-column Markdown table (TensorBoard's text tab renders it)."""
+    import dataclasses
+
+    rows = ["| key | value |", "| --- | --- |"]
+
+    def walk(node, prefix: str) -> None:
+        for f in dataclasses.fields(node):
+            value = getattr(node, f.name)
+            if dataclasses.is_dataclass(value):
+                walk(value, f"{prefix}{f.name}.")
+            else:
+                rows.append(f"| {prefix}{f.name} | {value!r} |")
+
+    walk(config, "")
+    return "\n".join(rows)
+
+
+def train(config: Config, default_name: str, run_name: Optional[str] = None, resume: bool = False,
+          progress: Optional[Progress] = None) -> RunSummary:
+    """Run (or resume) training; returns how it ended."""
+    run_dir, config = prepare_run(config, default_name, run_name, resume)
+    progress = progress or Progress(sys.stdout, config.run.log_interval_seconds)
+    return TrainingRun(config, run_dir, resume, progress).run()

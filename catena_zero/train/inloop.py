@@ -1,0 +1,74 @@
+"""In-loop evaluation: the learning curve of a run (``eval`` config section).
+
+Every ``eval.interval_steps`` learner steps the driver starts, as a Ray task beside the loop, small
+matches (``eval/arena.py``: all games at once, colours alternating, varied openings) of the current
+network, searching without noise, against the opponents of ``eval.opponents``: ``random``, the
+classic UCT baseline ``mcts:K`` (``eval.uct_simulations``) and the previous kept checkpoint. They
+are played on the run's first rule set at the fair komi that self-play currently estimates.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+import numpy as np
+
+from ..config import Config
+from ..game.options import GameConfig
+
+
+@dataclass(frozen=True)
+class InLoopResult:
+    """The network's score rate (wins + draws / 2) against each opponent, at one learner step."""
+
+    step: int
+    game: GameConfig  # the rule set and komi the matches were played at
+    games: int  # per opponent
+    win_rates: dict[str, float]  # opponent name -> score rate of the network in [0, 1]
+
+    def describe(self) -> str:
+        rates = ", ".join(f"{rate:.0%} vs {name}" for name, rate in self.win_rates.items())
+        return f"network scores {rates} ({self.games} games each, side {self.game.side}, komi {self.game.komi})"
+
+    def short(self) -> str:
+        return " ".join(f"{name}:{rate:.0%}" for name, rate in self.win_rates.items())
+
+
+def evaluate_in_loop(config: Config, weights: dict, previous: Optional[dict], fair_komi: dict[str, int],
+                     seed: int, step: int = 0) -> InLoopResult:
+    """Play the configured matches of the network with ``weights`` (a CPU state dict)."""
+    import torch
+
+    from ..eval.agents import NetAgent, RandomAgent, UCTAgent
+    from ..eval.arena import play_match
+    from ..net import model_from_config
+    from ..selfplay.play import rule_sets, rules_key
+
+    torch.set_num_threads(1)  # a guest on the actors' CPUs
+    evaluation = config.eval
+    rules = rule_sets(config)[0]
+    komi = fair_komi.get(rules_key(rules), 0) if rules.game_type == "komi" else 0
+    game = GameConfig(side=rules.side, game_type=rules.game_type, scoring=rules.scoring, komi=komi)
+    rng = np.random.default_rng(seed)
+
+    def network(state: dict, name: str) -> NetAgent:
+        model = model_from_config(config.net)
+        model.load_state_dict(state)
+        return NetAgent(model.eval(), config.net, config.search, name=name, simulations=evaluation.simulations,
+                        device="cpu")
+
+    opponents = {}
+    for name in evaluation.opponents:
+        if name == "random":
+            opponents["random"] = RandomAgent()
+        elif name == "uct":
+            opponents[f"mcts:{evaluation.uct_simulations}"] = UCTAgent(evaluation.uct_simulations)
+        elif name == "previous" and previous is not None:
+            opponents["previous"] = network(previous, "previous")
+    current = network(weights, "current")
+    rates = {}
+    for name, opponent in opponents.items():
+        result = play_match(current, opponent, game, evaluation.games, komi, rng)
+        rates[name] = float(result.tally.score)
+    return InLoopResult(step=step, game=game, games=evaluation.games, win_rates=rates)

@@ -1,0 +1,177 @@
+"""The learner: the network, its optimiser and learning-rate schedule, one training step per batch.
+
+The driver samples a ``replay.Batch``, calls ``Learner.step`` (one optimiser step, returns the
+loss floats), publishes ``weights()`` to the self-play actors now and then, and checkpoints
+``state_dict()`` (model, optimiser, step; the schedule is a pure function of the step). A loss or
+gradient that is not finite raises ``TrainingDiverged`` before the optimiser touches the weights,
+so the weights stay those of the last good step and the run can stop on its last checkpoint.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+from typing import Any
+
+import torch
+
+from ..config import NetConfig, TrainConfig
+from ..net.device import resolve_device
+from ..net.model import CatenaNet, model_from_config
+from .losses import Losses, Targets, compute_losses, weight_penalty
+from .replay import Batch, BatchPart
+
+STATE_FORMAT = "catena-zero-learner"
+STATE_VERSION = 1
+
+
+class TrainingDiverged(RuntimeError):
+    """A loss or gradient became NaN or infinite (one-line message naming the step and the terms)."""
+
+
+def learning_rate(config: TrainConfig, step: int) -> float:
+    """The learning rate of optimiser step ``step`` (0-based): linear warmup, then the schedule."""
+    peak = config.learning_rate
+    if step < config.warmup_steps:
+        return peak * (step + 1) / config.warmup_steps
+    t = step - config.warmup_steps
+    if config.lr_schedule == "constant":
+        return peak
+    if config.lr_schedule == "cosine":
+        floor = config.lr_decay_factor
+        progress = min(1.0, t / config.lr_decay_steps)
+        return peak * (floor + (1.0 - floor) * 0.5 * (1.0 + math.cos(math.pi * progress)))
+    return peak * config.lr_decay_factor ** (t // config.lr_decay_steps)  # "step" (AlphaZero's drops)
+
+
+def _decays(name: str, parameter: torch.nn.Parameter) -> bool:
+    """Weight decay on conv and linear weights only, not on biases or batch-norm scales (KataGo)."""
+    return parameter.ndim >= 2
+
+
+class Learner:
+    """Owns the model and optimiser; ``step(batch)`` trains on one batch."""
+
+    def __init__(self, net_config: NetConfig, config: TrainConfig, generator: torch.Generator | None = None,
+                 model: CatenaNet | None = None) -> None:
+        self.config = config
+        self.net_config = net_config
+        self.device = resolve_device(config.device)
+        self.model = (model if model is not None else model_from_config(net_config, generator=generator)).to(self.device)
+        named = [(n, p) for n, p in self.model.named_parameters() if p.requires_grad]
+        self._decayed = [p for n, p in named if _decays(n, p)]
+        groups = [
+            {"params": self._decayed, "weight_decay": config.weight_decay},
+            {"params": [p for n, p in named if not _decays(n, p)], "weight_decay": 0.0},
+        ]
+        lr = learning_rate(config, 0)
+        if config.optimizer == "sgd":
+            self.optimizer: torch.optim.Optimizer = torch.optim.SGD(groups, lr=lr, momentum=config.momentum)
+        else:
+            self.optimizer = torch.optim.AdamW(groups, lr=lr, betas=(config.momentum, 0.999))
+        self._step = 0
+        self.last_grad_norm = 0.0
+
+    @property
+    def step_count(self) -> int:
+        """Optimiser steps done."""
+        return self._step
+
+    def learning_rate(self) -> float:
+        """The rate the next step uses."""
+        return learning_rate(self.config, self._step)
+
+    def _autocast(self) -> contextlib.AbstractContextManager:
+        if self.device.type != "cuda" or not self.config.mixed_precision:
+            return contextlib.nullcontext()
+        dtype = torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
+        return torch.autocast(device_type="cuda", dtype=dtype)
+
+    def _tensor(self, array) -> torch.Tensor:
+        return torch.from_numpy(array).to(self.device, non_blocking=True)
+
+    def _targets(self, part: BatchPart) -> Targets:
+        return Targets(policy=self._tensor(part.policy), has_policy=self._tensor(part.has_policy),
+                       value=self._tensor(part.value), score=self._tensor(part.score),
+                       ownership=self._tensor(part.ownership), weight=self._tensor(part.weight))
+
+    def losses(self, batch: Batch) -> Losses:
+        """Loss tensors of ``batch`` in the model's current mode (one forward per part), no step."""
+        pairs = []
+        for part in batch.parts:
+            with self._autocast():
+                out = self.model(self._tensor(part.planes), self._tensor(part.globals))
+            pairs.append((out, self._targets(part)))
+        return compute_losses(pairs, self.config, weight_penalty(self._decayed, self.config.weight_decay))
+
+    def step(self, batch: Batch) -> Losses:
+        """One optimiser step on ``batch``; returns its losses as floats.
+
+        Raises ``TrainingDiverged`` (weights untouched) when a loss or the gradient is NaN or inf.
+        """
+        if batch.size == 0:
+            raise ValueError("cannot train on an empty batch")
+        self.model.train()
+        lr = learning_rate(self.config, self._step)
+        for group in self.optimizer.param_groups:
+            group["lr"] = lr
+        # Batch-norm running statistics change in the forward pass: keep them to undo a bad step.
+        buffers = [(b, b.detach().clone()) for b in self.model.buffers()]
+        losses = self.losses(batch)
+        if not losses.is_finite():
+            self._restore(buffers)
+            terms = ", ".join(f"{name}={value:.4g}" for name, value in losses.items())
+            raise TrainingDiverged(f"training diverged at step {self._step}: a loss is not finite ({terms})")
+        self.optimizer.zero_grad(set_to_none=True)
+        losses.total.backward()
+        params = [p for g in self.optimizer.param_groups for p in g["params"]]
+        max_norm = self.config.max_grad_norm if self.config.max_grad_norm > 0 else math.inf
+        grad_norm = float(torch.nn.utils.clip_grad_norm_(params, max_norm))
+        if not math.isfinite(grad_norm):
+            self.optimizer.zero_grad(set_to_none=True)
+            self._restore(buffers)
+            raise TrainingDiverged(f"training diverged at step {self._step}: the gradient norm is {grad_norm} "
+                                   f"(total loss {float(losses.total.detach()):.4g})")
+        self.optimizer.step()
+        self._step += 1
+        self.last_grad_norm = grad_norm
+        return losses.floats()
+
+    @staticmethod
+    def _restore(buffers: list[tuple[torch.Tensor, torch.Tensor]]) -> None:
+        with torch.no_grad():
+            for buffer, saved in buffers:
+                buffer.copy_(saved)
+
+    # ------------------------------------------------------------------ checkpoints and publishing
+    def weights(self) -> dict[str, torch.Tensor]:
+        """A CPU copy of the model's state dict, to publish to self-play actors."""
+        return {k: v.detach().to("cpu", copy=True) for k, v in self.model.state_dict().items()}
+
+    def state_dict(self) -> dict[str, Any]:
+        """Model, optimiser and step: tensors and plain values only (``torch.load(weights_only=True)``)."""
+        return {
+            "format": STATE_FORMAT,
+            "version": STATE_VERSION,
+            "step": self._step,
+            "optimizer_name": self.config.optimizer,
+            "model": self.weights(),
+            "optimizer": self.optimizer.state_dict(),
+        }
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        """Restore ``state_dict()``; ValueError (one line) when it does not fit this learner."""
+        if not isinstance(state, dict) or state.get("format") != STATE_FORMAT:
+            raise ValueError("not a catena-zero learner state")
+        if state.get("version") != STATE_VERSION:
+            raise ValueError(f"learner state version {state.get('version')!r}; this catena-zero reads {STATE_VERSION}")
+        if state.get("optimizer_name") != self.config.optimizer:
+            raise ValueError(f"learner state was saved with optimizer {state.get('optimizer_name')!r}, "
+                             f"this learner uses {self.config.optimizer!r}")
+        try:
+            self.model.load_state_dict(state["model"])
+            self.optimizer.load_state_dict(state["optimizer"])
+        except (RuntimeError, ValueError, KeyError) as exc:
+            first = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else type(exc).__name__
+            raise ValueError(f"learner state does not fit this network or optimiser: {first}") from None
+        self._step = int(state["step"])

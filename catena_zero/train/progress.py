@@ -1,0 +1,76 @@
+"""Progress of a training run in the terminal: a tqdm bar on a terminal, plain lines in a log file."""
+
+from __future__ import annotations
+
+import time
+from typing import Optional, TextIO
+
+
+class Progress:
+    """Shows the learner step against the run's bounds, with a few rates and the last evaluation.
+
+    On a terminal (``out.isatty()``) a tqdm bar over the tightest bound (steps, or minutes, or
+    positions) with its ETA; otherwise one plain line every ``interval`` seconds, so a log file
+    stays readable.
+    """
+
+    def __init__(self, out: TextIO, interval: float) -> None:
+        self.out = out
+        self.interval = interval
+        self.bar = None
+        self._last_line = 0.0
+        self._bounds: dict[str, float] = {}
+        self._started = 0.0
+        self._start_step = 0
+
+    def start(self, step: int, bounds: dict[str, float]) -> None:
+        self._bounds = bounds
+        self._started = time.perf_counter()
+        self._start_step = step
+        self._last_line = self._started
+        if self.out.isatty():
+            from tqdm import tqdm
+
+            total = bounds.get("steps")
+            self.bar = tqdm(total=total, initial=step, unit="step", file=self.out, dynamic_ncols=True,
+                            desc="training", smoothing=0.1)
+
+    def update(self, step: int, fields: dict[str, str]) -> None:
+        now = time.perf_counter()
+        if self.bar is not None:
+            self.bar.n = step
+            minutes = (now - self._started) / 60
+            if "minutes" in self._bounds:
+                fields = {"min": f"{minutes:.1f}/{self._bounds['minutes']:g}", **fields}
+            self.bar.set_postfix(fields, refresh=False)
+            if now - self._last_line > 0.5:  # redraw at most twice a second
+                self.bar.refresh()
+                self._last_line = now
+            return
+        if now - self._last_line >= self.interval:
+            self._last_line = now
+            elapsed = now - self._started
+            rate = (step - self._start_step) / max(elapsed, 1e-9)
+            text = " ".join(f"{k} {v}" for k, v in fields.items())
+            print(f"[{elapsed / 60:5.1f} min] step {step} ({rate:.2f}/s) {text}{self._eta(step, rate, elapsed)}",
+                  file=self.out, flush=True)
+
+    def _eta(self, step: int, rate: float, elapsed: float) -> str:
+        etas = []
+        if "steps" in self._bounds and rate > 0:
+            etas.append((self._bounds["steps"] - step) / rate)
+        if "minutes" in self._bounds:
+            etas.append(self._bounds["minutes"] * 60 - elapsed)
+        return f" eta {max(min(etas), 0) / 60:.1f} min" if etas else ""
+
+    def note(self, text: str) -> None:
+        """A message above the bar (or a plain line)."""
+        if self.bar is not None:
+            self.bar.write(text, file=self.out)
+        else:
+            print(text, file=self.out, flush=True)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+            self.bar = None

@@ -1,0 +1,345 @@
+"""The Bot API (bot/bot.py): refusing what it was not trained for, reproducible moves, analysis, and the
+R7 set-up choices on stub evaluators and a hand-made network whose answers are known by hand."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from bot_files import komi_model, komi_model_value, save_tiny_checkpoint, tiny_config
+from catena_zero.bot import Bot, RuleSet, UnsupportedGame
+from catena_zero.bot.bot import better_than_even, fair_komi, komi_curve_of
+from catena_zero.bot.export import export_bot, header_from_checkpoint
+from catena_zero.bot.players import RandomPlayer, choose_event, setup_choices
+from catena_zero.cli import main
+from catena_zero.evaluation import Evaluation
+from catena_zero.game import Game, GameConfig, Match
+from catena_zero.game.vec_env import VecEnv
+from catena_zero.train.checkpoint import Checkpoint, load_checkpoint
+
+
+@pytest.fixture(autouse=True, scope="module")
+def one_torch_thread():
+    """Batch-1 inference on a shared 2-core machine: one intra-op thread (restored afterwards)."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+@pytest.fixture(scope="module")
+def bot_path(tmp_path_factory):
+    root = tmp_path_factory.mktemp("bot")
+    out = root / "tiny.bot"
+    export_bot(load_checkpoint(save_tiny_checkpoint(root / "run")), out)
+    return out
+
+
+@pytest.fixture(scope="module")
+def bot(bot_path):
+    return Bot.load(bot_path, simulations=8, device="cpu")
+
+
+def play_out(game: Game, moves: int, seed: int) -> Game:
+    rng = np.random.default_rng(seed)
+    for _ in range(moves):
+        if game.is_over:
+            break
+        game.play(RandomPlayer().choose(game, rng))
+    return game
+
+
+# ------------------------------------------------------------------------------ what it plays
+
+
+def test_supports_only_what_it_was_trained_for(bot):
+    assert bot.game_config == GameConfig(side=3)
+    assert bot.trained_for == (RuleSet(3, "komi", "standard"),)
+    assert bot.supports(GameConfig(side=3)) and bot.supports(GameConfig(side=3, komi=9))
+    for other in (GameConfig(side=4), GameConfig(side=3, game_type="no_komi"), GameConfig(side=3, scoring="longest")):
+        assert not bot.supports(other)
+        game = Game(other)
+        calls = [lambda: bot.select_move(game), lambda: bot.analyze(game), lambda: bot.evaluate(game)]
+        if other.game_type == "komi":
+            calls += [lambda: bot.choose_komi(other), lambda: bot.choose_colour(other, 3)]
+        for call in calls:
+            with pytest.raises(UnsupportedGame) as info:
+                call()
+            message = str(info.value)
+            assert "\n" not in message and "trained for side 3 komi standard" in message
+            assert str(RuleSet.of(other)) in message
+
+
+def test_bad_arguments_are_refused(bot_path, bot):
+    for options in ({"simulations": 0}, {"simulations": 2.5}, {"seconds": 0}, {"seconds": -1},
+                    {"simulations": 4, "seconds": 1.0}, {"seed": -1}, {"device": "tpu"}):
+        with pytest.raises(ValueError):
+            Bot.load(bot_path, **options)
+    over = play_out(Game(GameConfig(side=3)), 100, seed=0)
+    assert over.is_over
+    with pytest.raises(ValueError, match="over"):
+        bot.select_move(over)
+    with pytest.raises(ValueError, match="GameConfig"):
+        bot.supports("side 3")
+    with pytest.raises(ValueError, match="Game"):
+        bot.select_move(GameConfig(side=3))
+
+
+def test_same_seed_same_game_same_move_whatever_came_before(bot_path):
+    positions = [play_out(Game(GameConfig(side=3, komi=k)), moves, seed=k) for k, moves in ((0, 0), (4, 3), (7, 6))]
+    positions = [g for g in positions if not g.is_over]
+    first = Bot.load(bot_path, simulations=8, device="cpu", seed=5)
+    second = Bot.load(bot_path, simulations=8, device="cpu", seed=5)
+    forward = [first.select_move(g) for g in positions]
+    backward = [second.select_move(g) for g in reversed(positions)][::-1]
+    assert forward == backward
+    assert [first.select_move(g) for g in positions] == forward
+    for game, move in zip(positions, forward):
+        assert move in game.legal_moves()
+
+
+def test_a_whole_game_against_random_through_the_match_protocol(bot):
+    """The bot is a Player (bot/players.py): it answers the R7 set-up and plays a match to the end."""
+    rng = np.random.default_rng(1)
+    for seat in ("first", "second"):
+        match = Match(GameConfig(side=3))
+        players = {seat: bot, ("second" if seat == "first" else "first"): RandomPlayer()}
+        while match.phase != "over":
+            player = players[match.player_to_act]
+            event = choose_event(player, match, rng)
+            if match.phase in ("komi", "colour"):
+                assert event in setup_choices(match)
+            match.apply(event)
+        assert match.game.is_over
+
+
+def test_analysis_is_the_search_that_picks_the_move(bot):
+    game = play_out(Game(GameConfig(side=3, komi=3)), 2, seed=2)
+    info = bot.analyze(game)
+    assert info.best == bot.select_move(game) and info.to_move == game.to_move
+    assert info.simulations == 8 and sum(m.visits for m in info.moves) == 8
+    assert info.moves[0].move == info.best
+    visits = [m.visits for m in info.moves[1:]]
+    assert visits == sorted(visits, reverse=True)
+    legal = set(game.legal_moves())
+    for m in info.moves:
+        assert m.move in legal and m.visits > 0 and -1 <= m.value <= 1 and 0 <= m.prior <= 1
+        assert math.isfinite(m.score)
+    assert -1 <= info.value <= 1 and (info.net_value, info.net_score) == pytest.approx(bot.evaluate(game))
+    top = bot.analyze(game, top=2)
+    assert len(top.moves) <= 2 and top.moves == info.moves[:2]
+
+
+def test_time_limit_search(bot_path):
+    timed = Bot.load(bot_path, seconds=0.05, device="cpu")
+    assert timed.simulations is None and timed.seconds == 0.05
+    game = Game(GameConfig(side=3))
+    for _ in range(2):
+        info = timed.analyze(game)
+        assert info.simulations >= 1 and info.best in game.legal_moves()
+
+
+# ------------------------------------------------------------------------------ fair komi (R7) by hand
+
+
+class KomiStub:
+    """An EvalFn whose value and score for Black on the empty board are given functions of komi."""
+
+    def __init__(self, env: VecEnv, value, score) -> None:
+        self.env, self.value, self.score = env, value, score
+
+    def __call__(self, state) -> Evaluation:
+        komi = np.asarray(state.komi, dtype=np.float64)
+        priors = self.env.legal_actions(state).astype(np.float32)
+        priors /= priors.sum(axis=1, keepdims=True)
+        return Evaluation(priors=priors, value=self.value(komi).astype(np.float32),
+                          score=self.score(komi).astype(np.float32))
+
+
+def stub_fair_komi(value, score, scoring="standard") -> tuple[int, np.ndarray]:
+    env = VecEnv(GameConfig(side=3, scoring=scoring))
+    komis, v, s = komi_curve_of(KomiStub(env, value, score), env)
+    return fair_komi(komis, v, s), komis
+
+
+def test_fair_komi_balances_the_value():
+    # V(k) = tanh(0.3 (6.4 - k)): |V(6)| = tanh(0.12) < |V(7)| = tanh(0.18), so 6.
+    fair, komis = stub_fair_komi(lambda k: np.tanh(0.3 * (6.4 - k)), lambda k: 6.4 - k)
+    assert fair == 6 and komis.tolist() == list(range(16))
+    # A value curve that is not monotone: the komi closest to even wins, wherever it is.
+    fair, _ = stub_fair_komi(lambda k: np.where(k == 11, 0.02, 0.5), lambda k: np.zeros_like(k))
+    assert fair == 11
+    # Quadratic scoring: komi 0..1000; V = (350.4 - k) / 1000 is closest to 0 at 350.
+    fair, komis = stub_fair_komi(lambda k: (350.4 - k) / 1000, lambda k: 350.4 - k, scoring="quadratic")
+    assert fair == 350 and komis[-1] == 1000
+
+
+def test_a_saturated_value_leaves_the_choice_to_the_score():
+    # The value says "Black wins" at every komi (as an untrained or very sure net can); the score
+    # margin 9.3 - k is closest to 0 at k = 9.
+    fair, _ = stub_fair_komi(lambda k: np.ones_like(k), lambda k: 9.3 - k)
+    assert fair == 9
+    # Values within VALUE_RESOLUTION count as equal: 0.004 at k=2 and 0.001 at k=12, score decides.
+    fair, _ = stub_fair_komi(lambda k: np.select([k == 2, k == 12], [0.004, 0.001], 0.9), lambda k: np.abs(k - 2.2))
+    assert fair == 2
+
+
+def test_better_than_even():
+    assert better_than_even(0.3, -5) and not better_than_even(-0.3, 5)
+    assert better_than_even(0.001, 0.5) and not better_than_even(0.001, -0.5)  # value ~ even: score decides
+    assert not better_than_even(0.0, 0.0)
+
+
+@pytest.fixture(scope="module")
+def komi_bot_path(tmp_path_factory):
+    """A bot file of the hand-made net: Black's value at komi k is tanh(0.5 (6.3 - k)), score 6.3 - k.
+
+    It is trained (by its header) for side 3 komi and no_komi; under no_komi each opponent stone
+    costs 200 / 19 points, so after Black's opening stone White's value is tanh(0.5 (6.3 - 10.5)) < 0.
+    """
+    root = tmp_path_factory.mktemp("komi")
+    config = tiny_config()
+    checkpoint = Checkpoint(step=1, config=config, model=komi_model(config, 6.3, 0.5, theirs_weight=200).state_dict())
+    out = root / "komi.bot"
+    export_bot(checkpoint, out, trained_for=[RuleSet(3, "komi", "standard"), RuleSet(3, "no_komi", "standard")])
+    assert header_from_checkpoint(checkpoint).game == GameConfig(side=3)
+    return out
+
+
+def test_the_hand_made_bot_chooses_komi_colour_and_swap_as_worked_out_by_hand(komi_bot_path):
+    bot = Bot.load(komi_bot_path, simulations=4, device="cpu")
+    config = GameConfig(side=3)
+    curve = bot.komi_curve(config)
+    expected = [komi_model_value(6.3, 0.5, k) for k in range(16)]
+    assert curve.black_value == pytest.approx(expected, abs=1e-4)
+    assert curve.black_score == pytest.approx([6.3 - k for k in range(16)], abs=1e-3)
+    # |V(6)| = tanh(0.15) < |V(7)| = tanh(0.35): the first player names komi 6.
+    assert bot.choose_komi(config) == curve.fair_komi == 6
+    # The second player: Black while Black's value is positive (komi <= 6), White above.
+    assert [bot.choose_colour(config, k) for k in (0, 6, 7, 15)] == ["black", "black", "white", "white"]
+    # no_komi: after Black's opening stone White's value is negative, so the bot takes over Black.
+    game = Game(GameConfig(side=3, game_type="no_komi"))
+    game.play("B2")
+    assert bot.choose_swap(game) is True
+    with pytest.raises(ValueError, match="no_komi"):
+        bot.choose_swap(Game(config))
+    with pytest.raises(ValueError, match="first stone"):
+        bot.choose_swap(Game(GameConfig(side=3, game_type="no_komi")))
+    with pytest.raises(ValueError, match="game type komi"):
+        bot.choose_komi(GameConfig(side=3, game_type="no_komi"))
+    with pytest.raises(ValueError, match="komi"):
+        bot.choose_colour(config, 16)  # out of range (R6)
+    # As a Player in a match, the same choices (R10 events).
+    match = Match(config)
+    assert bot.choose_setup(match, np.random.default_rng(0)) == "komi 6"
+    match.apply("komi 6")
+    assert bot.choose_setup(match, np.random.default_rng(0)) == "colour black"
+    match = Match(GameConfig(side=3, game_type="no_komi"))
+    match.apply("B2")
+    assert bot.choose_setup(match, np.random.default_rng(0)) == "swap"
+
+
+def test_the_komi_command_prints_the_fair_komi_and_the_curve(komi_bot_path, capsys):
+    assert main(["komi", "--bot", str(komi_bot_path), "--around", "2", "--device", "cpu"]) == 0
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    assert lines[0].startswith("fair komi 6 for side 3, standard scoring")
+    rows = lines[2:-1]  # between the column titles and the footnote
+    assert [int(r.lstrip(">").split()[0]) for r in rows] == [4, 5, 6, 7, 8]
+    marked = [r for r in rows if r.startswith(">")]
+    assert len(marked) == 1 and marked[0].split()[1] == "6"
+    for row in rows:
+        komi, value, score, first = row.lstrip(">").split()
+        assert float(value) == pytest.approx(komi_model_value(6.3, 0.5, int(komi)), abs=1e-3)
+        assert float(score) == pytest.approx(6.3 - int(komi), abs=1e-2)
+        assert float(first) == pytest.approx(-abs(float(value)), abs=1e-3)
+    assert main(["komi", "--bot", str(komi_bot_path), "--all", "--device", "cpu"]) == 0
+    assert capsys.readouterr().out.count("\n") == 16 + 3
+    assert main(["komi", "--bot", str(komi_bot_path), "--side", "4", "--device", "cpu"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "trained for side 3 komi standard" in err
+
+
+# ------------------------------------------------------------------------------ play --bot
+
+
+def test_play_bot_against_bot_saves_a_finished_record(bot_path, tmp_path, capsys, monkeypatch):
+    import io
+    import sys
+
+    from catena_zero.game.records import load_record
+
+    monkeypatch.setattr(sys, "stdin", io.StringIO(""))
+    record = tmp_path / "game.txt"
+    argv = ["play", "--bot", str(bot_path), "--bot", str(bot_path), "--simulations", "4", "--device", "cpu",
+            "--save", str(record)]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    loaded = load_record(record)
+    bot = Bot.load(bot_path, simulations=4, device="cpu")
+    komi = bot.choose_komi(GameConfig(side=3))
+    assert loaded.events[0] == f"komi {komi}" and loaded.result is not None
+    match = Match.replay(GameConfig(side=3), loaded.events)
+    assert match.phase == "over"
+    # every move is the bot's own choice in that position
+    replay = Match(GameConfig(side=3))
+    for event in loaded.events:
+        if replay.phase == "play":
+            assert event == bot.select_move(replay.game)
+        replay.apply(event)
+    assert f"first player: komi {komi}" in out and "record saved to" in out
+
+
+def test_play_person_against_bot_with_undo(bot_path, tmp_path, capsys, monkeypatch):
+    """The person (first seat) names komi 3, the bot picks its colour by its heads; after the person's
+    second move and the bot's reply the person types 'undo' and plays another move instead."""
+    import io
+    import sys
+
+    from catena_zero.commands.play import UndoableMatch
+    from catena_zero.game.records import load_record
+
+    config = GameConfig(side=3)
+    bot = Bot.load(bot_path, simulations=4, device="cpu")
+    match = UndoableMatch(config)
+    lines = ["3"]
+    match.apply("komi 3")
+    match.apply(bot.choose_setup(match, np.random.default_rng(0)))
+    person_moves, undone = 0, False
+    while match.phase != "over":
+        if match.player_to_act == "first":
+            if person_moves == 2 and not undone:
+                lines.append("undo")
+                assert match.undo_turn("first")
+                undone = True
+                move = match.game.legal_moves()[-1]
+            else:
+                move = match.game.legal_moves()[0]
+            lines.append(move.lower())
+            match.apply(move)
+            person_moves += 1
+        else:
+            match.apply(bot.select_move(match.game))
+    assert undone
+    monkeypatch.setattr(sys, "stdin", io.StringIO("\n".join(lines) + "\n"))
+    record = tmp_path / "game.txt"
+    assert main(["play", "--bot", str(bot_path), "--simulations", "4", "--device", "cpu", "--save", str(record)]) == 0
+    out = capsys.readouterr().out
+    assert list(load_record(record).events) == match.events
+    assert "undone: back to the position before your last move" in out
+    assert "the bot tiny.bot is the second player" in out
+
+
+def test_play_bot_flags_are_checked(bot_path, capsys):
+    for argv, fragment in (
+        (["play", "--bot", str(bot_path), "--side", "4"], "trained for side 3 komi standard"),
+        (["play", "--bot", str(bot_path), "--opponent", "random"], "--bot and --opponent"),
+        (["play"] + ["--bot", str(bot_path)] * 3, "at most twice"),
+        (["play", "--bot", str(bot_path), "--threads", "0"], "--threads"),
+    ):
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and fragment in err, (argv, err)

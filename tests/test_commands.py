@@ -1,0 +1,252 @@
+"""The commands as a person meets them: outputs that go where they are told (files, '-',
+/dev/stdout, a pipe closed early), records kept on every way out of a game, the set-up shown
+as it is, one result line, and the small helps (version, rules, seats, thinking)."""
+
+from __future__ import annotations
+
+import io
+import os
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from catena_zero.bot.players import RandomPlayer
+from catena_zero.cli import main
+from catena_zero.commands.play import RULES_TEXT, play_match
+from catena_zero.game import GameConfig
+from catena_zero.game.match import Match
+from catena_zero.game.records import format_record, load_record, parse_record
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def run(argv, capsys, stdin=None, monkeypatch=None):
+    if stdin is not None:
+        monkeypatch.setattr(sys, "stdin", stdin if not isinstance(stdin, str) else io.StringIO(stdin))
+    code = main(argv)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def cli(*args, stdout=subprocess.PIPE, cwd=None, shell_tail: str = ""):
+    """The real program in a subprocess (for file descriptors: /dev/stdout, pipes)."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    command = [sys.executable, "-m", "catena_zero.cli", *args]
+    if shell_tail:
+        line = " ".join(f"'{a}'" for a in command) + shell_tail
+        return subprocess.run(line, shell=True, capture_output=True, text=True, env=env, cwd=cwd)
+    return subprocess.run(command, stdout=stdout, stderr=subprocess.PIPE, text=True, env=env, cwd=cwd)
+
+
+# ----------------------------------------------------------------------------- outputs
+
+
+def test_out_dash_writes_the_record_to_stdout_and_messages_to_stderr(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run(["random-game", "--side", "3", "--out", "-"], capsys)
+    assert code == 0
+    record = parse_record(out)  # stdout is the record and nothing else
+    assert record.result is not None and not (tmp_path / "-").exists()
+    assert "random game:" in err and "game over:" in err
+    code, out, err = run(["random-game", "--side", "3", "--out", "-", "--svg", "-"], capsys)
+    assert code == 2 and "--out and --svg cannot both write to standard output" in err
+
+
+def test_out_dev_stdout_redirected_to_a_file(tmp_path):
+    path = tmp_path / "g.txt"
+    with open(path, "w") as f:
+        done = cli("random-game", "--side", "3", "--out", "/dev/stdout", stdout=f)
+    assert done.returncode == 0, done.stderr
+    assert parse_record(path.read_text()).result is not None  # the record alone, not replaced
+    assert "game over:" in done.stderr
+
+
+def test_head_closing_the_pipe_does_not_skip_the_files(tmp_path):
+    done = cli("random-game", "--side", "3", "--out", "g.txt", "--svg", "g.svg", cwd=tmp_path,
+               shell_tail=" | head -1")
+    assert done.returncode == 0 and done.stdout.startswith("random game:"), done
+    assert load_record(tmp_path / "g.txt").result is not None
+    ET.parse(tmp_path / "g.svg")
+    assert "Traceback" not in done.stderr
+
+
+class ClosedPipe(io.StringIO):
+    """A stdout whose reader has gone away (`| head` after one line)."""
+
+    def write(self, text):
+        raise BrokenPipeError(32, "Broken pipe")
+
+    def fileno(self):
+        return 1  # cli.main then points fd 1 at /dev/null (dup2 is stubbed out below)
+
+
+@pytest.mark.parametrize("command", ["random-game", "show"])
+def test_broken_stdout_still_writes_outputs(command, tmp_path, monkeypatch):
+    record = tmp_path / "r.txt"
+    assert main(["random-game", "--side", "3", "--out", str(record)]) == 0
+    monkeypatch.setattr(sys, "stdout", ClosedPipe())
+    monkeypatch.setattr(os, "dup2", lambda *a: None)  # cli.main redirects the real fd 1 otherwise
+    if command == "random-game":
+        argv = ["random-game", "--side", "3", "--out", str(tmp_path / "g.txt"), "--svg", str(tmp_path / "g.svg")]
+    else:
+        argv = ["show", str(record), "--svg", str(tmp_path / "g.svg")]
+    assert main(argv) == 0
+    ET.parse(tmp_path / "g.svg")
+    if command == "random-game":
+        assert load_record(tmp_path / "g.txt").result is not None
+
+
+def test_show_svg_to_stdout(tmp_path, capsys):
+    record = tmp_path / "r.txt"
+    main(["random-game", "--side", "3", "--out", str(record)])
+    capsys.readouterr()
+    code, out, err = run(["show", str(record), "--svg", "-"], capsys)
+    assert code == 0 and ET.fromstring(out).tag.endswith("svg") and "game over:" in err
+
+
+# ------------------------------------------------------------------------- play: records
+
+
+def test_save_path_is_checked_before_the_game(tmp_path, capsys, monkeypatch):
+    code, out, err = run(["play", "--side", "3", "--save", str(tmp_path / "no" / "g.txt")], capsys,
+                         stdin="3\nwhite\n", monkeypatch=monkeypatch)
+    assert code == 2 and "cannot write" in err and "No such file or directory" in err
+    assert out == ""  # not a single prompt: nothing was played and lost
+
+
+class InterruptAfter(io.StringIO):
+    """Types the given lines, then the person presses Ctrl-C."""
+
+    def readline(self, *args):
+        line = super().readline(*args)
+        if not line:
+            raise KeyboardInterrupt
+        return line
+
+
+def test_ctrl_c_saves_the_abandoned_game(tmp_path, capsys, monkeypatch):
+    path = tmp_path / "g.txt"
+    code, out, err = run(["play", "--side", "3", "--save", str(path)], capsys,
+                         stdin=InterruptAfter("4\nblack\nC3\n"), monkeypatch=monkeypatch)
+    assert code == 130
+    assert "interrupted: game abandoned" in err and f"record saved to {path}" in err
+    record = load_record(path)
+    assert record.events == ("komi 4", "colour black", "C3") and record.result is None
+
+
+def test_board_before_the_komi_choice_shows_the_empty_board(capsys, monkeypatch):
+    """`printf 'board\\n' | catena-zero play` used to crash on the missing game (R7: none yet)."""
+    code, out, err = run(["play", "--side", "3"], capsys, stdin="board\n", monkeypatch=monkeypatch)
+    assert code == 0 and err == "" and "Traceback" not in out
+    assert "set-up (R7): the first player chooses the komi" in out
+    assert " A . . . . 4" in out  # row 4 of the empty side-3 board, column A's letter beside it
+    assert "end of input: game abandoned" in out
+
+
+def test_finished_play_prints_the_result_once_with_the_button(tmp_path, capsys, monkeypatch):
+    # Two people play a side-2 game: komi 0, colour white; then B2 limits everything fast.
+    match = Match(GameConfig(side=2))
+    rng, player = np.random.default_rng(0), RandomPlayer()
+    for event in ("komi 0", "colour white"):
+        match.apply(event)
+    while match.phase != "over":
+        match.apply(player.choose(match.game, rng))
+    code, out, _ = run(["play", "--side", "2"], capsys, stdin="0\nwhite\n" + "\n".join(match.events[2:]) + "\n",
+                       monkeypatch=monkeypatch)
+    assert code == 0 and out.count("game over:") == 1 and "result:" not in out
+    line = next(l for l in out.splitlines() if l.startswith("game over:"))
+    assert "button" in line and "player) wins" in line
+
+
+# ------------------------------------------------------------------------ play: helpers
+
+
+def test_rules_command_prints_one_screen(capsys, monkeypatch):
+    code, out, _ = run(["play", "--side", "3"], capsys, stdin="rules\nquit\n", monkeypatch=monkeypatch)
+    assert code == 0 and RULES_TEXT in out
+    lines = RULES_TEXT.splitlines()
+    assert len(lines) <= 24 and max(map(len, lines)) <= 80
+    for section in ("R1", "R2", "R3", "R4", "R5", "R6", "R7", "R8"):
+        assert any(line.startswith(section + " ") for line in lines), section
+
+
+def test_person_is_told_seat_and_colour(capsys, monkeypatch):
+    code, out, _ = run(["play", "--side", "3", "--opponent", "random", "--seat", "second", "--seed", "1"], capsys,
+                       stdin="black\nquit\n", monkeypatch=monkeypatch)
+    assert code == 0
+    assert "You are the second player (you choose the colours after the komi); random is the first player." in out
+    assert "You play black." in out
+
+
+class Terminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def test_thinking_indicator_only_on_a_terminal(capsys, monkeypatch):
+    match = Match(GameConfig(side=2))
+    players = {"first": RandomPlayer(), "second": RandomPlayer()}
+    screen = Terminal()
+    out = io.StringIO()
+    play_match(match, players, np.random.default_rng(0), io.StringIO(), out, thinking=screen)
+    moves = len(match.events)
+    assert screen.getvalue().count("is thinking...") == moves
+    assert screen.getvalue().count("\r\033[K") == moves  # each indicator erased again
+    assert "thinking" not in out.getvalue()
+    # Through the CLI with output read by a program (not a terminal): no indicator anywhere.
+    code, out_text, err = run(["play", "--side", "2", "--opponent", "random"], capsys, stdin="0\nquit\n",
+                              monkeypatch=monkeypatch)
+    assert "thinking" not in out_text + err
+
+
+# ------------------------------------------------------------------------------- show
+
+
+def test_show_record_stopped_after_the_komi_choice(tmp_path, capsys):
+    match = Match(GameConfig(side=3))
+    match.apply("komi 7")
+    path = tmp_path / "r.txt"
+    path.write_text(format_record(match))
+    code, out, _ = run(["show", str(path)], capsys)
+    assert code == 0
+    assert "komi 7; 1 event\n" in out  # one event, and the chosen komi
+    assert "to move" not in out
+    assert "set-up (R7): komi 7 chosen; the second player chooses black or white" in out
+
+
+# ------------------------------------------------------------------------ flags and help
+
+
+def test_version(capsys):
+    from catena_zero import __version__
+
+    code, out, _ = run(["--version"], capsys)
+    assert code == 0 and out == f"catena-zero {__version__}\n"
+
+
+def test_seed_must_not_be_negative(tmp_path, capsys):
+    code, _, err = run(["random-game", "--seed", "-1"], capsys)
+    assert code == 2 and err == "catena-zero: error: --seed must be a whole number >= 0, got -1\n"
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text("seed: -3\n")
+    code, _, err = run(["random-game", "--config", str(cfg)], capsys)
+    assert code == 2 and f"seed must be a whole number >= 0, got -3 (from {cfg})" in err
+
+
+def test_opponent_mcts_without_a_count(capsys, monkeypatch):
+    code, _, err = run(["play", "--opponent", "mcts"], capsys, stdin="", monkeypatch=monkeypatch)
+    assert code == 2 and "write mcts:K, as in mcts:200" in err and "None" not in err
+
+
+def test_komi_help_says_what_komi_does_per_command(capsys):
+    main(["play", "--help"])
+    play_help = " ".join(capsys.readouterr().out.split())
+    assert "answer the first player's komi choice (R7) in advance" in play_help
+    main(["random-game", "--help"])
+    random_help = " ".join(capsys.readouterr().out.split())
+    assert "komi for White (R6), 0..15 (0..1000 for quadratic); default 0" in random_help
+    assert "asks" not in random_help and "play" not in random_help.split("--komi", 1)[1].split("--seed")[0]

@@ -1,0 +1,218 @@
+"""The GTP-style protocol (bot/engine.py): every command, ids, replies, and bad commands and arguments
+answered with '?' and the state unchanged; one end-to-end session through ``catena-zero engine``."""
+
+from __future__ import annotations
+
+import io
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+from bot_files import save_tiny_checkpoint
+from catena_zero import __version__
+from catena_zero.bot import Bot, RuleSet
+from catena_zero.bot.engine import Engine, Reply
+from catena_zero.bot.export import export_bot
+from catena_zero.game import Game, GameConfig
+from catena_zero.game.render import render_ascii
+from catena_zero.train.checkpoint import load_checkpoint
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(autouse=True, scope="module")
+def one_torch_thread():
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+@pytest.fixture(scope="module")
+def bot_path(tmp_path_factory):
+    root = tmp_path_factory.mktemp("engine")
+    out = root / "tiny.bot"
+    rules = [RuleSet(3, "komi", "standard"), RuleSet(3, "no_komi", "standard"), RuleSet(3, "double", "standard"),
+             RuleSet(3, "komi", "quadratic")]
+    export_bot(load_checkpoint(save_tiny_checkpoint(root / "run")), out, trained_for=rules)
+    return out
+
+
+@pytest.fixture(scope="module")
+def bot(bot_path):
+    return Bot.load(bot_path, simulations=4, device="cpu")
+
+
+@pytest.fixture
+def engine(bot):
+    return Engine(bot)
+
+
+def ok(engine: Engine, line: str) -> str:
+    reply = engine.handle(line)
+    assert reply is not None and reply.ok, (line, reply)
+    return reply.text
+
+
+def state(engine: Engine) -> tuple:
+    return engine.config, engine.game.actions, engine.finished
+
+
+def test_identification_commands(engine):
+    assert ok(engine, "protocol_version") == "2"
+    assert ok(engine, "name") == "catena-zero"
+    assert ok(engine, "version") == f"{__version__} (bot step 7)"
+    commands = ok(engine, "list_commands").splitlines()
+    for name in ("protocol_version", "name", "version", "list_commands", "options", "komi", "clear_board", "play",
+                 "genmove", "undo", "showboard", "final_score", "analyze", "quit", "known_command", "legal_moves",
+                 "genkomi", "gencolour"):
+        assert name in commands
+        assert ok(engine, f"known_command {name}") == "true"
+    assert ok(engine, "known_command boardsize") == "false"
+
+
+def test_options_komi_play_undo_showboard(engine):
+    assert ok(engine, "options") == "side 3 type komi scoring standard komi 0"
+    assert ok(engine, "komi 7") == ""
+    assert engine.game.config == GameConfig(side=3, komi=7)
+    assert ok(engine, "play black B2") == ""
+    assert ok(engine, "play w c4") == ""  # b/w and lower case are accepted
+    assert engine.game.history == ["B2", "C4"]
+    assert ok(engine, "komi 3") == "" and engine.game.history == ["B2", "C4"] and engine.game.config.komi == 3
+    board = ok(engine, "showboard")
+    assert board == render_ascii(engine.game)
+    legal = ok(engine, "legal_moves").split()
+    assert legal == engine.game.legal_moves() and "button" in legal
+    assert ok(engine, "play black button") == "" and engine.game.button_holder == "black"
+    assert ok(engine, "undo") == "" and engine.game.history == ["B2", "C4"]
+    assert ok(engine, "clear_board") == "" and engine.game.history == [] and engine.game.config.komi == 3
+    assert ok(engine, "options type no_komi") == ""
+    assert ok(engine, "options") == "side 3 type no_komi scoring standard komi 0"
+    assert ok(engine, "options type komi scoring quadratic") == ""
+    assert engine.config == GameConfig(side=3, scoring="quadratic")
+    assert ok(engine, "komi 500") == ""
+    assert ok(engine, "options side 3 type komi scoring standard") == ""
+    assert engine.config == GameConfig(side=3)  # komi 500 is out of the standard range: back to 0
+
+
+def test_genmove_analyze_and_final_score_over_a_whole_game(engine, bot):
+    ok(engine, "komi 2")
+    reference = Game(GameConfig(side=3, komi=2))
+    while not reference.is_over:
+        colour = reference.to_move
+        with pytest.raises(AssertionError):
+            ok(engine, "final_score")
+        analysis = ok(engine, "analyze 3").splitlines()
+        head = analysis[0].split()
+        assert head[0:2] == ["to_move", colour] and head[2] == "value" and head[6] == "best"
+        assert 1 <= len(analysis) - 1 <= 3 and analysis[1].split()[0] == head[7]
+        move = ok(engine, f"genmove {colour}")
+        assert move == bot.select_move(reference) == head[7]
+        reference.play(move)
+        assert engine.game.actions == reference.actions
+    scores = reference.scores()
+    margin = abs(scores["black"] - scores["white"])
+    expected = "0" if reference.winner is None else f"{reference.winner[0].upper()}+{margin:g}"
+    assert ok(engine, "final_score") == expected
+    for line in ("genmove black", "genmove white", "analyze", "play black A1"):
+        reply = engine.handle(line)
+        assert not reply.ok and "over" in reply.text
+
+
+def test_genkomi_and_gencolour(engine, bot):
+    komi = bot.choose_komi(GameConfig(side=3))
+    assert ok(engine, "genkomi") == str(komi) and engine.config.komi == komi
+    assert ok(engine, "gencolour") == bot.choose_colour(GameConfig(side=3), komi)
+    ok(engine, "options type no_komi")
+    ok(engine, "play black B2")
+    game = Game(GameConfig(side=3, game_type="no_komi"))
+    game.play("B2")
+    assert ok(engine, "gencolour") == ("swap" if bot.choose_swap(game) else "white")
+
+
+def test_ids_comments_blank_lines_and_reply_format(engine):
+    assert engine.handle("") is None and engine.handle("   # a comment") is None
+    assert str(engine.handle("12 name # trailing comment")) == "=12 catena-zero\n\n"
+    assert str(engine.handle("13 frobnicate")) == "?13 unknown command: frobnicate (list_commands lists them)\n\n"
+    assert str(engine.handle("14 clear_board")) == "=14\n\n"
+    listing = str(engine.handle("15 list_commands"))
+    assert listing.startswith("=15\nprotocol_version\n") and listing.endswith("\n\n") and "\n\n" not in listing[:-2]
+    board = str(engine.handle("showboard"))
+    assert board.startswith("=\n") and "\n\n" not in board[:-2]  # an empty line would end the reply
+    assert str(Reply(False, "bad", 3)) == "?3 bad\n\n"
+
+
+BAD_LINES = [
+    "frobnicate", "boardsize 6", "Name", "42", "name extra",
+    "protocol_version 2", "list_commands all", "known_command", "clear_board now", "showboard x", "undo 2",
+    "options side", "options side six", "options side 11", "options side 4", "options type blitz",
+    "options scoring fancy", "options colour red", "options type double scoring longest",
+    "komi", "komi 7.5", "komi -1", "komi 16", "komi x", "komi 1 2",
+    "play", "play black", "play black B2 C3", "play red B2", "play white B2", "play black Z9", "play black b02",
+    "play black A9", "play black komi", "play black swap",
+    "genmove", "genmove red", "genmove white", "genmove black white",
+    "final_score", "final_score now", "analyze 0", "analyze x", "analyze 1 2",
+    "genkomi now", "gencolour x", "undo",
+]
+
+
+@pytest.mark.parametrize("line", BAD_LINES)
+def test_bad_commands_and_arguments_get_a_question_mark_and_change_nothing(engine, line):
+    before = state(engine)
+    reply = engine.handle(line)
+    assert reply is not None and not reply.ok and reply.text and "\n" not in reply.text, (line, reply)
+    assert str(reply).startswith("?")
+    assert state(engine) == before
+
+
+def test_bad_moves_in_a_position_change_nothing(engine):
+    ok(engine, "play black B2")
+    ok(engine, "play white B3")
+    ok(engine, "play black B4")
+    for line in ("play white B3", "play white C3", "play black C4", "genmove black", "genkomi", "gencolour",
+                 "options type double scoring longest"):
+        before = state(engine)
+        reply = engine.handle(line)
+        assert not reply.ok and state(engine) == before, (line, reply)
+    # game type double has no komi and no colour choice; no_komi's colour comes after one stone
+    ok(engine, "options type double")
+    for line in ("komi 3", "genkomi", "gencolour", "play black button"):
+        before = state(engine)
+        assert not engine.handle(line).ok and state(engine) == before, line
+    assert ok(engine, "komi 0") == ""
+    ok(engine, "options type no_komi")
+    for line in ("gencolour", "play black button"):
+        before = state(engine)
+        assert not engine.handle(line).ok and state(engine) == before, line
+
+
+def test_run_loop_answers_until_quit(engine):
+    stdin = io.StringIO("name\n\n# nothing\n7 play black B2\nbogus\nquit\nname\n")
+    stdout, stderr = io.StringIO(), io.StringIO()
+    assert engine.run(stdin, stdout, stderr) == 0
+    assert stdout.getvalue() == ("= catena-zero\n\n=7\n\n? unknown command: bogus (list_commands lists them)\n\n"
+                                 "=\n\n")
+    assert engine.finished
+
+
+def test_engine_command_end_to_end(bot_path):
+    commands = "protocol_version\noptions side 3 type komi scoring standard\nkomi 7\nplay black B2\n" \
+               "genmove white\nundo\n3 showboard\nbad\nquit\n"
+    env = dict(os.environ, PYTHONPATH=str(REPO), OMP_NUM_THREADS="1")
+    result = subprocess.run(
+        [sys.executable, "-m", "catena_zero.cli", "engine", "--bot", str(bot_path), "--simulations", "4",
+         "--device", "cpu"], input=commands, env=env, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    replies = result.stdout.split("\n\n")
+    assert replies[-1] == ""
+    replies = replies[:-1]
+    assert len(replies) == 9
+    assert replies[0] == "= 2" and replies[1] == "=" and replies[2] == "=" and replies[3] == "="
+    assert replies[4].startswith("= ") and replies[5] == "="
+    assert replies[6].startswith("=3\n") and "X" in replies[6] and "O" not in replies[6].split("\n")[1:-2]
+    assert replies[7].startswith("? unknown command") and replies[8] == "="
+    assert "Traceback" not in result.stderr

@@ -1,0 +1,230 @@
+"""The bot file (bot/export.py): export/load round trip, what a run trained for, bad and damaged files."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from safetensors.torch import save
+
+from bot_files import save_tiny_checkpoint, tiny_config
+from catena_zero.bot import Bot, BotFileError, RuleSet
+from catena_zero.bot.export import (BOT_FORMAT, BOT_VERSION, export_bot, header_from_checkpoint,
+                                    read_bot, trained_for_from_config)
+from catena_zero.bot.search_player import network_player
+from catena_zero.cli import main
+from catena_zero.config import config_from_dict, load_config
+from catena_zero.game import Game, GameConfig
+from catena_zero.selfplay.play import rule_sets
+from catena_zero.train.checkpoint import load_checkpoint, model_from_checkpoint
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(autouse=True, scope="module")
+def one_torch_thread():
+    """Batch-1 inference on a shared 2-core machine: one intra-op thread (restored afterwards)."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+@pytest.fixture(scope="module")
+def exported(tmp_path_factory):
+    """(run folder, checkpoint path, bot file) of an untrained tiny net."""
+    root = tmp_path_factory.mktemp("export")
+    ckpt = save_tiny_checkpoint(root / "run", step=7)
+    out = root / "tiny.bot"
+    export_bot(load_checkpoint(ckpt), out)
+    return root / "run", ckpt, out
+
+
+def test_round_trip_keeps_header_and_weights(exported):
+    _, ckpt, out = exported
+    checkpoint = load_checkpoint(ckpt)
+    bot_file = read_bot(out)
+    assert bot_file.header == header_from_checkpoint(checkpoint)
+    header = bot_file.header
+    assert header.step == 7 and header.source == ckpt.name
+    assert header.net == checkpoint.config.net and header.search == checkpoint.config.search
+    assert header.game == checkpoint.config.game
+    assert header.trained_for == (RuleSet(3, "komi", "standard"),)
+    assert set(bot_file.weights) == set(checkpoint.model)
+    for name, tensor in checkpoint.model.items():
+        assert torch.equal(bot_file.weights[name], tensor), name
+    # Exporting is deterministic: the same checkpoint gives the same metadata and weight bytes
+    # (safetensors writes the metadata's keys in no fixed order, so the files are compared parsed).
+    again = out.with_name("again.bot")
+    export_bot(checkpoint, again)
+    assert _metadata(again) == _metadata(out) and _data(again) == _data(out)
+
+
+def test_same_moves_before_and_after_export(exported):
+    """The bot plays, position by position, what the checkpoint plays through SearchPlayer."""
+    _, ckpt, out = exported
+    checkpoint = load_checkpoint(ckpt)
+    config = checkpoint.config
+    search = dataclasses.replace(config.search, num_simulations=12, tree_reuse=False)
+    player = network_player(dataclasses.replace(config, search=search), model_from_checkpoint(checkpoint))
+    bot = Bot.load(out, simulations=12, device="cpu", seed=3)
+    game = Game(GameConfig(side=3, komi=2))
+    while not game.is_over:
+        move = bot.select_move(game)
+        # The same search with the generator the bot derives from its seed and the position
+        # (it breaks ties between equal scores at random).
+        assert move == player.choose(game, bot.position_rng(game))
+        game.play(move)
+    assert game.move_number > 5
+
+
+def test_export_command_takes_the_newest_checkpoint_of_a_run_folder(tmp_path, capsys):
+    run_dir = tmp_path / "run"
+    save_tiny_checkpoint(run_dir, step=3, seed=1)
+    newest = save_tiny_checkpoint(run_dir, step=12, seed=2)
+    out = tmp_path / "bot.safetensors"
+    assert main(["export", str(run_dir), "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "step 12" in printed and str(newest) in printed
+    weights = read_bot(out).weights
+    for name, tensor in load_checkpoint(newest).model.items():
+        assert torch.equal(weights[name], tensor)
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]  # atomic write left no temp file
+
+
+def test_export_refuses_weights_that_do_not_fit_and_writes_nothing(tmp_path):
+    config = tiny_config()
+    ckpt_path = save_tiny_checkpoint(tmp_path / "run")
+    checkpoint = load_checkpoint(ckpt_path)
+    wider = dataclasses.replace(config, net=dataclasses.replace(config.net, channels=24))
+    out = tmp_path / "bot.file"
+    out.write_bytes(b"old")
+    with pytest.raises(BotFileError, match="weights do not fit"):
+        export_bot(dataclasses.replace(checkpoint, config=wider), out)
+    assert out.read_bytes() == b"old"
+
+
+def test_trained_for_follows_the_config():
+    assert trained_for_from_config(tiny_config()) == (RuleSet(3, "komi", "standard"),)
+    # A self-play section that draws sides and scorings: every combination, the configured game first.
+    wide = config_from_dict({"game": {"side": 4, "scoring": "longest"},
+                             "selfplay": {"sides": [3, 4], "scorings": ["standard", "longest"]}})
+    assert trained_for_from_config(wide) == (
+        RuleSet(4, "komi", "longest"), RuleSet(3, "komi", "standard"), RuleSet(3, "komi", "longest"),
+        RuleSet(4, "komi", "standard"))
+    # The shipped configs: exactly the rule sets self-play draws from.
+    for name in ("multi", "no_komi", "quick", "double"):
+        config = load_config(REPO / "configs" / f"{name}.yaml")
+        assert set(trained_for_from_config(config)) == {RuleSet.of(g) for g in rule_sets(config)}, name
+        assert trained_for_from_config(config)[0] == RuleSet.of(config.game)
+
+
+def test_several_rule_sets_and_the_default_game(tmp_path):
+    checkpoint = load_checkpoint(save_tiny_checkpoint(tmp_path / "run"))
+    rules = [RuleSet(3, "no_komi", "standard"), RuleSet(4, "komi", "quadratic")]
+    export_bot(checkpoint, tmp_path / "b.bot", trained_for=rules)
+    header = read_bot(tmp_path / "b.bot").header
+    assert header.trained_for == tuple(rules)
+    # The run's game (side 3 komi) is not among them: the default game is the first rule set, komi 0.
+    assert header.game == GameConfig(side=3, game_type="no_komi")
+
+
+# ------------------------------------------------------------------------------ bad and damaged files
+
+
+def one_line_error(path) -> str:
+    with pytest.raises(BotFileError) as info:
+        read_bot(path)
+    message = str(info.value)
+    assert "\n" not in message and str(path) in message, message
+    return message
+
+
+def test_damaged_files_are_refused_with_one_line(exported, tmp_path):
+    _, _, out = exported
+    data = out.read_bytes()
+    header_end = 8 + int.from_bytes(data[:8], "little")
+    cases = {
+        "empty": b"",
+        "short": data[:5],
+        "cut_in_header": data[: header_end // 2],
+        "cut_after_header": data[:header_end],
+        "cut_in_weights": data[: (header_end + len(data)) // 2],
+        "last_byte_missing": data[:-1],
+        "random": np.random.default_rng(0).bytes(len(data)),
+        "text": b"this is not a bot\n" * 20,
+    }
+    flipped = bytearray(data)
+    flipped[(header_end + len(data)) // 2] ^= 0xFF  # one weight byte changed
+    cases["flipped_weight_byte"] = bytes(flipped)
+    for name, content in cases.items():
+        path = tmp_path / f"{name}.bot"
+        path.write_bytes(content)
+        message = one_line_error(path)
+        assert "damaged" in message or "not a catena-zero bot file" in message, (name, message)
+    assert "checksum" in one_line_error(tmp_path / "flipped_weight_byte.bot")
+    assert "checksum" in one_line_error(tmp_path / "last_byte_missing.bot")
+
+
+def test_wrong_version_other_files_missing_and_folders(exported, tmp_path):
+    run_dir, ckpt, out = exported
+    bot_file = read_bot(out)
+    weights = bot_file.weights
+    metadata = {"format": BOT_FORMAT, "version": str(BOT_VERSION + 1), "header": "{}"}
+    (tmp_path / "v2.bot").write_bytes(save(weights, metadata=metadata))
+    message = one_line_error(tmp_path / "v2.bot")
+    assert f"version '{BOT_VERSION + 1}'" in message and f"reads version {BOT_VERSION}" in message
+    (tmp_path / "plain.safetensors").write_bytes(save(weights))  # safetensors, but not ours
+    assert "not a catena-zero bot file" in one_line_error(tmp_path / "plain.safetensors")
+    assert "not a catena-zero bot file" in one_line_error(ckpt)  # a checkpoint is not a bot file
+    assert "cannot read" in one_line_error(tmp_path / "missing.bot")
+    assert "folder" in one_line_error(run_dir)
+    # A header whose settings this catena-zero does not know.
+    fields = json.loads(_metadata(out)["header"])
+    fields["net"]["flux_capacitors"] = 3
+    bad = {"format": BOT_FORMAT, "version": str(BOT_VERSION), "header": json.dumps(fields)}
+    (tmp_path / "unknown.bot").write_bytes(save(weights, metadata=bad))
+    assert "flux_capacitors" in one_line_error(tmp_path / "unknown.bot")
+
+
+def _data(path: Path) -> bytes:
+    data = path.read_bytes()
+    return data[8 + int.from_bytes(data[:8], "little"):]
+
+
+def _metadata(path: Path) -> dict:
+    data = path.read_bytes()
+    return json.loads(data[8:8 + int.from_bytes(data[:8], "little")])["__metadata__"]
+
+
+def test_commands_report_a_bad_bot_file_in_one_line(tmp_path, capsys):
+    bad = tmp_path / "bad.bot"
+    bad.write_bytes(b"\x00" * 100)
+    for argv in (["engine", "--bot", str(bad)], ["komi", "--bot", str(bad)]):
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("catena-zero: error: ") and err.count("\n") == 1 and "not a catena-zero bot" in err
+
+
+def test_loading_needs_neither_ray_tensorboard_nor_the_training_code(exported):
+    _, _, out = exported
+    code = (
+        "import sys\n"
+        "from catena_zero.bot import Bot\n"
+        "from catena_zero.game import Game\n"
+        f"bot = Bot.load({str(out)!r}, simulations=4, device='cpu')\n"
+        "bot.select_move(Game(bot.game_config))\n"
+        "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('ray', 'tensorboard')"
+        " or m.startswith('catena_zero.train') or m.startswith('torch.utils.tensorboard'))\n"
+        "assert not bad, bad\n"
+    )
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr

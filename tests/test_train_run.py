@@ -1,0 +1,94 @@
+"""Training runs end to end on a local Ray (train/driver.py, commands/train.py): a few steps write
+checkpoints, TensorBoard events and the config; --resume continues; a changed config is refused;
+a run killed with SIGKILL resumes from its last checkpoint."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import torch
+
+from catena_zero.cli import main
+from catena_zero.config import load_config
+from catena_zero.train.checkpoint import list_checkpoints, load_checkpoint
+
+ROOT = Path(__file__).resolve().parent.parent
+QUICK = str(ROOT / "configs/quick.yaml")
+SETTINGS = [
+    "game.side=2", "net.blocks=1", "net.channels=8", "net.head_channels=4", "net.value_hidden=8",
+    "net.global_pool_every=0", "search.num_simulations=2", "search.gumbel_num_considered=2",
+    "selfplay.games_per_actor=8", "selfplay.cheap_simulations=1", "replay.min_positions=30",
+    "replay.window_min=500", "train.batch_size=16", "train.warmup_steps=2", "eval.interval_steps=4",
+    "eval.games=2", "eval.uct_simulations=4", "eval.simulations=2", "run.checkpoint_interval=3",
+    "run.num_cpus=2", "run.num_actors=1", "run.log_interval_seconds=1000",
+]
+
+
+def _argv(root: Path, *flags: str, sets=()) -> list[str]:
+    argv = ["train", "--config", QUICK, "--run-name", "t", "--set", f"run.root={root}", *flags]
+    for item in [*SETTINGS, *sets]:
+        argv += ["--set", item]
+    return argv
+
+
+def _last_step(run_dir: Path) -> int:
+    return [step for step, _ in list_checkpoints(run_dir)][-1]
+
+
+def test_run_checkpoints_logs_and_resumes(tmp_path, capsys):
+    assert main(_argv(tmp_path, sets=["run.max_steps=5"])) == 0
+    run_dir = tmp_path / "t"
+    out = capsys.readouterr().out
+    assert "newest checkpoint:" in out and "tensorboard --logdir" in out and "last evaluation" in out
+    steps = [step for step, _ in list_checkpoints(run_dir)]
+    assert steps[-1] == 5 and 3 in steps
+    checkpoint = load_checkpoint(run_dir)
+    assert checkpoint.counters["positions"] > 0
+    assert all(torch.isfinite(v).all() for v in checkpoint.model.values() if v.is_floating_point())
+    assert list((run_dir / "tensorboard").glob("events.out.tfevents.*"))
+    assert load_config(run_dir / "config.yaml").run.max_steps == 5
+    # Resume with a higher bound (bounds may change): the step count goes on from 5.
+    assert main(_argv(tmp_path, "--resume", sets=["run.max_steps=8"])) == 0
+    assert _last_step(run_dir) == 8
+    resumed = load_checkpoint(run_dir).counters
+    assert resumed["samples"] == checkpoint.counters["samples"] + 3 * 16  # 3 more batches of 16
+    assert resumed["seconds"] > checkpoint.counters["seconds"]
+
+
+def test_resume_refuses_a_changed_config_and_a_new_run_refuses_an_old_folder(tmp_path, capsys):
+    (tmp_path / "t" / "ckpt").mkdir(parents=True)
+    (tmp_path / "t" / "ckpt" / "step-00000001.pt").write_bytes(b"x")
+    assert main(_argv(tmp_path, sets=["run.max_steps=1"])) == 2
+    assert "already has checkpoints" in capsys.readouterr().err
+    assert main(["train", "--config", QUICK, "--run-name", "none", "--resume", "--set", f"run.root={tmp_path}"]) == 2
+    assert "nothing to resume" in capsys.readouterr().err
+    (tmp_path / "t" / "config.yaml").write_text(Path(QUICK).read_text())
+    assert main(["train", "--config", QUICK, "--run-name", "t", "--resume", "--set", f"run.root={tmp_path}",
+                 "--set", "net.channels=16", "--set", "run.max_steps=9"]) == 2
+    err = capsys.readouterr().err
+    assert "net.channels: 32 -> 16" in err and err.count("\n") == 1
+
+
+def test_run_killed_with_sigkill_resumes_from_its_last_checkpoint(tmp_path):
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    argv = [sys.executable, "-m", "catena_zero.cli", *_argv(tmp_path, sets=["run.max_steps=100000"])]
+    process = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                               start_new_session=True)
+    run_dir = tmp_path / "t"
+    try:
+        deadline = time.monotonic() + 240
+        while time.monotonic() < deadline and (not list_checkpoints(run_dir) or _last_step(run_dir) < 6):
+            assert process.poll() is None, process.stderr.read().decode()[-2000:]
+            time.sleep(0.2)
+        assert _last_step(run_dir) >= 6
+    finally:
+        os.killpg(process.pid, signal.SIGKILL)  # the driver and the Ray processes it started
+        process.wait()
+    killed_at = _last_step(run_dir)
+    assert main(_argv(tmp_path, "--resume", sets=[f"run.max_steps={killed_at + 3}"])) == 0
+    assert _last_step(run_dir) == killed_at + 3
