@@ -60,7 +60,7 @@ def server_url(tmp_path_factory):
     env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
     proc = subprocess.Popen(
         [sys.executable, "-m", "catena_zero.cli", "serve", "--bot", str(bot), "--port", "0",
-         "--simulations", "2", "--device", "cpu", "--workers", "1"],
+         "--simulations", "2", "--device", "cpu", "--workers", "1", "--threads", "1"],
         cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     lines: "queue.Queue[str]" = queue.Queue()
     threading.Thread(target=lambda: [lines.put(line) for line in proc.stdout], daemon=True).start()

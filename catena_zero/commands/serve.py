@@ -7,6 +7,7 @@ from pathlib import Path
 
 from ..web.server import BotOptions, serve
 from ..web.sessions import ServerConfig
+from .bot_options import add_bot_options
 from .common import CliError
 
 HELP = "serve a web page (and a JSON API) to play the bot in a browser"
@@ -14,15 +15,10 @@ HELP = "serve a web page (and a JSON API) to play the bot in a browser"
 
 def configure(parser: argparse.ArgumentParser) -> None:
     defaults = ServerConfig()
-    parser.add_argument("--bot", required=True, metavar="FILE", help="the bot file (made by 'catena-zero export')")
+    add_bot_options(parser, required=True)
     parser.add_argument("--host", default="127.0.0.1",
                         help="address to listen on; default 127.0.0.1 (this machine only)")
     parser.add_argument("--port", type=int, default=8000, help="TCP port; 0 picks a free one; default 8000")
-    strength = parser.add_mutually_exclusive_group()
-    strength.add_argument("--simulations", type=int, metavar="N", help="search simulations per move (default: the bot's)")
-    strength.add_argument("--seconds", type=float, metavar="S", help="thinking time per move instead of a simulation count")
-    parser.add_argument("--device", default="auto", help="where the network runs: auto, cpu, cuda; default auto")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the bot's random generator; default 0")
     parser.add_argument("--workers", type=int, default=defaults.workers,
                         help=f"games the bot can think about at once (one bot copy each); default {defaults.workers}")
     parser.add_argument("--max-games", type=int, default=defaults.max_games,
@@ -36,13 +32,13 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(f"--simulations must be >= 1, got {args.simulations}")
     if args.seconds is not None and not args.seconds > 0:
         raise CliError(f"--seconds must be > 0, got {args.seconds}")
-    for flag, value in (("--workers", args.workers), ("--max-games", args.max_games)):
+    for flag, value in (("--workers", args.workers), ("--max-games", args.max_games), ("--threads", args.threads)):
         if value < 1:
             raise CliError(f"{flag} must be >= 1, got {value}")
     if not args.expire_minutes > 0:
         raise CliError(f"--expire-minutes must be > 0, got {args.expire_minutes:g}")
     config = ServerConfig(max_games=args.max_games, expire_s=args.expire_minutes * 60, workers=args.workers)
     bot = BotOptions(path=Path(args.bot), simulations=args.simulations, seconds=args.seconds,
-                     device=args.device, seed=args.seed)
+                     device=args.device, seed=args.bot_seed, threads=args.threads)
     serve(bot, args.host, args.port, config)
     return 0

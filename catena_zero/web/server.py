@@ -26,12 +26,18 @@ class BotOptions:
     seconds: Optional[float] = None
     device: str = "auto"
     seed: int = 0
+    threads: int = 1  # torch CPU threads of the process (see bot.py: one is best at batch 1)
 
 
 def load_bot(options: BotOptions, index: int) -> BotLike:
     """Instance ``index`` of the bot (seed ``seed + index``, so pool members do not think alike)."""
-    from ..bot import Bot  # torch and the search: imported only when serving
+    import torch  # imported only when serving
 
+    from ..bot import Bot
+
+    # Process-wide: every worker thread's bot shares these; with several workers thinking at
+    # once on few cores, one thread each avoids oversubscription.
+    torch.set_num_threads(options.threads)
     kwargs: dict = {"device": options.device, "seed": options.seed + index}
     if options.simulations is not None:
         kwargs["simulations"] = options.simulations
