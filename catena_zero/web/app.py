@@ -80,7 +80,6 @@ def create_app(pool: BotPool, config: ServerConfig = ServerConfig(),
                clock: Optional[Callable[[], float]] = None) -> Starlette:
     """The app for one bot pool; ``clock`` (monotonic seconds) lets tests drive expiry."""
     store = SessionStore(config, clock) if clock is not None else SessionStore(config)
-    now = store._clock
     static = load_static()
     bot = pool.reference
     default = OptionsView(bot.game_config.side, bot.game_config.game_type, bot.game_config.scoring)
@@ -214,7 +213,7 @@ def create_app(pool: BotPool, config: ServerConfig = ServerConfig(),
                 session.apply_bot(event, version)
             finally:
                 session.end_bot_turn()
-                session.last_seen = now()
+                session.last_seen = store.now()
 
         # The think belongs to the game, not to the request: if the client goes away, the
         # bot's answer is still applied (shield), so the game never stays half-done.

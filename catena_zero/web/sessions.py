@@ -206,6 +206,10 @@ class SessionStore:
     def __len__(self) -> int:
         return len(self._sessions)
 
+    def now(self) -> float:
+        """The store's clock (monotonic seconds)."""
+        return self._clock()
+
     def create(self, config: GameConfig, human: str) -> GameSession:
         now = self._clock()
         self._expire(now)

@@ -99,6 +99,7 @@ async function botLoop() {
         continue;
       }
       showError(err);
+      showMessage(`${$("message").textContent} Reload the page to ask the bot again.`);
       return;
     } finally {
       setBusy(false);
@@ -445,10 +446,13 @@ function renderAnalysis(data) {
   const seat = seatOfColour(mover);
   const title = document.createElement("h3");
   title.textContent = `The bot's view: ${cap(mover)} (${seat ? who(seat) : "?"}) to move`;
-  const signed = (x) => (x > 0 ? "+" : x < 0 ? "−" : "±") + num(Math.abs(Math.round(x * 100) / 100));
+  const signed = (x, digits) => {
+    const v = Number(x.toFixed(digits));
+    return (v > 0 ? "+" : v < 0 ? "−" : "±") + Math.abs(v).toFixed(digits);
+  };
   const rows = [
-    ["Value", `${signed(a.value)} for ${mover}: about ${Math.round(50 * (1 + a.value))}% to win`],
-    ["Score", `${signed(a.score)} points for ${mover}`],
+    ["Value", `${signed(a.value, 2)} for ${mover}: about ${Math.round(50 * (1 + a.value))}% to win`],
+    ["Score", `${signed(a.score, 1)} points for ${mover}`],
     ["Best move", `${a.best} (${a.simulations} simulations, ${num(Math.round(a.seconds * 10) / 10)} s)`],
   ];
   const table = document.createElement("table");
@@ -475,7 +479,7 @@ function renderAnalysis(data) {
     list.append(head);
     for (const m of a.moves.slice(0, 6)) {
       const tr = document.createElement("tr");
-      for (const v of [m.move, String(m.visits), signed(m.value), m.score === null ? "–" : signed(m.score)]) {
+      for (const v of [m.move, String(m.visits), signed(m.value, 2), m.score === null ? "–" : signed(m.score, 1)]) {
         const td = document.createElement("td");
         td.textContent = v;
         tr.append(td);
