@@ -28,7 +28,7 @@ browser:
 	fi
 
 train: venv
-	$(VENV)/bin/catena-zero train --config configs/default.yaml
+	$(VENV)/bin/catena-zero train --config configs/quick.yaml
 
 test: venv browser
 	$(PY) -m pytest -q

@@ -60,3 +60,49 @@ def test_bad_files(tmp_path):
     quadratic = tmp_path / "q.yaml"
     quadratic.write_text("game: {scoring: quadratic, komi: 600}\n")
     assert load_config(quadratic).game.komi == 600
+
+
+# ---------------------------------------------------------------------- training sections, --set
+
+from catena_zero.config import config_diff, config_to_yaml, parse_overrides  # noqa: E402
+
+
+def test_set_overrides_parse_as_yaml_scalars_and_validate_like_the_file():
+    overrides = parse_overrides(["run.max_minutes=5", "selfplay.sides=[4, 5]", "seed=3", "run.address=auto"])
+    assert overrides == {"run": {"max_minutes": 5, "address": "auto"}, "selfplay": {"sides": [4, 5]}, "seed": 3}
+    cfg = config_from_dict(overrides)
+    assert cfg.run.max_minutes == 5.0 and cfg.selfplay.sides == (4, 5) and cfg.seed == 3
+    with pytest.raises(ConfigError, match="did you mean run.max_minutes"):
+        config_from_dict(parse_overrides(["run.max_minute=5"]))
+    with pytest.raises(ConfigError, match="run.num_actors must be >= 1"):
+        config_from_dict(parse_overrides(["run.num_actors=0"]))
+    with pytest.raises(ConfigError, match="selfplay.sides entries must be in 2..10"):
+        config_from_dict(parse_overrides(["selfplay.sides=[4, 11]"]))
+    with pytest.raises(ConfigError, match="train.batch_size must be an integer"):
+        config_from_dict(parse_overrides(["train.batch_size=big"]))
+    for bad in ("run.max_minutes", "=5", "run..x=1"):
+        with pytest.raises(ConfigError, match="--set"):
+            parse_overrides([bad])
+
+
+def test_duplicate_yaml_keys_are_an_error(tmp_path):
+    path = tmp_path / "dup.yaml"
+    path.write_text("game:\n  side: 4\n  side: 5\n")
+    with pytest.raises(ConfigError, match=r"dup.yaml: duplicate key 'side' at line 3"):
+        load_config(path)
+
+
+def test_config_round_trips_through_yaml_and_diffs_name_the_keys(tmp_path):
+    cfg = load_config(CONFIGS / "multi.yaml")
+    path = tmp_path / "saved.yaml"
+    path.write_text(config_to_yaml(cfg))
+    assert load_config(path) == cfg
+    changed = config_from_dict({**parse_overrides(["net.channels=16", "run.max_steps=7"])})
+    assert config_diff(Config(), changed) == ["net.channels: 64 -> 16", "run.max_steps: None -> 7"]
+
+
+def test_every_shipped_config_loads():
+    names = sorted(p.stem for p in CONFIGS.glob("*.yaml"))
+    assert {"quick", "side6", "side10", "longest", "quadratic", "no_komi", "double", "multi"} <= set(names)
+    for name in names:
+        load_config(CONFIGS / f"{name}.yaml")

@@ -11,6 +11,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 import torch
 
 from catena_zero.cli import main
@@ -92,3 +93,43 @@ def test_run_killed_with_sigkill_resumes_from_its_last_checkpoint(tmp_path):
     killed_at = _last_step(run_dir)
     assert main(_argv(tmp_path, "--resume", sets=[f"run.max_steps={killed_at + 3}"])) == 0
     assert _last_step(run_dir) == killed_at + 3
+
+
+def test_ctrl_c_checkpoints_and_leaves_no_ray_process(tmp_path):
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    argv = [sys.executable, "-m", "catena_zero.cli", *_argv(tmp_path, sets=["run.max_steps=100000"])]
+    process = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               start_new_session=True)
+    run_dir = tmp_path / "t"
+    try:
+        deadline = time.monotonic() + 240
+        while time.monotonic() < deadline and not list_checkpoints(run_dir):
+            assert process.poll() is None, process.stderr.read().decode()[-2000:]
+            time.sleep(0.2)
+        os.killpg(process.pid, signal.SIGINT)  # what Ctrl-C in a terminal does: the whole group
+        _, err = process.communicate(timeout=120)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+    assert process.returncode == 130
+    lines = err.decode().strip().splitlines()
+    assert len(lines) == 1 and "interrupted at step" in lines[0] and "--resume" in lines[0], lines
+    time.sleep(2)
+    leftover = subprocess.run(["pgrep", "-g", str(process.pid)], capture_output=True, text=True).stdout.split()
+    assert leftover == []  # no Ray process of the run's process group survives it
+    assert load_checkpoint(run_dir).step >= 1
+
+
+@pytest.mark.slow
+def test_run_on_a_two_node_cluster_spreads_its_actors(tmp_path, capsys):
+    from catena_zero.selfplay.workers import LocalCluster
+
+    cluster = LocalCluster(nodes=2, cpus_per_node=1)
+    try:
+        assert main(_argv(tmp_path, "--address", cluster.address,
+                          sets=["run.max_steps=4", "run.num_actors=2", "run.cpus_per_actor=1"])) == 0
+    finally:
+        cluster.shutdown()
+    out = capsys.readouterr().out
+    assert "self-play on 2 Ray node(s)" in out
+    assert _last_step(tmp_path / "t") == 4

@@ -9,6 +9,8 @@ from pathlib import Path
 from ..config import load_config, parse_overrides
 from .common import CliError
 
+PROG = "catena-zero"
+
 HELP = "train a network by self-play (local embedded Ray, or a cluster with --address)"
 
 
@@ -35,8 +37,14 @@ def run(args: argparse.Namespace) -> int:
     config = load_config(args.config, overrides)
     summary = train(config, Path(args.config).stem, args.run_name, args.resume)
     out = sys.stdout
+    resume = f"catena-zero train --config {args.config} --run-name {summary.run_dir.name} --resume"
+    if summary.stop_reason.startswith("interrupted"):
+        where = summary.checkpoint or "no checkpoint yet"
+        print(f"{PROG}: interrupted at step {summary.step}: checkpoint {where}; continue with: {resume}",
+              file=sys.stderr)
+        return 130
     print(f"run {summary.stop_reason}: {summary.step} steps, {summary.positions:,} positions, "
-          f"{summary.games:,} games in {summary.minutes:.1f} min"
+          f"{summary.games:,} games in {summary.minutes:.1f} min, self-play on {summary.actor_nodes} Ray node(s)"
           + (f"; {summary.actor_restarts} self-play actor restart(s)" if summary.actor_restarts else ""), file=out)
     print(f"run folder: {summary.run_dir}", file=out)
     if summary.checkpoint is not None:
@@ -44,5 +52,5 @@ def run(args: argparse.Namespace) -> int:
     if summary.last_eval is not None:
         print(f"last evaluation (step {summary.last_eval.step}): {summary.last_eval.describe()}", file=out)
     print(f"TensorBoard: tensorboard --logdir {summary.run_dir / 'tensorboard'}", file=out)
-    print(f"continue with: catena-zero train --config {args.config} --run-name {summary.run_dir.name} --resume", file=out)
-    return 130 if summary.stop_reason.startswith("interrupted") else 0
+    print(f"continue with: {resume}", file=out)
+    return 0

@@ -42,6 +42,10 @@ def start_ray(address: Optional[str], num_cpus: Optional[int]) -> None:
         except (ConnectionError, RuntimeError, ValueError) as exc:
             raise ConnectionError(f"cannot join the Ray cluster at {address!r}: {' '.join(str(exc).split())[:200]}") from None
     else:
+        # Ray starts its workers at niceness 15, so on a busy machine the self-play actors (the
+        # main workload of a run) would lose every contest for a core; a local run's actors get
+        # the driver's priority instead. A cluster's nodes keep their own settings.
+        os.environ.setdefault("RAY_worker_niceness", "0")
         ray.init(num_cpus=num_cpus or os.cpu_count(), **quiet)
 
 
@@ -172,3 +176,24 @@ def poll_remote(ref: Any) -> tuple[bool, Any]:
 def wait_remote(ref: Any) -> Any:
     """The result of a ``run_remote`` task, waiting for it (only outside hot loops: a run's end)."""
     return ray.get(ref)
+
+
+class LocalCluster:
+    """A Ray cluster of several nodes on this one machine (``ray.cluster_utils.Cluster``), for
+    tests and trials of ``--address``: each node has its own CPUs, as separate machines would."""
+
+    def __init__(self, nodes: int, cpus_per_node: int) -> None:
+        from ray.cluster_utils import Cluster
+
+        self._cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": cpus_per_node,
+                                                                      "include_dashboard": False})
+        for _ in range(nodes - 1):
+            self._cluster.add_node(num_cpus=cpus_per_node)
+        self._cluster.wait_for_nodes()
+
+    @property
+    def address(self) -> str:
+        return self._cluster.address
+
+    def shutdown(self) -> None:
+        self._cluster.shutdown()

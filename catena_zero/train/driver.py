@@ -58,6 +58,7 @@ class RunSummary:
     stop_reason: str
     last_eval: Optional[InLoopResult]
     actor_restarts: int
+    actor_nodes: int  # distinct Ray nodes the self-play chunks of this session came from
 
 
 def prepare_run(config: Config, default_name: str, run_name: Optional[str], resume: bool) -> tuple[Path, Config]:
@@ -86,7 +87,13 @@ def prepare_run(config: Config, default_name: str, run_name: Optional[str], resu
         bounds = {key.split(".")[1]: getattr(config.run, key.split(".")[1]) for key in RESUMABLE_KEYS}
         config = _replace_run(saved, **bounds)
     else:
-        if list_checkpoints(run_dir):
+        if list_checkpoints(run_dir) and not (run_name or config.run.name):
+            # No name was asked for: a second run of the same config gets the next free name.
+            name = next(f"{name}-{i}" for i in range(2, 10**6)
+                        if not list_checkpoints(Path(config.run.root) / f"{name}-{i}"))
+            run_dir = Path(config.run.root) / name
+            saved_path = run_dir / CONFIG_FILE
+        elif list_checkpoints(run_dir):
             raise RunError(f"run folder {run_dir} already has checkpoints: continue it with --resume, "
                            "or choose another --run-name")
         config = _with_run_name(config, name)
@@ -155,6 +162,7 @@ class TrainingRun:
         self.pending_eval = None  # (ref, step) of the in-loop matches in flight
         self.previous_weights: Optional[dict] = None  # the last kept checkpoint's, for "previous"
         self.last_checkpoint: Optional[Path] = None
+        self.nodes: set[str] = set()  # Ray nodes that self-play ran on
         if resume:
             self._restore()
         from torch.utils.tensorboard import SummaryWriter
@@ -219,7 +227,8 @@ class TrainingRun:
             self.counters.seconds = seconds_before + time.perf_counter() - session_start
             if not stop_reason.startswith("stopped"):
                 self._checkpoint()
-            self._finish_eval(final=stop_reason.startswith("bound"))
+            if stop_reason.startswith("bound"):
+                self._finish_eval()
             self.progress.close()
             restarts = pool.restarts if pool is not None else 0
             if pool is not None:
@@ -229,7 +238,7 @@ class TrainingRun:
         return RunSummary(run_dir=self.run_dir, checkpoint=self.last_checkpoint, step=self.counters.step,
                           positions=self.counters.positions, games=self.counters.games,
                           minutes=self.counters.seconds / 60, stop_reason=stop_reason, last_eval=self.last_eval,
-                          actor_restarts=restarts)
+                          actor_restarts=restarts, actor_nodes=len(self.nodes))
 
     def _bounds(self) -> dict[str, float]:
         run = self.config.run
@@ -252,6 +261,7 @@ class TrainingRun:
 
     def _collect(self, chunks) -> None:
         for chunk in chunks:
+            self.nodes.add(chunk.node)
             for trajectory in chunk.trajectories:
                 self.replay.add(trajectory)
                 self.counters.positions += trajectory.num_positions
@@ -337,10 +347,10 @@ class TrainingRun:
             self._record_eval(result, self.pending_eval[1])
             self.pending_eval = None
 
-    def _finish_eval(self, final: bool) -> None:
+    def _finish_eval(self) -> None:
         """At the end of a run: wait for the matches in flight, or play them now if none ran yet."""
         try:
-            if self.pending_eval is None and final and self.config.eval.games and (
+            if self.pending_eval is None and self.config.eval.games and (
                     self.last_eval is None or self.last_eval.step != self.counters.step):
                 self._start_eval()
             if self.pending_eval is not None:

@@ -345,8 +345,12 @@ class ReplayBuffer:
         b, n, a, g = slots.size, spec.num_cells, spec.num_actions, spec.grid_size
         features = encode(rule.env, _state_from_rows(rule.env, self._rows[slots, :rule.width]))
         flat = features.planes.reshape(b, -1, g * g)  # [B, C, G*G]
-        grid_maps = grid_symmetries(spec.side)[symmetry]  # [B, G*G]
-        planes = np.take_along_axis(flat, grid_maps[:, None, :], axis=2).reshape(features.planes.shape)
+        grid_maps = grid_symmetries(spec.side)  # [S, G*G]
+        planes = np.empty_like(flat)
+        for k in np.unique(symmetry):  # one gather per symmetry: 4x faster than take_along_axis
+            sel = np.flatnonzero(symmetry == k)
+            planes[sel] = flat[sel][:, :, grid_maps[k]]
+        planes = planes.reshape(features.planes.shape)
         policy = np.take_along_axis(self._policy[slots, :a].astype(np.float32), spec.sym_gather_actions[symmetry], axis=1)
         total = policy.sum(axis=1, keepdims=True)  # float16 storage rounds: renormalise
         policy = np.divide(policy, total, out=np.zeros_like(policy), where=total > 0)
