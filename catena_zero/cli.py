@@ -31,6 +31,7 @@ COMMANDS = {
     "ladder": "ladder",
     "komi": "komi",
     "engine": "engine",
+    "serve": "serve",
 }
 
 

@@ -1,0 +1,44 @@
+"""``catena-zero serve``: play the bot in a browser (the page and JSON API of ``catena_zero.web``)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from ..web.server import BotOptions, serve
+from ..web.sessions import ServerConfig
+from .bot_options import add_bot_options
+from .common import CliError
+
+HELP = "serve a web page (and a JSON API) to play the bot in a browser"
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    defaults = ServerConfig()
+    add_bot_options(parser, required=True)
+    parser.add_argument("--host", default="127.0.0.1",
+                        help="address to listen on; default 127.0.0.1 (this machine only)")
+    parser.add_argument("--port", type=int, default=8000, help="TCP port; 0 picks a free one; default 8000")
+    parser.add_argument("--workers", type=int, default=defaults.workers,
+                        help=f"games the bot can think about at once (one bot copy each); default {defaults.workers}")
+    parser.add_argument("--max-games", type=int, default=defaults.max_games,
+                        help=f"live games kept at once (the one idle longest makes room); default {defaults.max_games}")
+    parser.add_argument("--expire-minutes", type=float, default=defaults.expire_s / 60,
+                        help=f"drop a game untouched this long; default {defaults.expire_s / 60:g}")
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.simulations is not None and args.simulations < 1:
+        raise CliError(f"--simulations must be >= 1, got {args.simulations}")
+    if args.seconds is not None and not args.seconds > 0:
+        raise CliError(f"--seconds must be > 0, got {args.seconds}")
+    for flag, value in (("--workers", args.workers), ("--max-games", args.max_games), ("--threads", args.threads)):
+        if value < 1:
+            raise CliError(f"{flag} must be >= 1, got {value}")
+    if not args.expire_minutes > 0:
+        raise CliError(f"--expire-minutes must be > 0, got {args.expire_minutes:g}")
+    config = ServerConfig(max_games=args.max_games, expire_s=args.expire_minutes * 60, workers=args.workers)
+    bot = BotOptions(path=Path(args.bot), simulations=args.simulations, seconds=args.seconds,
+                     device=args.device, seed=args.bot_seed, threads=args.threads)
+    serve(bot, args.host, args.port, config)
+    return 0

@@ -1,0 +1,312 @@
+"""The HTTP layer: a Starlette app serving the page and the JSON API over sessions and the bot pool.
+
+Routes (every API answer is JSON; every refusal is ``{"error": "one line naming the problem"}``
+with a 4xx status, and the game is unchanged):
+
+    GET    /                           the page (static/index.html)
+    GET    /static/app.js, style.css   the page's script and style
+    GET    /api/info                   the bot's default options and every option set it supports
+    POST   /api/games                  new game {side, game_type, scoring, seat} -> 201, the state
+    GET    /api/games/{id}             the state (board, legal moves, ribbons, scores, button, result)
+    DELETE /api/games/{id}             end the game, free its slot
+    POST   /api/games/{id}/komi        {komi: K}           the person's komi choice (R7)
+    POST   /api/games/{id}/colour      {colour: "black"|"white"}  the person's colour choice (no_komi: black = swap)
+    POST   /api/games/{id}/move        {move: "D5"|"button"}      the person's move
+    POST   /api/games/{id}/undo        take back the person's last event and the bot's replies
+    POST   /api/games/{id}/bot         the bot acts once (komi, colour, swap or a move); the state after it
+    GET    /api/games/{id}/analysis    the bot's evaluation of the position
+    GET    /api/games/{id}/record      the catena-record 1 file, as a download
+
+Files: the page's three files are read from the package's ``static`` folder once, when the app
+is built, and served from memory by name; no request names a path on disk, so none can read or
+write a file (the server writes nothing at all).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any, Callable, Optional
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from ..game.options import GAME_TYPES, SCORINGS, GameConfig, komi_range
+from ..game.records import format_record
+from .bots import BotPool, Snapshot, bot_event
+from .sessions import SEATS, ApiError, GameSession, ServerConfig, SessionStore
+from .views import GameView, InfoView, OptionsView, supported_options, to_json
+
+log = logging.getLogger(__name__)
+
+STATIC_TYPES = {
+    "index.html": "text/html; charset=utf-8",
+    "style.css": "text/css; charset=utf-8",
+    "app.js": "text/javascript; charset=utf-8",
+}
+# The page needs nothing from elsewhere; the policy makes the browser refuse it if it tried.
+PAGE_HEADERS = {
+    "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; style-src 'self'; "
+                               "script-src 'self'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'",
+    "X-Content-Type-Options": "nosniff",
+    "Cache-Control": "no-cache",
+}
+API_HEADERS = {"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff"}
+MAX_TEXT = 40  # longest string field accepted ("colour", "no_komi", "D10", ...)
+
+
+@dataclass(frozen=True)
+class Field:
+    """One field of a request body: its JSON type and whether it may be left out."""
+
+    kind: type  # int or str
+    required: bool = True
+
+
+def load_static() -> dict[str, bytes]:
+    """The page's files, read once from the package (never from a path a request names)."""
+    folder = resources.files(__package__) / "static"
+    return {name: (folder / name).read_bytes() for name in STATIC_TYPES}
+
+
+def create_app(pool: BotPool, config: ServerConfig = ServerConfig(),
+               clock: Optional[Callable[[], float]] = None) -> Starlette:
+    """The app for one bot pool; ``clock`` (monotonic seconds) lets tests drive expiry."""
+    store = SessionStore(config, clock) if clock is not None else SessionStore(config)
+    static = load_static()
+    bot = pool.reference
+    default = OptionsView(bot.game_config.side, bot.game_config.game_type, bot.game_config.scoring)
+    supported = supported_options(bot)
+    info = InfoView(default=default, supported=supported, seats=SEATS,
+                    komi_ranges={s: komi_range(s) for s in SCORINGS},
+                    max_games=config.max_games, expire_s=float(config.expire_s))
+
+    def state(session: GameSession, status: int = 200) -> JSONResponse:
+        return JSONResponse(to_json(GameView.of(session)), status_code=status, headers=API_HEADERS)
+
+    async def read_body(request: Request, fields: dict[str, Field]) -> dict[str, Any]:
+        """The JSON object of the body, checked against ``fields``; an empty body is ``{}``."""
+        length = request.headers.get("content-length")
+        if length is not None and (not length.isdigit() or int(length) > config.max_body):
+            raise ApiError(413, f"the request body is too large (limit {config.max_body} bytes)")
+        body = bytearray()
+        async for chunk in request.stream():
+            body += chunk
+            if len(body) > config.max_body:
+                raise ApiError(413, f"the request body is too large (limit {config.max_body} bytes)")
+        data: Any = {}
+        if body.strip():
+            ctype = request.headers.get("content-type", "").split(";")[0].strip().lower()
+            if ctype != "application/json":
+                raise ApiError(415, f"send the body as JSON with Content-Type: application/json (got {ctype or 'none'!r})")
+            try:
+                data = json.loads(bytes(body).decode("utf-8"))
+            except (UnicodeDecodeError, ValueError) as exc:
+                raise ApiError(400, f"the body is not valid JSON: {exc}") from None
+        if not isinstance(data, dict):
+            raise ApiError(400, f"the body must be a JSON object, got {type(data).__name__}")
+        for key, value in data.items():
+            spec = fields.get(key)
+            if spec is None:
+                known = ", ".join(fields) if fields else "none: send an empty body or {}"
+                raise ApiError(400, f"unknown field {key[:MAX_TEXT]!r} in the body (known fields: {known})")
+            if spec.kind is int and (isinstance(value, bool) or not isinstance(value, int)):
+                raise ApiError(400, f"{key} must be a whole number, got {json.dumps(value)[:MAX_TEXT]}")
+            if spec.kind is str:
+                if not isinstance(value, str):
+                    raise ApiError(400, f"{key} must be a string, got {json.dumps(value)[:MAX_TEXT]}")
+                if len(value) > MAX_TEXT:
+                    raise ApiError(400, f"{key} is too long ({len(value)} characters; at most {MAX_TEXT})")
+        for key, spec in fields.items():
+            if spec.required and key not in data:
+                raise ApiError(400, f"missing field {key!r} in the body")
+        return data
+
+    def session_of(request: Request) -> GameSession:
+        return store.get(request.path_params["game_id"])
+
+    # ------------------------------------------------------------------ page
+    async def page(request: Request) -> Response:
+        return Response(static["index.html"], media_type=STATIC_TYPES["index.html"], headers=PAGE_HEADERS)
+
+    async def static_file(request: Request) -> Response:
+        name = request.path_params["name"]
+        if name not in STATIC_TYPES or name == "index.html":
+            raise ApiError(404, f"no such file: {name[:MAX_TEXT]!r} (the page's files are app.js and style.css)")
+        return Response(static[name], media_type=STATIC_TYPES[name], headers=PAGE_HEADERS)
+
+    # ------------------------------------------------------------------ games
+    async def get_info(request: Request) -> JSONResponse:
+        return JSONResponse(to_json(info), headers=API_HEADERS)
+
+    async def new_game(request: Request) -> JSONResponse:
+        data = await read_body(request, {"side": Field(int, False), "game_type": Field(str, False),
+                                         "scoring": Field(str, False), "seat": Field(str, False)})
+        seat = data.get("seat", "first")
+        if seat not in SEATS:
+            raise ApiError(400, f"seat must be 'first' or 'second', got {seat!r}")
+        game_type = data.get("game_type", default.game_type)
+        scoring = data.get("scoring", default.scoring)
+        if game_type not in GAME_TYPES:
+            raise ApiError(400, f"game_type must be one of {', '.join(GAME_TYPES)}; got {game_type!r}")
+        if scoring not in SCORINGS:
+            raise ApiError(400, f"scoring must be one of {', '.join(SCORINGS)}; got {scoring!r}")
+        try:
+            options = GameConfig(side=data.get("side", default.side), game_type=game_type, scoring=scoring)
+        except ValueError as exc:
+            raise ApiError(400, f"bad options: {exc}") from None
+        wanted = OptionsView(options.side, options.game_type, options.scoring)
+        if wanted not in supported:
+            plays = "; ".join(f"side {o.side} {o.game_type} {o.scoring}" for o in supported[:6])
+            more = f" and {len(supported) - 6} more (GET /api/info)" if len(supported) > 6 else ""
+            raise ApiError(400, f"the bot does not play side {options.side}, game type {options.game_type}, "
+                                f"{options.scoring} scoring; it plays: {plays}{more}")
+        return state(store.create(options, seat), status=201)
+
+    async def get_game(request: Request) -> JSONResponse:
+        return state(session_of(request))
+
+    async def delete_game(request: Request) -> JSONResponse:
+        store.delete(request.path_params["game_id"])
+        return JSONResponse({"deleted": request.path_params["game_id"]}, headers=API_HEADERS)
+
+    async def komi(request: Request) -> JSONResponse:
+        session = session_of(request)
+        data = await read_body(request, {"komi": Field(int)})
+        session.choose_komi(data["komi"])
+        return state(session)
+
+    async def colour(request: Request) -> JSONResponse:
+        session = session_of(request)
+        data = await read_body(request, {"colour": Field(str)})
+        session.choose_colour(data["colour"])
+        return state(session)
+
+    async def move(request: Request) -> JSONResponse:
+        session = session_of(request)
+        data = await read_body(request, {"move": Field(str)})
+        session.play(data["move"])
+        return state(session)
+
+    async def undo(request: Request) -> JSONResponse:
+        session = session_of(request)
+        await read_body(request, {})
+        session.undo()
+        return state(session)
+
+    async def bot_turn(request: Request) -> JSONResponse:
+        session = session_of(request)
+        await read_body(request, {})
+        version = session.begin_bot_turn()
+        snap = Snapshot.of(session.match)
+
+        async def think() -> None:
+            try:
+                event = await pool.run(lambda b: bot_event(b, snap))
+                session.apply_bot(event, version)
+            finally:
+                session.end_bot_turn()
+                session.last_seen = store.now()
+
+        # The think belongs to the game, not to the request: if the client goes away, the
+        # bot's answer is still applied (shield), so the game never stays half-done.
+        task = asyncio.ensure_future(think())
+        task.add_done_callback(_log_failure)
+        try:
+            await asyncio.shield(task)
+        except Exception as exc:  # the bot failed or answered an illegal event: the game is unchanged
+            return JSONResponse({"error": f"the bot failed: {' '.join(str(exc).split()) or type(exc).__name__}"},
+                                status_code=500, headers=API_HEADERS)
+        return state(session)
+
+    async def analysis(request: Request) -> JSONResponse:
+        session = session_of(request)
+        match = session.match
+        if session.thinking:
+            raise ApiError(409, "the bot is thinking about this game; ask for its evaluation after its move")
+        if match.game is None:
+            raise ApiError(409, "nothing to evaluate yet: the komi has not been chosen (R7)")
+        if match.phase == "over":
+            raise ApiError(409, "the game is over: see the result")
+        game, version = match.game.copy(), session.version
+        try:
+            result = await pool.run(lambda b: b.analyze(game))
+            body = {"version": version, "move_number": game.move_number, "to_move": game.to_move,
+                    "analysis": to_json(result)}
+        except Exception as exc:
+            return JSONResponse({"error": f"the bot failed to evaluate: {' '.join(str(exc).split()) or type(exc).__name__}"},
+                                status_code=500, headers=API_HEADERS)
+        return JSONResponse(body, headers=API_HEADERS)
+
+    async def record(request: Request) -> Response:
+        session = session_of(request)
+        c = session.config
+        name = f"catena-side{c.side}-{c.game_type}-{c.scoring}-{session.id[:8]}.txt"
+        return Response(format_record(session.match), media_type="text/plain; charset=utf-8",
+                        headers={**API_HEADERS, "Content-Disposition": f'attachment; filename="{name}"'})
+
+    # ------------------------------------------------------------------ errors
+    async def api_error(request: Request, exc: ApiError) -> JSONResponse:
+        return JSONResponse({"error": exc.message}, status_code=exc.status, headers=API_HEADERS)
+
+    async def http_error(request: Request, exc: HTTPException) -> JSONResponse:
+        if exc.status_code == 404:
+            message = f"no such page or API route: {request.url.path[:80]!r} (the API is under /api/, see /api/info)"
+        elif exc.status_code == 405:
+            allowed = exc.headers.get("Allow", "") if exc.headers else ""
+            message = f"method {request.method} is not allowed on {request.url.path[:80]!r} (allowed: {allowed})"
+        else:
+            message = str(exc.detail)
+        return JSONResponse({"error": message}, status_code=exc.status_code, headers=exc.headers)
+
+    async def server_error(request: Request, exc: Exception) -> JSONResponse:
+        log.exception("internal error on %s %s", request.method, request.url.path)
+        return JSONResponse({"error": f"internal server error: {type(exc).__name__}"}, status_code=500)
+
+    game = "/api/games/{game_id}"
+    routes = [
+        Route("/", page, methods=["GET"]),
+        Route("/static/{name}", static_file, methods=["GET"]),
+        Route("/api/info", get_info, methods=["GET"]),
+        Route("/api/games", new_game, methods=["POST"]),
+        Route(game, get_game, methods=["GET"]),
+        Route(game, delete_game, methods=["DELETE"]),
+        Route(game + "/komi", komi, methods=["POST"]),
+        Route(game + "/colour", colour, methods=["POST"]),
+        Route(game + "/move", move, methods=["POST"]),
+        Route(game + "/undo", undo, methods=["POST"]),
+        Route(game + "/bot", bot_turn, methods=["POST"]),
+        Route(game + "/analysis", analysis, methods=["GET"]),
+        Route(game + "/record", record, methods=["GET"]),
+    ]
+    app = Starlette(routes=routes, exception_handlers={ApiError: api_error, HTTPException: http_error,
+                                                        Exception: server_error},
+                    lifespan=_closing(pool))
+    app.state.store = store  # for tests and the serve command
+    app.state.pool = pool
+    return app
+
+
+def _closing(pool: BotPool):
+    """Lifespan: stop the bot workers when the server stops."""
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette):
+        try:
+            yield
+        finally:
+            pool.close()
+
+    return lifespan
+
+
+def _log_failure(task: "asyncio.Future[None]") -> None:
+    if not task.cancelled() and task.exception() is not None:
+        log.warning("bot turn failed: %s", task.exception())

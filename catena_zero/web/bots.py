@@ -1,0 +1,134 @@
+"""The bot as the web server sees it: a ``BotLike`` protocol, a pool of bot instances that think
+in worker threads, and ``bot_event``, the one function that turns the bot's answers into the
+next R10 event of a match.
+
+The server depends only on this protocol (the API of ``catena_zero.bot.Bot``), so tests can
+drive it with small stand-ins (a slow bot, a bot that answers nonsense) as well as the real bot.
+
+Why threads and a pool: a think takes from milliseconds to seconds and must not run on the
+event loop, or every other page would wait for it. Each worker thread takes one bot instance
+from the pool for the duration of a call, so no bot instance is ever used by two threads at
+once (a bot may keep per-search state such as a reused tree); with K instances, K games can
+think at the same time, and further requests queue for a free instance while the server keeps
+answering everything else.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import queue
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any, Callable, Optional, Protocol, Sequence, TypeVar, runtime_checkable
+
+from ..game.match import Match
+from ..game.options import GameConfig
+from ..game.rules import Game
+
+T = TypeVar("T")
+
+
+@runtime_checkable
+class BotLike(Protocol):
+    """What the server needs from a bot (``catena_zero.bot.Bot``); events in R10 notation."""
+
+    game_config: GameConfig  # the options it plays by default
+
+    def supports(self, config: GameConfig) -> bool:
+        """Whether it was trained for this side, game type and scoring."""
+        ...
+
+    def select_move(self, game: Game) -> str:
+        """A legal move for the player to move ("D5" or "button")."""
+        ...
+
+    def choose_komi(self, config: GameConfig) -> int:
+        """As first player under game type komi (R7): the komi White receives."""
+        ...
+
+    def choose_colour(self, config: GameConfig, komi: int) -> str:
+        """As second player under game type komi (R7): "black" or "white"."""
+        ...
+
+    def choose_swap(self, game: Game) -> bool:
+        """As second player under no_komi (R7), after Black's opening stone: take over Black?"""
+        ...
+
+    def analyze(self, game: Game) -> Any:
+        """Its evaluation of the position: value, score estimate, top moves."""
+        ...
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """What a worker thread reads: immutable options and a private copy of the game, so the
+    thread never touches a ``Match`` that the event loop owns."""
+
+    phase: str  # Match.phase: "komi", "colour" or "play"
+    config: GameConfig  # the match's configured options (komi 0 under game type komi)
+    game: Optional[Game]  # a copy of the match's game; None before the komi choice
+
+    @classmethod
+    def of(cls, match: Match) -> "Snapshot":
+        game = match.game
+        return cls(phase=match.phase, config=match.config, game=None if game is None else game.copy())
+
+
+def bot_event(bot: BotLike, snap: Snapshot) -> str:
+    """The bot's next event in R10 notation for the phase of ``snap`` (R7, then play).
+
+    The answer is not trusted here: the caller applies it to the match, which rejects anything
+    malformed or illegal.
+    """
+    if snap.phase == "komi":
+        komi = bot.choose_komi(snap.config)
+        if isinstance(komi, bool) or not isinstance(komi, int):
+            raise TypeError(f"the bot's komi choice must be a whole number, got {komi!r}")
+        return f"komi {komi}"
+    if snap.phase == "colour":
+        if snap.config.game_type == "no_komi":
+            return "swap" if bot.choose_swap(snap.game) else "colour white"
+        return f"colour {bot.choose_colour(snap.config, snap.game.config.komi)}"
+    if snap.phase == "play":
+        return bot.select_move(snap.game)
+    raise ValueError(f"the bot has nothing to do in phase {snap.phase!r}")
+
+
+class BotPool:
+    """K bot instances and K worker threads; ``await pool.run(fn)`` calls ``fn(bot)`` in a
+    worker with an instance nobody else is using, off the event loop."""
+
+    def __init__(self, bots: Sequence[BotLike]) -> None:
+        if not bots:
+            raise ValueError("a bot pool needs at least one bot")
+        for bot in bots:
+            if not isinstance(bot, BotLike):
+                raise TypeError(f"{type(bot).__name__} does not have the bot API (BotLike)")
+        self.reference = bots[0]  # read-only questions (game_config, supports) on the loop
+        self.size = len(bots)
+        self._free: "queue.SimpleQueue[BotLike]" = queue.SimpleQueue()
+        for bot in bots:
+            self._free.put(bot)
+        self._executor = ThreadPoolExecutor(max_workers=len(bots), thread_name_prefix="catena-bot")
+
+    @classmethod
+    def of(cls, factory: Callable[[int], BotLike], size: int) -> "BotPool":
+        """``size`` instances made by ``factory(i)`` (e.g. loading the bot file with seed i)."""
+        if size < 1:
+            raise ValueError(f"the number of bot workers must be >= 1, got {size}")
+        return cls([factory(i) for i in range(size)])
+
+    async def run(self, fn: Callable[[BotLike], T]) -> T:
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._executor, self._call, fn)
+
+    def _call(self, fn: Callable[[BotLike], T]) -> T:
+        bot = self._free.get()
+        try:
+            return fn(bot)
+        finally:
+            self._free.put(bot)
+
+    def close(self) -> None:
+        """Stop taking work; a think in progress finishes in its thread, queued ones are dropped."""
+        self._executor.shutdown(wait=False, cancel_futures=True)

@@ -1,0 +1,244 @@
+"""Games served by the web server: one ``GameSession`` per game, kept in a bounded ``SessionStore``.
+
+A session is a ``Match`` (R7 pre-game protocol around a ``Game``) between a person and the bot,
+plus who acted for each event (so undo knows what to take back). Sessions are isolated: each
+has its own match, they share nothing but the bot pool, and a session is reached only through
+its id, a random secret (``secrets.token_urlsafe``), so one visitor cannot find another's game.
+
+Every change goes through a method that checks it first and raises ``ApiError`` (an HTTP status
+and a one-line message) before touching anything, so a refused request leaves the game as it
+was. All methods run on the event loop; only the bot's think runs in a worker thread, on a
+``Snapshot`` copy, and its answer is applied back here (``apply_bot``).
+
+Bounded and expiring (``ServerConfig``): at most ``max_games`` live sessions; one idle for
+``expire_s`` seconds is dropped; when the store is full, creating a game drops the session idle
+longest (a session whose bot is thinking is never dropped; if all are thinking, 429).
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+import time
+from dataclasses import dataclass
+from typing import Callable, Optional
+
+from ..game.match import Match
+from ..game.notation import parse_move
+from ..game.options import GameConfig, komi_range
+from ..game.rules import IllegalMove
+
+SEATS = ("first", "second")
+_ID_FORM = re.compile(r"[A-Za-z0-9_-]{22}")  # secrets.token_urlsafe(16)
+
+
+class ApiError(Exception):
+    """A refused request: an HTTP status (4xx for the client's mistakes) and a one-line message."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+@dataclass(frozen=True)
+class ServerConfig:
+    """Limits of the web server (``catena-zero serve`` flags).
+
+    max_games:  live games kept at once; creating one more drops the one idle longest (64).
+    expire_s:   a game untouched this long is dropped (3600 s: an hour away from the page).
+    workers:    bot instances thinking in parallel, one worker thread each (2: a second game's
+                move need not wait for a long think; more only helps with more cores).
+    max_body:   largest request body accepted, in bytes (16 KiB; real requests are < 100 B).
+    """
+
+    max_games: int = 64
+    expire_s: float = 3600.0
+    workers: int = 2
+    max_body: int = 16384
+
+    def __post_init__(self) -> None:
+        for name in ("max_games", "workers", "max_body"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"{name} must be a whole number >= 1, got {value!r}")
+        if isinstance(self.expire_s, bool) or not isinstance(self.expire_s, (int, float)) or not self.expire_s > 0:
+            raise ValueError(f"expire_s must be a number of seconds > 0, got {self.expire_s!r}")
+
+
+class GameSession:
+    """One person's game against the bot. ``human`` is the person's seat, "first" or "second"."""
+
+    def __init__(self, game_id: str, config: GameConfig, human: str, now: float) -> None:
+        if human not in SEATS:
+            raise ApiError(400, f"seat must be 'first' or 'second', got {human!r}")
+        self.id = game_id
+        self.config = config  # komi 0; under game type komi the match chooses it (R7)
+        self.human = human
+        self.bot = "second" if human == "first" else "first"
+        self.match = Match(config)
+        self.actors: list[str] = []  # per event of match.events: "first" or "second"
+        self.thinking = False  # the bot is choosing this game's next event
+        self.version = 0  # bumped by every change: a bot answer for an older version is stale
+        self.last_seen = now
+
+    # ------------------------------------------------------------------ who acts
+    @property
+    def to_act(self) -> Optional[str]:
+        """The seat that must act now (R7 set-up or play), None once over."""
+        return self.match.player_to_act
+
+    @property
+    def bot_to_act(self) -> bool:
+        return self.to_act == self.bot
+
+    @property
+    def can_undo(self) -> bool:
+        return not self.thinking and self.human in self.actors
+
+    # ------------------------------------------------------------------ the person's events
+    def choose_komi(self, komi: int) -> None:
+        """R7 (komi): the person, as first player, chooses the komi."""
+        self._check_human_turn("komi", "choose the komi")
+        lo, hi = komi_range(self.config.scoring)
+        if not lo <= komi <= hi:
+            raise ApiError(400, f"komi must be a whole number in {lo}..{hi} for {self.config.scoring} scoring (R6), got {komi}")
+        self._apply(f"komi {komi}", self.human)
+
+    def choose_colour(self, colour: str) -> None:
+        """R7: the person, as second player, chooses a colour; in no_komi "black" is the swap."""
+        self._check_human_turn("colour", "choose a colour")
+        if colour not in ("black", "white"):
+            raise ApiError(400, f"colour must be 'black' or 'white', got {colour!r}")
+        event = "swap" if self.config.game_type == "no_komi" and colour == "black" else f"colour {colour}"
+        self._apply(event, self.human)
+
+    def play(self, text: str) -> None:
+        """A move by the person: a cell ("D5", lower case accepted) or "button" (R4, R10)."""
+        self._check_human_turn("play", "play a move")
+        try:
+            move = parse_move(text, self.config.side)
+        except ValueError as exc:
+            raise ApiError(400, str(exc)) from None
+        self._apply(move, self.human)
+
+    def _check_human_turn(self, phase: str, what: str) -> None:
+        self._check_not_thinking()
+        current = self.match.phase
+        if current == "over":
+            raise ApiError(409, f"cannot {what}: the game is over")
+        if self.to_act != self.human:
+            raise ApiError(409, f"cannot {what}: it is the bot's turn ({self._expected()}); "
+                                f"ask for its move with POST /api/games/{{id}}/bot")
+        if current != phase:
+            raise ApiError(409, f"cannot {what} now: the game expects you to {self._expected()}")
+
+    def _expected(self) -> str:
+        """What the player to act must do, in words (R7)."""
+        phase = self.match.phase
+        if phase == "komi":
+            return "choose the komi"
+        if phase == "colour":
+            return "choose a colour" + (" (keep White or swap)" if self.config.game_type == "no_komi" else "")
+        game = self.match.game
+        if self.match.colour_of("first") is None:
+            return "place Black's opening stone"
+        return f"play a move for {game.to_move}" + (" (second stone of the turn)" if game.pending_second else "")
+
+    # ------------------------------------------------------------------ the bot's events
+    def begin_bot_turn(self) -> int:
+        """Check that the bot is to act and mark it thinking; returns the version it thinks on."""
+        self._check_not_thinking()
+        if self.match.phase == "over":
+            raise ApiError(409, "the bot has nothing to do: the game is over")
+        if not self.bot_to_act:
+            raise ApiError(409, f"it is your turn, not the bot's: {self._expected()}")
+        self.thinking = True
+        return self.version
+
+    def end_bot_turn(self) -> None:
+        self.thinking = False
+
+    def apply_bot(self, event: str, version: int) -> None:
+        """Apply the bot's answer computed on ``version``; RuntimeError if it is not a legal event."""
+        if version != self.version:
+            raise RuntimeError("the game changed while the bot was thinking")  # cannot happen: changes are refused while thinking
+        try:
+            self._apply(event, self.bot)
+        except ApiError as exc:
+            raise RuntimeError(f"the bot answered {event!r}, which the rules refuse: {exc.message}") from None
+
+    # ------------------------------------------------------------------ undo
+    def undo(self) -> None:
+        """Take back the person's last event and everything after it (the bot's replies), so
+        it is the person's turn again as it was before that event."""
+        self._check_not_thinking()
+        if self.human not in self.actors:
+            raise ApiError(409, "nothing to undo: you have not played yet")
+        keep = len(self.actors) - 1 - self.actors[::-1].index(self.human)
+        events = self.match.events[:keep]
+        self.match = Match.replay(self.config, events)  # the engine has no undo; replay is cheap
+        self.actors = self.actors[:keep]
+        self.version += 1
+
+    # ------------------------------------------------------------------ internals
+    def _check_not_thinking(self) -> None:
+        if self.thinking:
+            raise ApiError(409, "the bot is thinking about this game; wait for its move")
+
+    def _apply(self, event: str, actor: str) -> None:
+        try:
+            self.match.apply(event)  # IllegalMove leaves the match unchanged
+        except IllegalMove as exc:
+            raise ApiError(400, str(exc)) from None
+        self.actors.append(actor)
+        self.version += 1
+
+
+class SessionStore:
+    """The live sessions, bounded by ``config.max_games`` and expiring after ``config.expire_s``."""
+
+    def __init__(self, config: ServerConfig, clock: Callable[[], float] = time.monotonic) -> None:
+        self.config = config
+        self._clock = clock
+        self._sessions: dict[str, GameSession] = {}
+
+    def __len__(self) -> int:
+        return len(self._sessions)
+
+    def now(self) -> float:
+        """The store's clock (monotonic seconds)."""
+        return self._clock()
+
+    def create(self, config: GameConfig, human: str) -> GameSession:
+        now = self._clock()
+        self._expire(now)
+        if len(self._sessions) >= self.config.max_games:
+            idle = [s for s in self._sessions.values() if not s.thinking]
+            if not idle:
+                raise ApiError(429, f"all {self.config.max_games} game slots are busy with the bot thinking; try again shortly")
+            oldest = min(idle, key=lambda s: s.last_seen)
+            del self._sessions[oldest.id]
+        game_id = secrets.token_urlsafe(16)
+        session = GameSession(game_id, config, human, now)
+        self._sessions[game_id] = session
+        return session
+
+    def get(self, game_id: str) -> GameSession:
+        """The session with this id, marked as seen now; 404 if unknown or expired."""
+        now = self._clock()
+        self._expire(now)
+        session = self._sessions.get(game_id) if _ID_FORM.fullmatch(game_id) else None
+        if session is None:
+            raise ApiError(404, f"no game with id {game_id[:40]!r}: it never existed or has expired (start a new game)")
+        session.last_seen = now
+        return session
+
+    def delete(self, game_id: str) -> None:
+        self.get(game_id)
+        del self._sessions[game_id]
+
+    def _expire(self, now: float) -> None:
+        for game_id, session in list(self._sessions.items()):
+            if not session.thinking and now - session.last_seen > self.config.expire_s:
+                del self._sessions[game_id]

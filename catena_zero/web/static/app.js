@@ -1,0 +1,592 @@
+// Catena against the bot: the page's script. Plain JavaScript, no build step, no other files.
+// It draws the state the server sends (GET /api/games/{id}) and sends the person's choices;
+// the rules live on the server, so the page never decides what is legal by itself.
+"use strict";
+
+const SVG_NS = "http://www.w3.org/2000/svg";
+const $ = (id) => document.getElementById(id);
+const R = 10;                    // cell radius in SVG units (centre to corner)
+const W = Math.sqrt(3) * R;      // distance between neighbouring cell centres
+
+let info = null;     // GET /api/info: the bot's default and supported options
+let state = null;    // the current game's state
+let busy = false;    // a request that may change the game is in flight
+let analysisFor = -1; // version of the state the analysis panel describes
+let analysis = null;  // the bot's Analysis of that state
+
+class ApiFailure extends Error {
+  constructor(status, message) { super(message); this.status = status; }
+}
+
+async function api(method, path, body) {
+  const options = { method, headers: { Accept: "application/json" } };
+  if (body !== undefined) {
+    options.headers["Content-Type"] = "application/json";
+    options.body = JSON.stringify(body);
+  }
+  let response;
+  try {
+    response = await fetch(path, options);
+  } catch (err) {
+    throw new ApiFailure(0, "the server cannot be reached (is catena-zero serve still running?)");
+  }
+  const data = await response.json().catch(() => ({}));
+  if (!response.ok) throw new ApiFailure(response.status, data.error || `HTTP ${response.status}`);
+  return data;
+}
+
+const gamePath = (suffix = "") => `/api/games/${state.id}${suffix}`;
+const who = (seat) => (seat === state.human ? "you" : "the bot");
+const cap = (text) => text.charAt(0).toUpperCase() + text.slice(1);
+const num = (x) => (Number.isInteger(x) ? String(x) : x.toFixed(1).replace(/\.0$/, ""));
+
+function seatOfColour(colour) {
+  for (const seat of ["first", "second"]) if (state.colours[seat] === colour) return seat;
+  return null;
+}
+
+function el(tag, attrs = {}, text) {
+  const node = document.createElementNS(SVG_NS, tag);
+  for (const [key, value] of Object.entries(attrs)) node.setAttribute(key, value);
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+// ------------------------------------------------------------------------- messages
+
+function showMessage(text) {
+  const box = $("message");
+  box.textContent = text;
+  box.hidden = !text;
+}
+
+function showError(err) {
+  showMessage(err instanceof ApiFailure ? cap(err.message) : `Something went wrong: ${err}`);
+}
+
+function setBusy(flag, text) {
+  busy = flag;
+  document.body.dataset.busy = flag ? "1" : "0";
+  if (state) render();
+  if (flag && text) $("turn").textContent = text;
+}
+
+// ------------------------------------------------------------------------- game flow
+
+async function act(suffix, body) {
+  if (busy || !state) return;
+  showMessage("");
+  setBusy(true);
+  try {
+    show(await api("POST", gamePath(suffix), body));
+  } catch (err) {
+    showError(err);
+  } finally {
+    setBusy(false);
+  }
+  await botLoop();
+}
+
+// The bot takes its part whenever it is to act: set-up choices (R7) and moves, one event per request.
+async function botLoop() {
+  while (state && state.phase !== "over" && state.to_act_is === "bot") {
+    setBusy(true, "The bot is thinking…");
+    try {
+      show(await api("POST", gamePath("/bot")));
+    } catch (err) {
+      if (err.status === 409 && state) {   // already thinking (another tab, or a reload mid-think)
+        await waitWhileThinking();
+        continue;
+      }
+      showError(err);
+      showMessage(`${$("message").textContent} Reload the page to ask the bot again.`);
+      return;
+    } finally {
+      setBusy(false);
+    }
+  }
+}
+
+async function waitWhileThinking() {
+  for (;;) {
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    try {
+      show(await api("GET", gamePath()));
+    } catch (err) {
+      showError(err);
+      return;
+    }
+    if (!state.thinking) return;
+  }
+}
+
+function show(newState) {
+  state = newState;
+  if (location.hash !== `#${state.id}`) history.replaceState(null, "", `#${state.id}`);
+  document.body.dataset.phase = state.phase;
+  document.body.dataset.turn = state.phase === "over" ? "over" : state.to_act_is;
+  const hover = $("hover");  // what a hover or tap said is stale once the position changed
+  hover.innerHTML = "&nbsp;";
+  hover.className = "hint";
+  render();
+}
+
+async function resume(id) {
+  try {
+    state = { id };
+    show(await api("GET", gamePath()));
+    await botLoop();
+  } catch (err) {
+    state = null;
+    showError(err);
+    openNewGame();
+  }
+}
+
+// ------------------------------------------------------------------------- rendering
+
+function render() {
+  renderBar();
+  renderBoard();
+  renderSetup();
+  renderControls();
+  renderMoves();
+  renderResult();
+  if (analysisFor !== state.version) $("analysis").hidden = true;
+}
+
+function turnText() {
+  const s = state;
+  if (s.phase === "over") {
+    const r = s.result;
+    return r.winner === null ? "Game over: a draw" : `Game over: ${r.human_won ? "you win" : "the bot wins"}`;
+  }
+  if (s.thinking || (busy && s.to_act_is === "bot")) return "The bot is thinking…";
+  const actor = s.to_act_is === "human" ? "You" : "The bot";
+  if (s.phase === "komi") return `${actor} (first player) choose${actor === "You" ? "" : "s"} the komi`;
+  if (s.phase === "colour") return `${actor} (second player) choose${actor === "You" ? "" : "s"} a colour`;
+  const colour = cap(s.to_move) + (s.second_stone ? ", second stone" : "");
+  return s.to_act_is === "human" ? `Your move (${colour})` : `The bot's move (${colour})`;
+}
+
+function renderBar() {
+  $("turn").textContent = turnText();
+  $("turn").dataset.toMove = state.to_move || "";
+  const score = $("score");
+  score.replaceChildren();
+  for (const colour of ["black", "white"]) {
+    const seat = seatOfColour(colour);
+    const item = document.createElement("span");
+    item.className = `score-item ${colour}` + (state.phase === "play" && state.to_move === colour ? " to-move" : "");
+    const dot = document.createElement("span");
+    dot.className = `dot ${colour}`;
+    const value = state.scores ? num(state.scores[colour]) : "–";
+    item.append(dot, `${cap(colour)} ${value}`);
+    const owner = document.createElement("small");
+    owner.textContent = seat ? ` ${who(seat)}` : "";
+    item.append(owner);
+    item.dataset.score = state.scores ? String(state.scores[colour]) : "";
+    score.append(item);
+  }
+  const extra = document.createElement("span");
+  extra.className = "score-extra";
+  const parts = [];
+  if (state.komi !== null && state.options.game_type === "komi") parts.push(`komi ${state.komi}`);
+  if (state.button.exists) parts.push(`button: ${state.button.holder || "free"}`);
+  extra.textContent = parts.join(" · ");
+  score.append(extra);
+}
+
+function renderBoard() {
+  const svg = $("board");
+  svg.replaceChildren();
+  const side = state.options.side;
+  const centre = (c, r) => [W * (c - r / 2), -1.5 * R * r];  // render.py's layout (R1)
+  const xs = state.cells.map((cell) => centre(cell.col, cell.row)[0]);
+  const ys = state.cells.map((cell) => centre(cell.col, cell.row)[1]);
+  const mx = 2.1 * R, my = 1.6 * R;  // room for the row numbers left and the letters below
+  const left = Math.min(...xs) - mx, top = Math.min(...ys) - my;
+  const width = Math.max(...xs) - Math.min(...xs) + 2 * mx;
+  const height = Math.max(...ys) - Math.min(...ys) + 2 * my;
+  svg.setAttribute("viewBox", `${left.toFixed(1)} ${top.toFixed(1)} ${width.toFixed(1)} ${height.toFixed(1)}`);
+  svg.setAttribute("class", `side-${side}`);
+  svg.dataset.side = String(side);
+
+  const legal = new Set(state.legal);
+  const myMove = state.phase === "play" && state.to_act_is === "human" && !busy && !state.thinking;
+  const mover = state.to_move || "black";
+  const hexagon = [];
+  for (let k = 0; k < 6; k++) {
+    const a = (Math.PI / 180) * (60 * k - 90);
+    hexagon.push([R * Math.cos(a), R * Math.sin(a)]);
+  }
+  const layerCells = el("g", { class: "cells" });
+  const layerChains = el("g", { class: "chains" });
+  const layerStones = el("g", { class: "stones" });
+  svg.append(layerCells, layerChains, layerStones);
+
+  const byName = new Map();
+  for (const cell of state.cells) {
+    const [x, y] = centre(cell.col, cell.row);
+    byName.set(cell.name, [x, y]);
+    const g = el("g", { class: "cell", "data-cell": cell.name, transform: `translate(${x.toFixed(2)} ${y.toFixed(2)})` });
+    g.append(el("polygon", { class: "hex", points: hexagon.map(([dx, dy]) => `${dx.toFixed(2)},${dy.toFixed(2)}`).join(" ") }));
+    if (cell.stone) {
+      g.classList.add("occupied");
+      if (cell.claimed) g.classList.add("claimed");
+      g.dataset.stone = cell.stone;
+      g.dataset.claimed = cell.claimed ? "1" : "0";
+    } else if (myMove && legal.has(cell.name)) {
+      g.classList.add("legal");
+      g.append(el("circle", { class: `ghost ${mover}`, r: (0.78 * R).toFixed(2) }));
+    } else {
+      g.classList.add(myMove ? "illegal" : "waiting");
+      if (myMove) {
+        const d = 0.32 * R;
+        g.append(el("path", { class: "cross", d: `M${-d},${-d}L${d},${d}M${d},${-d}L${-d},${d}` }));
+      }
+    }
+    g.append(el("text", { class: "label", y: (0.05 * R).toFixed(2) }, cell.name));
+    g.addEventListener("click", () => onCell(cell));
+    g.addEventListener("mouseenter", () => onHover(cell));
+    g.addEventListener("mouseleave", () => { $("hover").innerHTML = "&nbsp;"; });
+    layerCells.append(g);
+  }
+
+  // Claimed ribbons (R5) are final: their stones are joined by a band and ringed, so what is
+  // still contested stands out from what is settled.
+  for (const ribbon of state.ribbons) {
+    if (!ribbon.claimed && !ribbon.limited) continue;
+    const owner = ribbon.owner || "black";
+    if (ribbon.cells.length > 1) {
+      const points = ribbon.cells.map((name) => byName.get(name).map((v) => v.toFixed(2)).join(",")).join(" ");
+      layerChains.append(el("polyline", { class: `band ${owner}`, points, "data-ribbon": ribbon.cells.join("-") }));
+    }
+  }
+  for (const cell of state.cells) {
+    if (!cell.stone) continue;
+    const [x, y] = byName.get(cell.name);
+    const g = el("g", { class: `stone ${cell.stone}${cell.claimed ? " claimed" : ""}`, "data-cell": cell.name,
+                        transform: `translate(${x.toFixed(2)} ${y.toFixed(2)})` });
+    g.append(el("circle", { class: "body", r: (0.78 * R).toFixed(2) }));
+    if (cell.claimed) g.append(el("circle", { class: "ring", r: (0.58 * R).toFixed(2) }));
+    g.append(el("text", { class: "label", y: (0.05 * R).toFixed(2) }, cell.name));
+    g.addEventListener("click", () => onCell(cell));
+    g.addEventListener("mouseenter", () => onHover(cell));
+    layerStones.append(g);
+  }
+  if (analysis && analysisFor === state.version) {
+    analysis.moves.slice(0, 3).forEach((m, k) => {
+      if (!byName.has(m.move)) return;
+      const [x, y] = byName.get(m.move);
+      layerStones.append(el("circle", { class: `suggested rank-${k + 1}`, cx: x.toFixed(2), cy: y.toFixed(2),
+                                        r: (0.62 * R).toFixed(2), "data-cell": m.move }));
+    });
+  }
+  if (state.last_move && state.last_move !== "button") {
+    const [x, y] = byName.get(state.last_move);
+    layerStones.append(el("circle", { class: "last-move", cx: x.toFixed(2), cy: y.toFixed(2), r: (0.93 * R).toFixed(2),
+                                      "data-cell": state.last_move }));
+  }
+
+  // Coordinates along the edges, as on the terminal board: row numbers on the left of each
+  // row, column letters below the bottom row and along the lower-right edge.
+  const letters = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+  const coords = el("g", { class: "coords" });
+  for (let r = 0; r < 2 * side - 1; r++) {
+    const [x, y] = centre(Math.max(0, r - (side - 1)) - 1, r);
+    coords.append(el("text", { x: (x + 0.3 * R).toFixed(2), y: y.toFixed(2) }, String(r + 1)));
+  }
+  for (let c = 0; c < 2 * side - 1; c++) {
+    const [x, y] = centre(c, c < side ? -1 : c - side);
+    coords.append(el("text", { x: x.toFixed(2), y: (y - 0.3 * R).toFixed(2) }, letters[c]));
+  }
+  svg.append(coords);
+}
+
+function cellVerdict(cell) {
+  if (!state || state.phase === "over") return [false, "the game is over"];
+  if (cell.stone) return [false, `${cell.stone} stone${cell.claimed ? ", in a claimed ribbon" : ""}`];
+  if (state.phase !== "play") return [false, "set-up first: " + turnText().toLowerCase()];
+  if (state.to_act_is !== "human" || busy || state.thinking) return [false, "wait for the bot's move"];
+  if (state.legal.includes(cell.name)) return [true, `you may place ${state.to_move} here`];
+  return [false, state.options.game_type === "double" && !state.second_stone
+    ? "not allowed: every group must stay a ribbon (R3), and the second stone needs a cell (R8)"
+    : "not allowed: every group must stay a ribbon (R3)"];
+}
+
+function onHover(cell) {
+  const [ok, text] = cellVerdict(cell);
+  const hover = $("hover");
+  hover.textContent = `${cell.name}: ${text}`;
+  hover.className = ok ? "hint ok" : "hint no";
+}
+
+function onCell(cell) {
+  const [ok] = cellVerdict(cell);
+  if (ok) {
+    act("/move", { move: cell.name });
+  } else {
+    onHover(cell);  // on a touch screen there is no hover: say why the tap did nothing
+  }
+}
+
+function renderSetup() {
+  const s = state;
+  const mine = s.to_act_is === "human" && !busy && !s.thinking;
+  const komi = s.phase === "komi" && mine;
+  const colour = s.phase === "colour" && mine;
+  $("setup").hidden = !(komi || colour);
+  $("komi-choice").hidden = !komi;
+  $("colour-choice").hidden = !colour;
+  if (komi) {
+    const input = $("komi-input");
+    input.min = String(s.choice.komi_min);
+    input.max = String(s.choice.komi_max);
+  }
+  if (colour) {
+    const buttons = $("colour-buttons");
+    buttons.replaceChildren();
+    if (s.options.game_type === "no_komi") {
+      const opening = s.events.length ? s.events[0].event : "?";
+      $("colour-text").textContent = `The bot placed Black's opening stone on ${opening}. Keep White, or swap: ` +
+        "take over Black and its stone; then the bot plays White and moves next (R7).";
+      buttons.append(choiceButton("Keep White", "white"), choiceButton("Swap: take Black", "black"));
+    } else {
+      $("colour-text").textContent = `The bot chose komi ${s.komi} for White. Choose your colour; Black moves first (R7).`;
+      buttons.append(choiceButton("Play Black", "black"), choiceButton("Play White", "white"));
+    }
+  }
+}
+
+function choiceButton(text, colour) {
+  const button = document.createElement("button");
+  button.type = "button";
+  button.textContent = text;
+  button.dataset.colour = colour;
+  button.addEventListener("click", () => act("/colour", { colour }));
+  return button;
+}
+
+function renderControls() {
+  const s = state;
+  const idle = !busy && !s.thinking;
+  const button = $("btn-button");
+  button.hidden = !s.button.exists;
+  button.disabled = !(idle && s.button.can_take);
+  button.textContent = s.button.holder ? `Button: ${s.button.holder}` : "Take the button";
+  $("btn-undo").disabled = !(idle && s.can_undo);
+  $("btn-eval").disabled = !(idle && s.phase === "play" && s.komi !== null);
+  $("download").href = gamePath("/record");
+  const o = s.options;
+  const seats = `you play ${s.human}` + (s.colours[s.human] ? ` (${s.colours[s.human]})` : "");
+  $("options-line").textContent = `Side ${o.side}, ${o.game_type.replace("_", " ")}, ${o.scoring} scoring; ${seats}.`;
+}
+
+function renderMoves() {
+  const list = $("moves");
+  list.replaceChildren();
+  state.events.forEach((e, k) => {
+    const item = document.createElement("li");
+    item.dataset.event = e.event;
+    item.dataset.by = e.by;
+    item.className = e.by;
+    const number = document.createElement("small");
+    number.textContent = `${k + 1}.`;
+    item.append(number, ` ${e.event} `);
+    const by = document.createElement("small");
+    by.textContent = e.by === "human" ? "you" : "bot";
+    item.append(by);
+    list.append(item);
+  });
+  list.scrollTop = list.scrollHeight;
+}
+
+function renderResult() {
+  const box = $("result");
+  const r = state.result;
+  box.hidden = !r;
+  if (!r) return;
+  box.dataset.winner = r.winner || "draw";
+  box.dataset.black = String(r.black);
+  box.dataset.white = String(r.white);
+  const headline = r.winner === null ? "Draw" : r.human_won ? "You win!" : "The bot wins";
+  const winner = r.winner === null ? "" : `${cap(r.winner)} (${who(r.winner_seat)}) wins. `;
+  box.replaceChildren();
+  const h = document.createElement("strong");
+  h.textContent = headline;
+  box.append(h, document.createElement("br"), `${winner}Black ${num(r.black)}, White ${num(r.white)}.`);
+}
+
+// ------------------------------------------------------------------------- analysis
+
+async function evaluate() {
+  if (busy || !state) return;
+  setBusy(true, "The bot is evaluating…");
+  const version = state.version;
+  try {
+    const data = await api("GET", gamePath("/analysis"));
+    if (state.version === version) renderAnalysis(data);
+  } catch (err) {
+    showError(err);
+  } finally {
+    setBusy(false);
+  }
+}
+
+// The bot's Analysis record (catena_zero/bot/bot.py): values are for the player to move,
+// P(win) - P(loss) in [-1, 1]; scores are the expected final margin, mover minus opponent (R6).
+function renderAnalysis(data) {
+  analysisFor = data.version;
+  analysis = data.analysis;
+  const a = data.analysis;
+  const box = $("analysis");
+  box.replaceChildren();
+  const mover = a.to_move;
+  const seat = seatOfColour(mover);
+  const title = document.createElement("h3");
+  title.textContent = `The bot's view: ${cap(mover)} (${seat ? who(seat) : "?"}) to move`;
+  const signed = (x, digits) => {
+    const v = Number(x.toFixed(digits));
+    return (v > 0 ? "+" : v < 0 ? "−" : "±") + Math.abs(v).toFixed(digits);
+  };
+  const rows = [
+    ["Value", `${signed(a.value, 2)} for ${mover}: about ${Math.round(50 * (1 + a.value))}% to win`],
+    ["Score", `${signed(a.score, 1)} points for ${mover}`],
+    ["Best move", `${a.best} (${a.simulations} simulations, ${num(Math.round(a.seconds * 10) / 10)} s)`],
+  ];
+  const table = document.createElement("table");
+  for (const [k, v] of rows) {
+    const tr = document.createElement("tr");
+    const th = document.createElement("th");
+    th.textContent = k;
+    const td = document.createElement("td");
+    td.textContent = v;
+    td.dataset.field = k.toLowerCase().replace(" ", "-");
+    tr.append(th, td);
+    table.append(tr);
+  }
+  box.append(title, table);
+  if (a.moves && a.moves.length) {
+    const list = document.createElement("table");
+    list.className = "top-moves";
+    const head = document.createElement("tr");
+    for (const k of ["move", "visits", "value", "score"]) {
+      const th = document.createElement("th");
+      th.textContent = k;
+      head.append(th);
+    }
+    list.append(head);
+    for (const m of a.moves.slice(0, 6)) {
+      const tr = document.createElement("tr");
+      for (const v of [m.move, String(m.visits), signed(m.value, 2), m.score === null ? "–" : signed(m.score, 1)]) {
+        const td = document.createElement("td");
+        td.textContent = v;
+        tr.append(td);
+      }
+      list.append(tr);
+    }
+    box.append(list);
+  }
+  box.hidden = false;
+  renderBoard();  // mark the suggested moves
+}
+
+// ------------------------------------------------------------------------- new game dialog
+
+function fillOptions() {
+  const supported = info.supported;
+  const side = $("opt-side"), type = $("opt-type"), scoring = $("opt-scoring");
+  const pick = (select, values, preferred) => {
+    const old = select.value || String(preferred);
+    select.replaceChildren(...values.map((v) => new Option(String(v).replace("_", " "), String(v))));
+    select.value = values.map(String).includes(old) ? old : String(values.includes(preferred) ? preferred : values[0]);
+  };
+  const unique = (xs) => [...new Set(xs)];
+  pick(side, unique(supported.map((o) => o.side)), info.default.side);
+  const onSide = supported.filter((o) => String(o.side) === side.value);
+  pick(type, unique(onSide.map((o) => o.game_type)), info.default.game_type);
+  const onType = onSide.filter((o) => o.game_type === type.value);
+  pick(scoring, unique(onType.map((o) => o.scoring)), info.default.scoring);
+  const seatText = {
+    komi: ["first: you choose the komi, then the bot picks its colour",
+           "second: the bot chooses the komi, then you pick your colour"],
+    no_komi: ["first: you place Black's opening stone, then the bot keeps White or swaps",
+              "second: the bot places Black's opening stone, then you keep White or swap"],
+    double: ["first: Black, one stone, then two stones a turn", "second: White, two stones a turn"],
+  }[type.value];
+  $("seat-first-text").textContent = seatText[0];
+  $("seat-second-text").textContent = seatText[1];
+}
+
+function openNewGame() {
+  if (!info) return;
+  fillOptions();
+  $("new-game-error").hidden = true;
+  $("cancel-new").hidden = !state;
+  const dialog = $("new-game");
+  if (!dialog.open) dialog.showModal();
+}
+
+async function submitNewGame(event) {
+  event.preventDefault();
+  const form = $("new-game-form");
+  const body = {
+    side: Number($("opt-side").value),
+    game_type: $("opt-type").value,
+    scoring: $("opt-scoring").value,
+    seat: form.querySelector("input[name=seat]:checked").value,
+  };
+  $("start").disabled = true;
+  try {
+    const newState = await api("POST", "/api/games", body);
+    $("new-game").close();
+    showMessage("");
+    analysisFor = -1;
+    show(newState);
+    await botLoop();
+  } catch (err) {
+    const box = $("new-game-error");
+    box.textContent = cap(err.message);
+    box.hidden = false;
+  } finally {
+    $("start").disabled = false;
+  }
+}
+
+// ------------------------------------------------------------------------- start
+
+async function main() {
+  $("komi-ok").addEventListener("click", () => {
+    const input = $("komi-input");
+    const value = Number(input.value);
+    if (!Number.isInteger(value) || input.value.trim() === "") {
+      showMessage(`The komi must be a whole number from ${input.min} to ${input.max}.`);
+      return;
+    }
+    act("/komi", { komi: value });
+  });
+  $("btn-button").addEventListener("click", () => act("/move", { move: "button" }));
+  $("btn-undo").addEventListener("click", () => act("/undo"));
+  $("btn-eval").addEventListener("click", evaluate);
+  $("btn-new").addEventListener("click", openNewGame);
+  $("cancel-new").addEventListener("click", () => $("new-game").close());
+  $("new-game-form").addEventListener("submit", submitNewGame);
+  for (const id of ["opt-side", "opt-type", "opt-scoring"]) $(id).addEventListener("change", fillOptions);
+  try {
+    info = await api("GET", "/api/info");
+  } catch (err) {
+    showError(err);
+    $("turn").textContent = "Cannot reach the server";
+    return;
+  }
+  const id = location.hash.slice(1);
+  if (id) {
+    await resume(id);
+  } else {
+    $("turn").textContent = "Start a new game";
+    openNewGame();
+  }
+}
+
+document.addEventListener("DOMContentLoaded", main);

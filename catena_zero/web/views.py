@@ -1,0 +1,236 @@
+"""What the API sends: frozen records of a session's state, turned into JSON by ``to_json``.
+
+``GameView.of(session)`` reads everything the page shows from the session once (the board after
+claims, legal moves, ribbons with their claimed status, scores, button, result, who acts), so
+the HTTP layer never reaches into the rules. The records are plain data: ``to_json`` is
+``dataclasses.asdict`` with tuples as lists.
+
+Board geometry is sent as each cell's 0-based (column, row) (spec.py, R1); the page draws the
+same layout as ``render.py`` (rows horizontal, row 1 at the bottom, each row half a cell left
+of the one below).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass
+from typing import Any, Optional
+
+import numpy as np
+
+from ..game.options import GAME_TYPES, MAX_SIDE, MIN_SIDE, SCORINGS, GameConfig, komi_range
+from ..game.rules import Game
+from .sessions import GameSession
+
+
+@dataclass(frozen=True)
+class OptionsView:
+    side: int
+    game_type: str
+    scoring: str
+
+
+@dataclass(frozen=True)
+class CellView:
+    name: str  # "D5" (R10)
+    col: int  # 0-based column (A = 0)
+    row: int  # 0-based row (1 = 0)
+    stone: Optional[str]  # "black", "white" or None
+    claimed: bool  # the stone is in a claimed ribbon (R5; R8's end claim)
+
+
+@dataclass(frozen=True)
+class RibbonView:
+    cells: tuple[str, ...]  # in chain order
+    length: int
+    black: int
+    white: int
+    limited: bool
+    claimed: bool
+    owner: Optional[str]  # majority colour, None on a tie
+
+
+@dataclass(frozen=True)
+class ButtonView:
+    exists: bool  # False in double (R8)
+    holder: Optional[str]  # "black"/"white" once taken (after the end: R6's assignment)
+    can_take: bool  # the person may take it now
+
+
+@dataclass(frozen=True)
+class ChoiceView:
+    """The set-up choice the player to act must make (R7); None in play."""
+
+    kind: str  # "komi" or "colour"
+    komi_min: Optional[int]  # komi: the scoring's range (R6)
+    komi_max: Optional[int]
+    colours: tuple[str, ...]  # colour: the events open, e.g. ("colour black", "colour white") or ("colour white", "swap")
+
+
+@dataclass(frozen=True)
+class EventView:
+    event: str  # R10 notation: "komi 7", "colour white", "swap", "D5", "button"
+    seat: str  # "first" or "second"
+    by: str  # "human" or "bot"
+
+
+@dataclass(frozen=True)
+class ResultView:
+    winner: Optional[str]  # "black", "white", None for a draw (R8)
+    winner_seat: Optional[str]  # "first"/"second", None for a draw
+    black: float
+    white: float
+    human_won: Optional[bool]  # None for a draw
+
+
+@dataclass(frozen=True)
+class GameView:
+    """The whole state of one game as the page sees it (``GET /api/games/{id}``)."""
+
+    id: str
+    options: OptionsView
+    komi: Optional[int]  # None until chosen (game type komi, R7)
+    human: str  # the person's seat
+    bot: str  # the bot's seat
+    colours: dict[str, Optional[str]]  # seat -> colour, None until chosen (R7)
+    phase: str  # "komi", "colour", "play", "over" (Match.phase)
+    to_act: Optional[str]  # seat that acts now, None once over
+    to_act_is: Optional[str]  # "human", "bot", None once over
+    to_move: Optional[str]  # colour to move once the game exists (R10: after the end, who would move next)
+    second_stone: bool  # double (R8): the next stone is the second of a turn
+    thinking: bool  # the bot is choosing its next event
+    choice: Optional[ChoiceView]
+    cells: tuple[CellView, ...]  # [N] in notation order
+    legal: tuple[str, ...]  # moves open to the person now (cells, then "button"); () when not their move
+    ribbons: tuple[RibbonView, ...]
+    button: ButtonView
+    scores: Optional[dict[str, float]]  # R6 (current; final once over); None before the komi choice
+    last_move: Optional[str]
+    move_number: int  # moves of the game played (stones and the button)
+    events: tuple[EventView, ...]
+    result: Optional[ResultView]
+    can_undo: bool
+    version: int  # bumped by every change
+
+    @classmethod
+    def of(cls, s: GameSession) -> "GameView":
+        match, config = s.match, s.config
+        game = match.game
+        board = game if game is not None else Game(config)  # an empty board before the komi choice
+        spec = board.spec
+        ribbons = board.ribbons()
+        claimed = [False] * spec.num_cells
+        for ribbon in ribbons:
+            if ribbon.claimed or ribbon.limited:
+                for i in ribbon.indices:
+                    claimed[i] = True
+        coords = spec.coords.tolist()
+        cells = tuple(
+            CellView(name=spec.names[i], col=c, row=r, stone=board.stone_at(spec.names[i]), claimed=claimed[i])
+            for i, (c, r) in enumerate(coords)
+        )
+        phase = match.phase
+        human_to_act = s.to_act == s.human and not s.thinking
+        legal = tuple(game.legal_moves()) if phase == "play" and human_to_act else ()
+        result = None
+        if phase == "over":
+            scores = game.scores()
+            winner = game.winner
+            result = ResultView(
+                winner=winner,
+                winner_seat=None if winner is None else match.player_of(winner),
+                black=float(scores["black"]), white=float(scores["white"]),
+                human_won=None if winner is None else match.player_of(winner) == s.human,
+            )
+        return cls(
+            id=s.id,
+            options=OptionsView(config.side, config.game_type, config.scoring),
+            komi=None if game is None else game.config.komi,
+            human=s.human,
+            bot=s.bot,
+            colours={seat: match.colour_of(seat) for seat in ("first", "second")},
+            phase=phase,
+            to_act=s.to_act,
+            to_act_is=None if s.to_act is None else ("human" if s.to_act == s.human else "bot"),
+            to_move=None if game is None else game.to_move,
+            second_stone=bool(game is not None and game.pending_second),
+            thinking=s.thinking,
+            choice=_choice(s),
+            cells=cells,
+            legal=legal,
+            ribbons=tuple(
+                RibbonView(cells=r.cells, length=r.length, black=r.black, white=r.white,
+                           limited=r.limited, claimed=r.claimed, owner=r.owner)
+                for r in ribbons
+            ),
+            button=ButtonView(
+                exists=config.has_button,
+                holder=None if game is None else game.button_holder,
+                can_take="button" in legal,
+            ),
+            scores=None if game is None else {k: float(v) for k, v in game.scores().items()},
+            last_move=None if game is None else game.last_move,
+            move_number=0 if game is None else game.move_number,
+            events=tuple(
+                EventView(event=e, seat=a, by="human" if a == s.human else "bot")
+                for e, a in zip(match.events, s.actors)
+            ),
+            result=result,
+            can_undo=s.can_undo,
+            version=s.version,
+        )
+
+
+def _choice(s: GameSession) -> Optional[ChoiceView]:
+    phase = s.match.phase
+    if phase == "komi":
+        lo, hi = komi_range(s.config.scoring)
+        return ChoiceView(kind="komi", komi_min=lo, komi_max=hi, colours=())
+    if phase == "colour":
+        colours = ("colour white", "swap") if s.config.game_type == "no_komi" else ("colour black", "colour white")
+        return ChoiceView(kind="colour", komi_min=None, komi_max=None, colours=colours)
+    return None
+
+
+@dataclass(frozen=True)
+class InfoView:
+    """What the server offers (``GET /api/info``): the bot's default options and what it supports."""
+
+    default: OptionsView  # the bot's game_config
+    supported: tuple[OptionsView, ...]  # every (side, game type, scoring) the bot plays
+    seats: tuple[str, ...]
+    komi_ranges: dict[str, tuple[int, int]]  # scoring -> (lo, hi) (R6)
+    max_games: int
+    expire_s: float
+
+
+def supported_options(bot) -> tuple[OptionsView, ...]:
+    """Every option combination (R9) the bot says it supports, in a fixed order."""
+    out = []
+    for side in range(MIN_SIDE, MAX_SIDE + 1):
+        for game_type in GAME_TYPES:
+            for scoring in SCORINGS:
+                if bot.supports(GameConfig(side=side, game_type=game_type, scoring=scoring)):
+                    out.append(OptionsView(side, game_type, scoring))
+    return tuple(out)
+
+
+def to_json(obj: Any) -> Any:
+    """Plain JSON values from records: dataclasses, tuples, numpy scalars and arrays; a
+    non-finite float becomes None (JSON has no NaN)."""
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return {f.name: to_json(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
+    if isinstance(obj, dict):
+        return {str(k): to_json(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [to_json(v) for v in obj]
+    if isinstance(obj, np.ndarray):
+        return to_json(obj.tolist())
+    if isinstance(obj, np.generic):
+        return to_json(obj.item())
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None
+    if obj is None or isinstance(obj, (str, int, float, bool)):
+        return obj
+    raise TypeError(f"cannot send a {type(obj).__name__} as JSON")
