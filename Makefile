@@ -40,6 +40,7 @@ bench: venv
 	$(PY) scripts/bench_env.py
 	$(PY) scripts/bench_search.py
 	$(PY) scripts/bench_net.py
+	$(PY) scripts/bench_selfplay.py
 
 clean:
 	rm -rf $(VENV)
