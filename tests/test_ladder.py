@@ -103,8 +103,9 @@ def test_refit_without_playing_and_pruned_checkpoints_keep_their_games(tmp_path)
         run_ladder(run, play=False)
     run_ladder(run, games=2, simulations=1, baselines=("random",))
     (run / "ckpt" / "step-00000001.pt").unlink()  # pruned by training since
-    report = run_ladder(run, play=False)
+    report = run_ladder(run, play=False)  # default baselines: greedy and mcts:200 never played here
     assert report.played == ()
+    assert {"greedy", "mcts:200"}.isdisjoint(p.id for p in report.players)
     ids = [p.id for p in report.players]
     assert "step-00000001" in ids and report.fit.games[report.fit.index("step-00000001")] == 4
     pruned = next(p for p in report.players if p.id == "step-00000001")

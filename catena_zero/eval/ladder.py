@@ -285,6 +285,10 @@ def run_ladder(
                 known.add(pid)
                 step = int(pid[5:]) if pid.startswith("step-") and pid[5:].isdigit() else None
                 players.append(LadderPlayer(id=pid, kind="checkpoint" if step is not None else "baseline", step=step))
+    # Rated: the players with games (a baseline or new checkpoint not played yet, e.g. with
+    # play=False, would be rated by the prior alone), and the anchor.
+    with_games = {pid for m in results.matches if m.games for pid in (m.a, m.b)} | {ANCHOR}
+    players = [p for p in players if p.id in with_games]
     order = [p.id for p in players]
     checkpoints = [p.id for p in sorted((p for p in players if p.step is not None), key=lambda p: p.step)]
     fit = fit_ratings(results.pair_results(), players=order, anchor=ANCHOR, prior_games=prior_games,
