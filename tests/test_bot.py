@@ -11,7 +11,8 @@ import torch
 
 from bot_files import komi_model, komi_model_value, save_tiny_checkpoint, tiny_config
 from catena_zero.bot import Bot, RuleSet, UnsupportedGame
-from catena_zero.bot.bot import better_than_even, fair_komi, komi_curve_of
+from catena_zero.bot.bot import better_than_even
+from catena_zero.search.komi import fair_komi, komi_curve_of
 from catena_zero.bot.export import export_bot, header_from_checkpoint
 from catena_zero.bot.players import RandomPlayer, choose_event, setup_choices
 from catena_zero.cli import main

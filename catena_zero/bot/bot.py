@@ -58,10 +58,10 @@ from typing import TYPE_CHECKING, Optional
 import numpy as np
 
 from ..config import SearchConfig
-from ..evaluation import EvalFn
-from ..game.options import GAME_TYPES, SCORINGS, GameConfig, komi_range
+from ..game.options import GAME_TYPES, SCORINGS, GameConfig
 from ..game.rules import Game
 from ..game.vec_env import EnvState, VecEnv
+from ..search.komi import VALUE_RESOLUTION, fair_komi, komi_curve_of
 from ..search.mcts import MCTS
 from ..search.tree import ROOT, UNVISITED
 from ..search.types import SearchOutput
@@ -72,7 +72,6 @@ if TYPE_CHECKING:
 
     from ..game.match import Match
 
-VALUE_RESOLUTION = 0.01  # values closer than this are "equal" in the set-up choices (see above)
 MAX_SIMULATIONS = 100_000  # cap of a time-limited search (tree memory grows with simulations)
 
 
@@ -126,31 +125,6 @@ class KomiCurve:
 
 
 # ------------------------------------------------------------------------------ set-up choices (R7)
-
-
-def komi_curve_of(eval_fn: EvalFn, env: VecEnv) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """([K] komis, [K] Black's value, [K] Black's score) of the empty board over the whole komi range.
-
-    ``env`` is a game-type-komi environment; one call of ``eval_fn`` on K empty boards.
-    """
-    if env.config.game_type != "komi":
-        raise ValueError(f"komi is chosen only under game type komi (R7), not {env.config.game_type!r}")
-    lo, hi = komi_range(env.config.scoring)
-    komis = np.arange(lo, hi + 1, dtype=np.int64)
-    states = env.reset(komis.size, komi=komis)  # Black to move on every board
-    evaluation = eval_fn(states)
-    assert evaluation.value.shape == komis.shape, (evaluation.value.shape, komis.shape)
-    return komis, evaluation.value.astype(np.float64), evaluation.score.astype(np.float64)
-
-
-def fair_komi(komis: np.ndarray, black_value: np.ndarray, black_score: np.ndarray) -> int:
-    """The komi with Black's value closest to even, ties (to VALUE_RESOLUTION) by the score closest to 0.
-
-    The first player's best komi under R7 (see the module docstring); the smaller komi on exact ties.
-    """
-    closeness = np.round(np.abs(black_value) / VALUE_RESOLUTION)
-    order = np.lexsort((komis, np.abs(black_score), closeness))  # last key sorts first
-    return int(komis[order[0]])
 
 
 def better_than_even(value: float, score: float) -> bool:

@@ -53,7 +53,7 @@ GREEDY_MAX_ROWS = 16384
 class KomiEstimate:
     """What an agent's value head says about komi on the empty board (R6, R7)."""
 
-    komi: int  # the fair komi: value for Black closest to 0, ties by the score head (bot.bot.fair_komi)
+    komi: int  # the fair komi: value for Black closest to 0, ties by the score head (search.komi.fair_komi)
     komis: np.ndarray  # [K] int the komi values evaluated (the whole range of the scoring)
     black_value: np.ndarray  # [K] float32 value for Black (to move) at the empty board per komi
     source: str  # who estimated it, e.g. "value head of step-00001000"
@@ -243,12 +243,12 @@ class NetAgent(SearchAgent):
 
         One forward pass over the empty board at every komi of the scoring's range (R6: 0-15, or
         0-1000 for quadratic); the network takes komi as an input, which is what lets it read off
-        the fair komi (DESIGN.md sec. 4, KataGo). The choice is the bot's (``bot.bot.fair_komi``):
+        the fair komi (DESIGN.md sec. 4, KataGo). The choice is the bot's (``search.komi.fair_komi``):
         the value closest to even, ties (a saturated or untrained head) by the score head's margin
         closest to 0, so a match's fair komi is the komi an exported bot of this network would name.
         Game types without komi (R7 no_komi, R8) have none to choose: None.
         """
-        from ..bot.bot import fair_komi, komi_curve_of
+        from ..search.komi import fair_komi, komi_curve_of
 
         if game.game_type != "komi":
             return None

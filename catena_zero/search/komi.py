@@ -1,12 +1,15 @@
 """The fair komi by an evaluator's own estimate (R6, R7; KataGo 2019 sec. 3.4 reads it off a value
-net trained on randomised komi).
+net trained on randomised komi). Self-play centres its komi draws on it, matches are played at it,
+and the bot offers it as the first player.
 
 Shape legend: K komi values of the scoring's range (16, or 1001 for quadratic).
 
 The empty board is evaluated once per komi in range, in ONE batched call; ``black_value[k]`` is
 the value for Black (to move) at komi k. More komi helps White, so the value falls with komi; the
-fair komi is the one whose value is closest to 0 (the first player under game type "komi" offers
-it so that the second player's colour choice gains nothing, R7).
+fair komi is the one whose value is closest to 0 (values within ``VALUE_RESOLUTION`` count as
+equal, and then the expected score margin closest to 0 decides; the smaller komi on exact ties).
+The first player under game type "komi" offers it so that the second player's colour choice
+gains nothing (R7).
 """
 
 from __future__ import annotations
@@ -22,28 +25,46 @@ if TYPE_CHECKING:
     from ..evaluation import EvalFn
     from ..game.vec_env import VecEnv
 
+VALUE_RESOLUTION = 0.01  # values closer than this are "equal" in the set-up choices
+
 
 @dataclass(frozen=True)
 class KomiEstimate:
     """The empty-board value for Black at every komi of the range, and the fairest komi."""
 
-    komi: int  # the komi whose value is closest to 0 (ties: the smaller komi)
+    komi: int  # ``fair_komi`` of the curve
     komis: np.ndarray  # [K] int64 every komi of the range
-    black_value: np.ndarray  # [K] float32 value for Black to move on the empty board
-    black_score: np.ndarray  # [K] float32 expected score margin for Black (points)
+    black_value: np.ndarray  # [K] float64 value for Black to move on the empty board
+    black_score: np.ndarray  # [K] float64 expected score margin for Black (points)
+
+
+def komi_curve_of(eval_fn: "EvalFn", env: "VecEnv") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """([K] komis, [K] Black's value, [K] Black's score) of the empty board over the whole komi range.
+
+    ``env`` is a game-type-komi environment; one call of ``eval_fn`` on K empty boards.
+    """
+    if env.config.game_type != "komi":
+        raise ValueError(f"komi is chosen only under game type komi (R7), not {env.config.game_type!r}")
+    lo, hi = komi_range(env.config.scoring)
+    komis = np.arange(lo, hi + 1, dtype=np.int64)
+    evaluation = eval_fn(env.reset(komis.size, komi=komis))  # Black to move on every board
+    assert evaluation.value.shape == komis.shape, (evaluation.value.shape, komis.shape)
+    return komis, evaluation.value.astype(np.float64), evaluation.score.astype(np.float64)
+
+
+def fair_komi(komis: np.ndarray, black_value: np.ndarray, black_score: np.ndarray) -> int:
+    """The komi with Black's value closest to even, ties (to VALUE_RESOLUTION) by the score closest to 0;
+    the smaller komi on exact ties."""
+    closeness = np.round(np.abs(black_value) / VALUE_RESOLUTION)
+    order = np.lexsort((komis, np.abs(black_score), closeness))  # last key sorts first
+    return int(komis[order[0]])
 
 
 def estimate_fair_komi(env: "VecEnv", eval_fn: "EvalFn") -> KomiEstimate:
-    """Evaluate the empty board of ``env``'s rule set at every komi in range with ``eval_fn``.
-
-    Under game types without komi (no_komi, double; R7, R8) the only komi is 0.
-    """
-    lo, hi = komi_range(env.config.scoring)
+    """The komi curve of ``env``'s rule set and its fair komi; 0 under game types without komi
+    (no_komi, double; R7, R8)."""
     if env.config.game_type != "komi":
-        lo = hi = 0
-    komis = np.arange(lo, hi + 1, dtype=np.int64)
-    evaluation = eval_fn(env.reset(komis.size, komis))  # Black to move on every empty board
-    value = np.asarray(evaluation.value, np.float32)
-    best = int(np.argmin(np.abs(value)))  # argmin takes the first, i.e. the smaller komi, on ties
-    return KomiEstimate(komi=int(komis[best]), komis=komis, black_value=value,
-                        black_score=np.asarray(evaluation.score, np.float32))
+        zero = np.zeros(1)
+        return KomiEstimate(komi=0, komis=np.zeros(1, np.int64), black_value=zero, black_score=zero)
+    komis, value, score = komi_curve_of(eval_fn, env)
+    return KomiEstimate(komi=fair_komi(komis, value, score), komis=komis, black_value=value, black_score=score)
