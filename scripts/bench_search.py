@@ -22,6 +22,7 @@ sims/s, search overhead P%`` for the largest batch and simulation count measured
 from __future__ import annotations
 
 import argparse
+import math
 import time
 from dataclasses import dataclass
 
@@ -29,10 +30,10 @@ import numpy as np
 import torch
 
 from catena_zero.config import NetConfig, SearchConfig
-from catena_zero.game import GameConfig
+from catena_zero.game import Game, GameConfig
 from catena_zero.game.vec_env import EnvState, VecEnv, random_legal_actions
 from catena_zero.net import NetEvaluator, model_from_config
-from catena_zero.search import MCTS, UniformEvaluator
+from catena_zero.search import MCTS, RolloutEvaluator, UniformEvaluator
 from catena_zero.evaluation import EvalFn, Evaluation
 
 SIDE = 6
@@ -159,6 +160,107 @@ def tree_reuse_comparison(env: VecEnv, network: EvalFn, batches: list[int], roun
                   f"{on.kept_visits:.1f} kept root visits per move ({on.kept_visits / simulations:.0%} of S)")
 
 
+# ------------------------------------------------------------------ single-game speed (--single)
+
+
+class _UctNode:
+    """A node of the reference UCT: statistics for the player to move at the node."""
+
+    __slots__ = ("mover", "untried", "children", "visits", "total")
+
+    def __init__(self, game: Game, rng: np.random.Generator) -> None:
+        self.mover = game.to_move
+        self.untried = game.legal_actions()
+        rng.shuffle(self.untried)
+        self.children: dict[int, _UctNode] = {}
+        self.visits = 0
+        self.total = 0.0  # sum of results for ``mover``
+
+
+def reference_uct(root_game: Game, simulations: int, rng: np.random.Generator, c: float = 1.4) -> int:
+    """A plain pure-Python UCT (Kocsis and Szepesvari 2006, UCB1 with random rollouts) over the
+    reference engine ``Game``: the baseline single-game search speed is measured against."""
+    root = _UctNode(root_game, rng)
+    for _ in range(simulations):
+        node, game, path = root, root_game.copy(), [root]
+        while not node.untried and node.children:  # select by UCB1
+            log_n = math.log(node.visits)
+            best, best_score = None, -math.inf
+            for action, child in node.children.items():
+                q = child.total / child.visits if child.mover == node.mover else -child.total / child.visits
+                score = q + c * math.sqrt(log_n / child.visits)
+                if score > best_score:
+                    best, best_score = (action, child), score
+            action, node = best
+            game.play_action(action)
+            path.append(node)
+        if node.untried:  # expand one untried move
+            action = node.untried.pop()
+            game.play_action(action)
+            node.children[action] = node = _UctNode(game, rng)
+            path.append(node)
+        while not game.is_over:  # random rollout
+            moves = game.legal_actions()
+            game.play_action(moves[int(rng.random() * len(moves))])
+        for visited in path:
+            visited.visits += 1
+            visited.total += game.result_value(visited.mover)
+    return max(root.children.items(), key=lambda item: item[1].visits)[0]
+
+
+def single_game_speed(repeats: int) -> None:
+    """Simulations per second thinking for ONE game: the ``mcts:K`` baseline's search (PUCT,
+    uniform priors, one random rollout per leaf, as bot/search_player.py builds it), the search
+    alone (zero-cost evaluator), the default network's search (Gumbel, SearchConfig defaults),
+    and the reference pure-Python UCT, interleaved ``repeats`` times (best of each reported)."""
+    net_config = NetConfig(device="cpu")
+    for side, opening, simulations in ((4, 4, 400), (6, 10, 300)):
+        env = VecEnv(GameConfig(side=side))
+        rng = np.random.default_rng(side)
+        state = opening_positions_of(env, 1, opening, rng)
+        game = env.to_game(state, 0)
+        rollout = SearchConfig(algorithm="puct", num_simulations=simulations, tree_reuse=False,
+                               **({"score_utility_weight": 0.0} if hasattr(SearchConfig(), "score_utility_weight") else {}))
+        zero = SearchConfig(num_simulations=simulations, tree_reuse=False)
+        network = TimedEvaluator(NetEvaluator(model_from_config(net_config), env, net_config))
+        searches = {
+            "mcts:K rollout search": (RolloutEvaluator(env, rng), rollout, simulations),
+            "search alone (zero-cost)": (UniformEvaluator(env), zero, simulations),
+            "default network search": (network, SearchConfig(num_simulations=64, tree_reuse=False), 64),
+        }
+        best: dict[str, float] = {}
+        share = 0.0
+        for _ in range(repeats):
+            begin = time.perf_counter()
+            reference_uct(game, simulations, rng)
+            best["pure-Python UCT"] = max(best.get("pure-Python UCT", 0.0), simulations / (time.perf_counter() - begin))
+            for name, (evaluator, config, count) in searches.items():
+                mcts = MCTS(env, evaluator, config)
+                mcts.run(state, rng, add_noise=False)  # untimed: allocation, first calls
+                network.seconds = 0.0
+                begin = time.perf_counter()
+                mcts.run(state, rng, add_noise=False)
+                elapsed = time.perf_counter() - begin
+                if count / elapsed > best.get(name, 0.0):
+                    best[name] = count / elapsed
+                    if evaluator is network:
+                        share = network.seconds / elapsed
+        for name, rate in best.items():
+            extra = f"  (network {share:.0%} of the time)" if name == "default network search" else ""
+            print(f"side {side}  {name:<26}{rate:>10,.0f} sims/s{extra}", flush=True)
+        print(f"bench_search: single game, side {side}: mcts:K {best['mcts:K rollout search']:.0f} sims/s vs "
+              f"pure-Python UCT {best['pure-Python UCT']:.0f} sims/s "
+              f"(ratio {best['mcts:K rollout search'] / best['pure-Python UCT']:.2f}); "
+              f"default network {best['default network search']:.0f} sims/s", flush=True)
+
+
+def opening_positions_of(env: VecEnv, batch: int, moves: int, rng: np.random.Generator) -> EnvState:
+    state = env.reset(batch)
+    for _ in range(moves):
+        env.step(state, random_legal_actions(env.legal_actions(state), rng))
+    return state
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--batches", type=int, nargs="+", default=[1, 64, 256])
@@ -166,7 +268,13 @@ def main() -> None:
     parser.add_argument("--tree-reuse", action="store_true",
                         help="compare self-play-like speed with and without tree reuse instead")
     parser.add_argument("--rounds", type=int, default=20, help="timed moves per slot for --tree-reuse")
+    parser.add_argument("--single", action="store_true",
+                        help="single-game speed (batch 1, sides 4 and 6) against a pure-Python UCT instead")
+    parser.add_argument("--repeats", type=int, default=3, help="interleaved repetitions for --single")
     args = parser.parse_args()
+    if args.single:
+        single_game_speed(args.repeats)
+        return
 
     env = VecEnv(GameConfig(side=SIDE))
     net_config = NetConfig(device="cpu")

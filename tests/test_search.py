@@ -654,6 +654,42 @@ def test_lockstep_rejects_a_shared_mcts_and_a_wrong_number_of_evaluations():
         mcts.run(env.reset(1), np.random.default_rng(0), add_noise=False)
 
 
+# ------------------------------------------------------------------------- single-game search
+
+
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+@pytest.mark.parametrize("config", [GameConfig(side=5, game_type="double"), GameConfig(side=4, scoring="longest")],
+                         ids=["double", "longest"])
+def test_single_game_fast_path_builds_exactly_the_batched_tree(algorithm, config, monkeypatch):
+    """A batch of one game takes ``_simulate_one`` (Python ints, row views, a Python backup): over a
+    game's moves with noise, tree reuse, rollouts and score utility, its outputs and trees are
+    exactly those of the batched ``_simulate`` on the same game."""
+
+    def play(batched: bool):
+        env = VecEnv(config)
+        mcts = MCTS(env, RolloutEvaluator(env, np.random.default_rng(1)), SearchConfig(algorithm=algorithm, num_simulations=40))
+        if batched:
+            monkeypatch.setattr(mcts, "_simulate_one", lambda tree, policy, simulation: mcts._simulate(tree, policy, simulation, None))
+        rng, state, outputs, trees = np.random.default_rng(2), env.reset(1), [], []
+        for _ in range(6):
+            out = mcts.run(state, rng, add_noise=True, num_simulations=40 + 7 * len(outputs))
+            outputs.append(out)
+            count = mcts.tree.num_nodes[0]
+            trees.append({name: getattr(mcts.tree, name)[0, :count].copy() for name in (
+                "parent", "action", "player", "terminal", "visits", "value_sum", "score_sum", "utility_sum",
+                "raw_utility", "children", "child_visits", "child_q", "priors", "legal")})
+            env.step(state, out.action)
+        return outputs, trees
+
+    fast, slow = play(False), play(True)
+    for out_fast, out_slow in zip(fast[0], slow[0]):
+        for field in ("action", "policy", "value", "score", "visits"):
+            np.testing.assert_array_equal(getattr(out_fast, field), getattr(out_slow, field), err_msg=field)
+    for tree_fast, tree_slow in zip(fast[1], slow[1]):
+        for name in tree_fast:
+            np.testing.assert_array_equal(tree_fast[name], tree_slow[name], err_msg=name)
+
+
 # ----------------------------------------------------------------------------------- tree reuse
 
 

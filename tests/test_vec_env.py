@@ -471,3 +471,59 @@ def test_states_pickle_compactly_and_stay_valid(monkeypatch) -> None:
     assert len(pickle.dumps(env)) < 400 and pickle.loads(pickle.dumps(env)).config == config
     with pytest.raises(ValueError, match="does not belong"):
         VecEnv(GameConfig(side=6)).legal_actions(fresh)  # other rules: still refused
+
+
+# ---------------------------------------------------------------------- the one-row engine
+@pytest.mark.parametrize("game_type,scoring", COMBOS)
+def test_row_engine_writes_exactly_the_vectorised_rows(game_type: str, scoring: str, monkeypatch) -> None:
+    """A handful of games is stepped by the one-row engine (Python lists): after every move of
+    random games, each packed row is byte for byte the row the vectorised step writes."""
+    import catena_zero.game.vec_env as vec_env_module
+
+    for side, batch in ((2, 60), (3, 40), (5, 12), (6, 6)):
+        cfg = GameConfig(side=side, game_type=game_type, scoring=scoring)
+        rng = np.random.default_rng(31 * side + COMBOS.index((game_type, scoring)))
+        env = VecEnv(cfg)
+        komi = random_komi(cfg, batch, rng)
+        vectorised, by_rows = env.reset(batch, komi), env.reset(batch, komi)
+        while not vectorised.done.all():
+            actions = random_actions(env.legal_actions(vectorised), rng)
+            monkeypatch.setattr(vec_env_module, "SMALL_BATCH", 0)
+            env.step(vectorised, actions)
+            monkeypatch.setattr(vec_env_module, "SMALL_BATCH", 1)
+            for i in range(batch):  # one game at a time: the row engine
+                one = env.take(by_rows, [i])
+                env.step(one, actions[i:i + 1])
+                env.put(by_rows, [i], one)
+            if not np.array_equal(vectorised.data, by_rows.data):
+                i = int(np.flatnonzero((vectorised.data != by_rows.data).any(axis=1))[0])
+                columns = np.flatnonzero(vectorised.data[i] != by_rows.data[i])
+                raise AssertionError(f"{cfg}: game {i} differs in packed columns {columns[:8].tolist()}")
+
+
+@pytest.mark.parametrize("game_type,scoring", COMBOS)
+def test_row_engine_matches_reference_engine(game_type: str, scoring: str) -> None:
+    """Batches of at most SMALL_BATCH running games go through the one-row engine: R3-R8 against Game."""
+    from catena_zero.game.vec_env import SMALL_BATCH
+
+    for side, games in ((3, 40), (6, 8)):
+        cfg = GameConfig(side=side, game_type=game_type, scoring=scoring)
+        for seed in range(games // SMALL_BATCH):
+            play_differential(cfg, SMALL_BATCH, seed=seed + 7 * side)
+
+
+@pytest.mark.parametrize("batch", [1, 3, 9])
+def test_play_out_equals_stepping_random_legal_actions(batch: int) -> None:
+    """play_out (the rollouts' fast path at small batch) plays the same games with the same draws."""
+    for cfg in (GameConfig(side=5, scoring="quadratic"), GameConfig(side=4, game_type="double")):
+        env = VecEnv(cfg)
+        rng = np.random.default_rng(batch)
+        start = env.reset(batch, random_komi(cfg, batch, rng))
+        env.step(start, random_legal_actions(env.legal_actions(start), rng))
+        played, stepped = env.take(start, np.arange(batch)), env.take(start, np.arange(batch))
+        env.play_out(played, np.random.default_rng(3))
+        draws = np.random.default_rng(3)
+        while not stepped.done.all():
+            env.step(stepped, random_legal_actions(env.legal_actions(stepped), draws))
+        assert played.done.all()
+        np.testing.assert_array_equal(played.data, stepped.data)

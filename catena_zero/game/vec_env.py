@@ -55,6 +55,7 @@ take the writes aimed at padding and are scratch.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import compress
 
 import numpy as np
 
@@ -71,6 +72,11 @@ __all__ = ["EMPTY", "BLACK", "WHITE", "EnvState", "RibbonInfo", "VecEnv", "rando
 # 1 + 4 + 2 * 4 + 2 = 15 cells, so with more legal cells every first stone of a double turn
 # leaves one for the second (R8) and the pair rule needs no per-cell check.
 _LOST_MAX = 15
+
+# Up to this many running games, ``step`` and ``play_out`` use the one-row engine (Python lists)
+# instead of the vectorised code: numpy's fixed cost per call dominates below it (measured in
+# scripts/bench_search.py --single; about the same per game as the vectorised step at this size).
+SMALL_BATCH = 4
 
 # A row of 8 bools viewed as a uint64 has one byte per column. Its lowest set bit, isolated
 # as ``v & -v``, is one of 8 powers 256**j, told apart by their residues mod 19 (distinct and
@@ -311,6 +317,14 @@ class VecEnv:
         # repeated (game, cell) pairs, ``_table`` (kept all zero between uses) for claims
         self._stamp = np.zeros(0, dtype=np.int32)
         self._table = np.zeros(0, dtype=np.int16)
+        # the same tables as Python lists, for the one-row engine (``_step_row``)
+        self._nbr_rows: list[list[int]] = self._lay.nbr.tolist()
+        self._adj_list: list[bool] = self._lay.adj.tolist()
+
+    @property
+    def to_move_column(self) -> int:
+        """Column of TO_MOVE in a packed row (for a caller reading one game's mover cheaply)."""
+        return self._lay.to_move
 
     @property
     def bytes_per_game(self) -> int:
@@ -489,6 +503,8 @@ class VecEnv:
         data = state.data
         bsz = data.shape[0]
         actions = np.asarray(actions)
+        if bsz == 1 and actions.shape == (1,) and actions.dtype.kind in "iu":
+            return self._step_one(data, int(actions[0]))
         if actions.shape != (bsz,) or actions.dtype.kind not in "iu":
             raise ValueError(f"actions must be an integer array of shape ({bsz},), got "
                              f"{actions.dtype} {actions.shape}")
@@ -500,6 +516,14 @@ class VecEnv:
         F = data.reshape(-1)
         base = rows * lay.width
         self._validate(F, rows, base, x)
+        if rows.size <= SMALL_BATCH:
+            # A handful of games: numpy's fixed cost per call (about 100 calls per step) would
+            # dominate, so each game is stepped as a Python list by the one-row engine.
+            for row, action in zip(rows.tolist(), x.tolist()):
+                values = data[row].tolist()
+                self._step_row(values, action)
+                data[row] = values
+            return
 
         move_number = F[base + lay.move_number]
         F[base + (lay.history + move_number)] = x
@@ -517,6 +541,229 @@ class VecEnv:
             if rows.size == 0:
                 return
         self._place(data, rows, base, x, move_number)
+
+    # ------------------------------------------------------------------ the one-row engine
+    # ``step`` for a handful of games, and random playouts: the same algorithm as the vectorised
+    # ``_place`` below, statement for statement, on one game's packed row as a Python list
+    # (base offset 0), so that it writes exactly the same values (tests/test_vec_env.py compares
+    # the rows byte for byte). Rare events that need whole-row work reuse the vectorised code on
+    # a one-row array: R8's pair rule near the end of a double game, and the final scores.
+
+    def _step_one(self, data: np.ndarray, x: int) -> None:
+        """``step`` for a batch of one game (a single-game search steps one node at a time)."""
+        lay = self._lay
+        F = data[0].tolist()
+        if F[lay.done]:
+            return
+        if not (0 <= x <= lay.n and F[lay.legal + x] == 1):
+            raise ValueError(f"illegal action {x} in game 0 "
+                             f"(occupied, forbidden by R3, the R8 pair rule, or the button R4/R7)")
+        self._step_row(F, x)
+        data[0] = F
+
+    def _step_row(self, F: list, x: int) -> None:
+        """Play the legal action x in the running game whose packed row is the list F, in place."""
+        lay = self._lay
+        move_number = F[lay.move_number]
+        F[lay.history + move_number] = x
+        move_number += 1
+        F[lay.move_number] = move_number
+        if x == lay.n:
+            mover = F[lay.to_move]
+            F[lay.button] = mover  # R4: taking the button passes the turn
+            F[lay.to_move] = BLACK + WHITE - mover
+            F[lay.legal + lay.n] = 0
+            return
+        self._place_row(F, x, move_number)
+
+    def _place_row(self, F: list, x: int, move_number: int) -> None:
+        """``_place`` for one game (see there for the why of every step)."""
+        lay = self._lay
+        sent, p_ = lay.sent, lay.p
+        colour_, legal_, deg_, label_ = lay.colour, lay.legal, lay.deg, lay.label
+        partner_, nlegal_, black_, white_ = lay.partner, lay.nlegal, lay.black, lay.white
+        nbr, adj = self._nbr_rows, self._adj_list
+        me = F[lay.to_move]
+        # --- x's neighbourhood, read before the placement (``_neighbourhood``)
+        nb = nbr[x]
+        deg = [F[deg_ + c] for c in nb]
+        stones = [c for c in nb if F[colour_ + c]]  # (EMPTY is 0)
+        k = len(stones)
+        if k == 0:
+            a = b = sent
+            p = q = x
+        else:
+            a = stones[0]
+            p = F[partner_ + a]
+            if k == 1:
+                b, q = sent, x
+            else:
+                b = stones[1]
+                q = F[partner_ + b]
+        # --- the legal cells that become illegal (``_lost_cells``); LEGAL is not read again
+        # before the legality update, so each is cleared as soon as it is found (once each)
+        if k == 2:
+            cells = list(nb)
+        elif k == 1:
+            row = p * p_
+            cells = [c if (d >= 2 or adj[row + c]) else sent for c, d in zip(nb, deg)]  # adj is symmetric
+        else:
+            cells = [c if d >= 2 else sent for c, d in zip(nb, deg)]
+        cells[7] = x
+        if k >= 1 and F[deg_ + a] == 1:
+            cells += nbr[a]
+        if k == 2:
+            if F[deg_ + b] == 1:
+                cells += nbr[b]
+            row = q * p_
+            cells += [c for c in nbr[p] if adj[row + c]]
+        lost = []
+        for c in cells:
+            if F[legal_ + c]:
+                F[legal_ + c] = 0
+                lost.append(c)
+        # --- ribbons
+        ra, rb = F[label_ + a], F[label_ + b]
+        black_a, black_b, white_a, white_b = F[black_ + ra], F[black_ + rb], F[white_ + ra], F[white_ + rb]
+        a_wins = black_a + white_a >= black_b + white_b
+        rid = x if k == 0 else (ra if a_wins else rb)
+        F[colour_ + x] = me
+        F[label_ + x] = rid
+        F[partner_ + p] = q
+        F[partner_ + q] = p
+        is_black = me == BLACK
+        F[black_ + rid] = black_a + black_b + is_black
+        F[white_ + rid] = white_a + white_b + (not is_black)
+        for c, d in zip(nb, deg):
+            F[deg_ + c] = d + 1
+        if k == 2:  # relabel the shorter ribbon's stones (list.index scans at C speed)
+            loser = rb if a_wins else ra
+            labels = F[label_:label_ + lay.n]
+            at = -1
+            try:
+                while True:
+                    at = labels.index(loser, at + 1)
+                    F[label_ + at] = rid
+            except ValueError:
+                pass
+        # --- legality
+        F[lay.num_legal] -= len(lost)
+        around = [c for z in lost for c in nbr[z]]
+        for c in around:
+            F[nlegal_ + c] -= 1
+        # --- R5 claims, decided on the state after the placement, before any claim
+        candidates = [c for c in around if F[nlegal_ + c] == 0]
+        if F[nlegal_ + p] == 0:
+            candidates.append(p)
+        if candidates:
+            claims = [
+                F[label_ + c] for c in candidates
+                if F[colour_ + c] != EMPTY and F[deg_ + c] <= 1 and F[nlegal_ + F[partner_ + c]] == 0
+                and F[lay.claimed + F[label_ + c]] == 0
+            ]
+            if claims:
+                self._claim_row(F, claims, BLACK + WHITE - me)  # R5: a tie to the placer's opponent
+        # --- the turn (R4, R8) and the end of the game (R6, R8)
+        if not self._double:
+            F[lay.to_move] = BLACK + WHITE - me
+            if self.config.game_type == "no_komi" and move_number == 1:
+                F[legal_ + lay.n] = 1  # R7: the button once Black's first stone is down
+            if F[lay.num_legal] == 0:
+                F[lay.done] = 1
+                F[legal_ + lay.n] = 0
+                if F[lay.button] == EMPTY:
+                    F[lay.button] = BLACK + WHITE - me  # R6
+                self._row_winner(F)
+            return
+        turn_starts = move_number % 2 == 1
+        F[lay.to_move] = BLACK + WHITE - me if turn_starts else me
+        if turn_starts and F[lay.num_legal] <= _LOST_MAX:
+            data = np.array([F], dtype=np.int16)  # R8's pair rule: rare, on a one-row array
+            rows = np.zeros(1, dtype=np.int64)
+            pair_ok = self._pair_mask(data, rows)
+            legal = data[:, legal_:legal_ + lay.n]
+            data[:, legal_:legal_ + lay.n] = np.where(pair_ok, legal, 2 * (legal != 0))
+            if not pair_ok.any():
+                self._end_double(data, rows)
+            F[:] = data[0].tolist()
+        elif not turn_starts and F[lay.num_legal] < _LOST_MAX:
+            for c in range(legal_, legal_ + lay.n):
+                if F[c] > 1:
+                    F[c] = 1
+
+    def _claim_row(self, F: list, rids: list[int], tie_to: int) -> None:
+        """``_claim`` for one game: ribbons ``rids`` (may repeat) go to their majority."""
+        lay = self._lay
+        black_, white_ = lay.black, lay.white
+        counts = [(r, F[black_ + r], F[white_ + r]) for r in rids]  # all read before any write
+        recolour = {}
+        for r, black, white in counts:
+            winner = BLACK if black > white else WHITE if white > black else tie_to
+            F[lay.claimed + r] = 1
+            F[black_ + r] = black + white if winner == BLACK else 0
+            F[white_ + r] = black + white if winner == WHITE else 0
+            if black > 0 and white > 0:
+                recolour[r] = winner
+        if recolour:
+            label_, colour_ = lay.label, lay.colour
+            labels = F[label_:label_ + lay.n]
+            for r, winner in recolour.items():
+                at = -1
+                try:
+                    while True:
+                        at = labels.index(r, at + 1)
+                        F[colour_ + at] = winner
+                except ValueError:
+                    pass
+
+    def _row_winner(self, F: list) -> None:
+        """``_set_winner`` for one finished game (scores on a one-row array: once per game)."""
+        lay = self._lay
+        if lay.config.scoring == "standard":  # _scores' standard branch, on the list
+            board = F[lay.colour:lay.colour + lay.n]
+            button, komi = F[lay.button], F[lay.komi]
+            black = board.count(BLACK) + 0.5 * (button == BLACK)
+            white = board.count(WHITE) + 0.5 * (button == WHITE) + komi
+        else:
+            black, white = _scores(np.array([F], dtype=np.int16), lay)[0].tolist()
+        F[lay.winner] = BLACK if black > white else WHITE if white > black else F[lay.button]
+
+    def play_out(self, state: EnvState, rng: np.random.Generator) -> None:
+        """Play every running game of ``state`` to its end with uniformly random legal moves, in
+        place (random rollouts). The same games and draws as repeating
+        ``step(state, random_legal_actions(legal_actions(state), rng))`` until all are done (one
+        ``rng.random(B)`` per round); a handful of games is played by the one-row engine."""
+        self._check_state(state)
+        data = state.data
+        bsz = data.shape[0]
+        if bsz > SMALL_BATCH:
+            while not state.done.all():
+                self.step(state, random_legal_actions(self.legal_actions(state), rng))
+            return
+        lay = self._lay
+        lo, hi = lay.legal, lay.legal + lay.n + 1
+        if bsz == 1:
+            F = data[0].tolist()
+            actions = range(lay.n + 1)
+            while not F[lay.done]:
+                draw = rng.random()  # the same double as rng.random(1)
+                if self._double:  # LEGAL 2 (R8 pair rule) is not a legal action
+                    legal = [a for a, v in enumerate(F[lo:hi]) if v == 1]
+                else:  # LEGAL is 0 or 1
+                    legal = list(compress(actions, F[lo:hi]))
+                self._step_row(F, legal[int(draw * len(legal))])
+            data[0] = F
+            return
+        games = [data[i].tolist() for i in range(bsz)]
+        running = [i for i in range(bsz) if not games[i][lay.done]]
+        while running:
+            draws = rng.random(bsz).tolist()
+            for i in running:
+                F = games[i]
+                legal = [a for a, v in enumerate(F[lo:hi]) if v == 1]
+                self._step_row(F, legal[int(draws[i] * len(legal))])
+            running = [i for i in running if not games[i][lay.done]]
+        data[:] = np.array(games, dtype=np.int16)
 
     def _validate(self, F: np.ndarray, rows: np.ndarray, base: np.ndarray, x: np.ndarray) -> None:
         lay = self._lay

@@ -63,6 +63,8 @@ class MCTS:
         # What search maximises: the win value plus KataGo's score term (search/utility.py).
         self.utility = Utility(config.score_utility_weight, config.score_utility_scale, env.config)
         self.tree: Tree | None = None  # the last search's tree
+        self._game_zero = np.zeros(1, np.int64)  # [1] the one game of a single-game search
+        self._to_move_column = env.to_move_column
 
     def reset(self) -> None:
         """Forget the kept tree (the next search starts from scratch)."""
@@ -161,7 +163,10 @@ class MCTS:
             if tree.num_nodes.max() >= tree.capacity:  # only after a time-limited search's plan
                 capacity = 2 * tree.capacity
                 tree = grown(tree, capacity, self._storage(state, batch * capacity), self.env)
-            yield from self._simulate(tree, policy, simulation, None if running.all() else np.flatnonzero(running))
+            if batch == 1:
+                yield from self._simulate_one(tree, policy, simulation)
+            else:
+                yield from self._simulate(tree, policy, simulation, None if running.all() else np.flatnonzero(running))
             simulation += 1
             if seconds is not None:
                 elapsed = time.perf_counter() - start
@@ -309,6 +314,40 @@ class MCTS:
                 tree, games[expand], parent[expand], action[expand]
             )
         tree.backup(games, leaf, value, score, utility)
+
+    def _simulate_one(self, tree: Tree, policy: GumbelPolicy | PuctPolicy, simulation: int) -> Generator:
+        """``_simulate`` for a batch of one game (a bot, the ``mcts:K`` baseline): the same rules and
+        the same float32 arithmetic, so exactly the same tree (tests/test_search.py), but nodes
+        are Python ints, node statistics are row views and the backup is a Python loop, since
+        numpy's fixed cost per call dominates at batch 1 (scripts/bench_search.py --single)."""
+        children, terminal = tree.children[0], tree.terminal[0]  # [M, A], [M] views
+        game = self._game_zero
+        node, action = ROOT, int(policy.select_root(tree, simulation, None)[0])
+        child = int(children[node, action])
+        while child != UNVISITED and not terminal[child]:
+            node = child
+            action = int(policy.select_interior(tree.node_stats(node), game)[0])
+            child = int(children[node, action])
+        if child == UNVISITED:
+            child, value, score, utility = yield from self._expand_one(tree, node, action)
+        else:  # a terminal node reached again: its exact result
+            value, score, utility = tree.raw_value[0, child], tree.raw_score[0, child], tree.raw_utility[0, child]
+        tree.backup_one(child, value, score, utility)
+
+    def _expand_one(self, tree: Tree, parent: int, action: int) -> Generator:
+        """``_expand`` of one child of game 0; returns (node, value, score, utility)."""
+        env = self.env
+        states = env.take(tree.states, np.array([parent]))  # slot of (game 0, parent)
+        env.step(states, np.array([action]))
+        evaluation = yield from self._evaluate(states)
+        utility = self.utility(evaluation.value, evaluation.score)
+        node = tree.add_node_one(
+            parent, action, player=int(states.data[0, self._to_move_column]), terminal=bool(states.done[0]),
+            raw_value=evaluation.value[0], raw_score=evaluation.score[0], raw_utility=utility[0],
+            priors=evaluation.priors[0], legal=env.legal_actions(states)[0],
+        )
+        env.put(tree.states, np.array([node]), states)
+        return node, evaluation.value[0], evaluation.score[0], utility[0]
 
     def _expand(
         self, tree: Tree, games: np.ndarray, parent: np.ndarray, action: np.ndarray

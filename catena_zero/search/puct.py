@@ -29,14 +29,19 @@ from .tree import NodeStats, Tree
 
 def puct_action(stats: NodeStats, priors: np.ndarray, config: SearchConfig, keys: np.ndarray) -> np.ndarray:
     """[K] action maximising the PUCT score; ``priors`` [K, A] (the node's own, or noised at the
-    root); ties broken by ``keys`` [K, A] (``ties.py``)."""
+    root); ties broken by ``keys`` [K, A] (``ties.py``).
+
+    argmax of 0.5 (Q / radius + 1) + c P sqrt(N) / (1 + N(a)) is computed as the argmax of the
+    same score times 2 radius, less the constant: Q + 2 radius c sqrt(N) P / (1 + N(a)), fewer
+    array operations per node (this runs at every step of every descent).
+    """
     visits = stats.visits.astype(np.float32)[:, None]  # [K, 1]
     c = np.log((1.0 + visits + config.c_puct_base) / config.c_puct_base) + config.c_puct_init
-    q = np.where(stats.child_visits > 0, stats.child_q, stats.utility[:, None])
-    u = c * priors * np.sqrt(visits) / (1.0 + stats.child_visits)
     radius = 1.0 + config.score_utility_weight
-    score = np.where(stats.legal, 0.5 * (q / radius + 1.0) + u, -np.inf)
-    return argmax_random_ties(score, keys)
+    coefficient = (2.0 * radius) * c * np.sqrt(visits)  # [K, 1]
+    q = np.where(stats.child_visits > 0, stats.child_q, stats.utility[:, None])
+    score = q + coefficient * (priors / (1.0 + stats.child_visits))
+    return argmax_random_ties(np.where(stats.legal, score, -np.inf), keys)
 
 
 def dirichlet_noise(

@@ -4,7 +4,8 @@ Shape legend: B states evaluated together, R rollouts per state, A actions (N ce
 
 ``UniformEvaluator`` (uniform priors, value 0) costs nothing, which isolates the search's own
 overhead in benchmarks. ``RolloutEvaluator`` plays every state out with uniformly random legal
-moves, all B * R rollouts stepped together in the vectorised environment, and reports the
+moves, all B * R rollouts stepped together in the vectorised environment (``VecEnv.play_out``:
+by its one-row engine when they are few, as in a single-game search), and reports the
 results from the perspective of each state's player to move; with it, the batched search is
 the classic UCT baseline (Kocsis and Szepesvari 2006; PUCT with uniform priors).
 """
@@ -15,7 +16,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..game.vec_env import BLACK, EMPTY, random_legal_actions
+from ..game.vec_env import BLACK, EMPTY
 from ..evaluation import Evaluation
 
 if TYPE_CHECKING:
@@ -56,9 +57,7 @@ class RolloutEvaluator:
         env, count, rollouts = self.env, state.batch_size, self.num_rollouts
         mover = np.repeat(state.to_move, rollouts)  # [B * R] player to move in the evaluated state
         games = env.take(state, np.repeat(np.arange(count), rollouts))
-        # Finished games ignore their actions, so step everything until all are over.
-        while not games.done.all():
-            env.step(games, random_legal_actions(env.legal_actions(games), self.rng))
+        env.play_out(games, self.rng)  # the one-row engine for a handful of games (single-game search)
         winner = games.winner
         value = np.where(winner == mover, 1.0, -1.0)
         value[winner == EMPTY] = 0.0  # draw (R8)

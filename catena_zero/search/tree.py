@@ -178,6 +178,58 @@ class Tree:
         self.num_nodes[games] += 1
         return nodes
 
+    def add_node_one(
+        self, parent: int, action: int, player: int, terminal: bool, raw_value, raw_score, raw_utility,
+        priors: np.ndarray, legal: np.ndarray,  # [A] each
+    ) -> int:
+        """``add_nodes`` for one non-root node of game 0 (a single-game search); returns the node."""
+        node = int(self.num_nodes[0])
+        assert node < self.capacity, f"search tree is full ({self.capacity} nodes per game)"
+        self.parent[0, node] = parent
+        self.action[0, node] = action
+        self.player[0, node] = player
+        self.terminal[0, node] = terminal
+        self.raw_value[0, node] = raw_value
+        self.raw_score[0, node] = raw_score
+        self.raw_utility[0, node] = raw_utility
+        self.visits[0, node] = 0
+        self.value_sum[0, node] = 0.0
+        self.score_sum[0, node] = 0.0
+        self.utility_sum[0, node] = 0.0
+        self.children[0, node] = UNVISITED
+        self.child_visits[0, node] = 0
+        self.child_q[0, node] = 0.0
+        self.priors[0, node] = priors
+        self.legal[0, node] = legal
+        self.children[0, parent, action] = node
+        self.num_nodes[0] = node + 1
+        return node
+
+    def backup_one(self, leaf: int, value, score, utility) -> None:
+        """``backup`` for one leaf of game 0, a Python loop with ``backup``'s float32 arithmetic."""
+        value, score, utility = np.float32(value), np.float32(score), np.float32(utility)
+        visits, value_sum, score_sum, utility_sum = self.visits[0], self.value_sum[0], self.score_sum[0], self.utility_sum[0]
+        parents, players, actions = self.parent[0], self.player[0], self.action[0]
+        edge_visits, edge_q = self.child_visits[0], self.child_q[0]
+        at = leaf
+        while True:
+            visits[at] += 1
+            value_sum[at] += value
+            score_sum[at] += score
+            utility_sum[at] += utility
+            parent = int(parents[at])
+            if parent == NO_PARENT:
+                return
+            if players[parent] != players[at]:
+                value, score, utility = -value, -score, -utility
+            action = int(actions[at])
+            edge_visits[parent, action] += 1
+            q = edge_q[parent, action]
+            # as numpy evaluates backup's running mean: a float32 difference over an int32 count
+            # is float64, added to Q in float64 and stored as float32
+            edge_q[parent, action] = float(q) + float(utility - q) / int(edge_visits[parent, action])
+            at = parent
+
     def stats(self, games: np.ndarray, nodes: np.ndarray) -> NodeStats:
         """Gather what selection reads at one node per game ([K] games, [K] nodes)."""
         at = self.slot(games, nodes)
@@ -190,6 +242,20 @@ class Tree:
             child_q=np.take(self._edges(self.child_q), at, axis=0),
             priors=np.take(self._edges(self.priors), at, axis=0),
             legal=np.take(self._edges(self.legal), at, axis=0),
+        )
+
+    def node_stats(self, node: int) -> NodeStats:
+        """``stats`` of node ``node`` of game 0 as [1]/[1, A] row views (a single-game search)."""
+        at = slice(node, node + 1)
+        visits = self.visits[0, at]
+        return NodeStats(
+            visits=visits,
+            utility=(self.utility_sum[0, at] / np.maximum(visits, 1)).astype(np.float32),
+            raw_utility=self.raw_utility[0, at],
+            child_visits=self.child_visits[0, at],
+            child_q=self.child_q[0, at],
+            priors=self.priors[0, at],
+            legal=self.legal[0, at],
         )
 
     def root_stats(self, games: np.ndarray | None = None) -> NodeStats:
