@@ -208,7 +208,8 @@ class MaskedBatchNorm2d(nn.BatchNorm2d):
         scale = self.weight * torch.rsqrt(var + self.eps)
         shift = self.bias - mean * scale
         if board.mixed_batch:  # a per-sample mask: scale and shift, then mask (two passes)
-            return torch.addcmul(shift.view(1, -1, 1, 1).to(x.dtype), x, scale.view(1, -1, 1, 1).to(x.dtype)) * board.fmask
+            y = torch.addcmul(shift.view(1, -1, 1, 1).to(x.dtype), x, scale.view(1, -1, 1, 1).to(x.dtype))
+            return y.mul_(board.fmask)  # in place is safe for autograd: addcmul does not save its output
         # One fused pass: x * (scale on board) + (shift on board), so the output is masked whatever
         # the input holds off the board. Elementwise passes cost as much as the convs on a CPU.
         # The [1, K, G, G] operands take x's memory layout, so the output keeps it (NHWC stays NHWC).
@@ -376,6 +377,7 @@ class CatenaNet(nn.Module):
         Without ``sides`` every sample is a board of side (G+1)/2. With ``sides`` (a mixed batch,
         features.pad_features) sample b is a side-``sides[b]`` board at the grid origin, and its
         outputs are ``policy_logits[b, :N_b + 1]`` and ``ownership[b, :N_b]`` (see the module notes).
+        ``sides`` may stay on the CPU when the model is on a GPU: its checks then need no device sync.
         """
         board = self.board(self._check_inputs(planes, globals_, sides), planes.device, sides)
         if self.config.channels_last:
