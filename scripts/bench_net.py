@@ -28,7 +28,8 @@ repeated calls after a warm-up, variants interleaved; the thread rows must use w
 
 Run: .venv/bin/python scripts/bench_net.py [--quick]
 The last line reads ``bench_net: side 6 batch 256 default net: float32 channels_last X ms vs
-float32 nchw Y ms (ratio R), bfloat16 ..., compile ..., mixed 4/5/6 padded ...``.
+float32 nchw Y ms (speed-up R), bfloat16 Rb, compile Rc after T s, mixed 4/5/6 x 256:
+padded/separate M`` (speed-ups against the baseline; M > 1 means the padded forward is slower).
 """
 
 from __future__ import annotations

@@ -25,8 +25,8 @@ minus the corners ``(dc, dr) = (+1, -1)`` and ``(-1, +1)`` (``spec.HEX_DIRECTION
 zeroes those two taps, so each layer sees exactly the cell and its hex neighbours.
 
 Memory layout: with ``NetConfig.channels_last`` (the default) activations are NHWC, which oneDNN's
-CPU convolutions run about 1.4x faster than NCHW on this machine (scripts/bench_net.py); every
-elementwise pass keeps the layout of its input.
+CPU convolutions run faster than NCHW (whole forward 1.25-1.6x on the development machine,
+scripts/bench_net.py); every elementwise pass keeps the layout of its input.
 """
 
 from __future__ import annotations
