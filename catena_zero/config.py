@@ -40,10 +40,17 @@ class NetConfig:
     device: str = "auto"  # "auto" = CUDA when available, else CPU; or "cpu", "cuda", "cuda:1"
     mixed_precision: bool = True  # bfloat16 (float16 where unsupported) autocast on CUDA
     # CPU inference precision: "float32", or "bfloat16" autocast. Measured (scripts/bench_net.py) on
-    # this AVX2 CPU without AVX512_BF16/AMX, bfloat16 is ~20x slower: use it only on CPUs with them.
+    # the AVX2 development CPU (no AVX512_BF16/AMX) bfloat16 is 3-6x slower than float32 and off by
+    # up to 3e-4 in value: use it only on CPUs with those instructions, after measuring there.
     cpu_precision: str = "float32"
-    channels_last: bool = True  # NHWC activations: oneDNN's CPU convs measured ~1.4x faster than NCHW
-    compile: bool = False  # torch.compile for inference: faster per call, but ~1 min to compile per shape
+    channels_last: bool = True  # NHWC activations: CPU inference measured 1.25-1.6x faster than NCHW
+    # torch.compile the inference forward: measured 1.05-1.1x over eager channels_last for the
+    # default net, 1.2-1.4x for a 3x32 net, but 12-180 s of compiling per input shape
+    compile: bool = False
+    # Mixed-side batches in NetEvaluator.evaluate_many: "pad" = ONE forward padded to the largest grid
+    # (self-play with rule randomisation keeps one network call per simulation); "by_side" = one
+    # forward per board side, unpadded: measured 1.3-2x faster on the CPU with >= 64 games per side.
+    mixed_sides: str = "pad"
 
     def __post_init__(self) -> None:
         _check(self.blocks >= 1, f"net.blocks must be >= 1, got {self.blocks}")
@@ -58,6 +65,10 @@ class NetConfig:
         _check(
             self.cpu_precision in ("float32", "bfloat16"),
             f"net.cpu_precision must be 'float32' or 'bfloat16', got {self.cpu_precision!r}",
+        )
+        _check(
+            self.mixed_sides in ("pad", "by_side"),
+            f"net.mixed_sides must be 'pad' or 'by_side', got {self.mixed_sides!r}",
         )
 
 

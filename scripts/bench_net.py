@@ -28,7 +28,8 @@ repeated calls after a warm-up, variants interleaved; the thread rows must use w
 
 Run: .venv/bin/python scripts/bench_net.py [--quick]
 The last line reads ``bench_net: side 6 batch 256 default net: float32 channels_last X ms vs
-float32 nchw Y ms (ratio R), bfloat16 ..., compile ..., mixed 4/5/6 padded ...``.
+float32 nchw Y ms (speed-up R), bfloat16 Rb, compile Rc after T s, mixed 4/5/6 x 256:
+padded/separate M`` (speed-ups against the baseline; M > 1 means the padded forward is slower).
 """
 
 from __future__ import annotations
@@ -208,11 +209,14 @@ def interop_probe(interop: int, seconds: float) -> None:
 def bench_mixed(args, summary: dict) -> None:
     """One padded forward of a side-4/5/6 batch against one forward per side (same positions)."""
     sides = (4, 5, 6)
-    print(f"\nmixed rules: sides {sides} in one padded forward (grid 11) vs one forward per side "
-          "(float32 channels_last, CPU time)")
+    print(f"\nmixed rules: sides {sides}, one padded forward (grid 11) vs one forward per side "
+          "(float32 channels_last, CPU time); NetEvaluator.evaluate_many with mixed_sides pad / by_side")
     for name, config in NETS.items():
+        if name not in args.nets:
+            continue
         model = model_from_config(config, torch.Generator().manual_seed(0)).eval()
-        evaluator = NetEvaluator(model, None, config)
+        padded_evaluator = NetEvaluator(model, None, config)
+        by_side_evaluator = NetEvaluator(model, None, dataclasses.replace(config, mixed_sides="by_side"))
         for per_side in args.mixed_batches:
             items = [positions(side, per_side, seed=side) for side in sides]
             parts = [encode(env, state) for env, state in items]
@@ -220,7 +224,6 @@ def bench_mixed(args, summary: dict) -> None:
             pp, pg = torch.as_tensor(padded.planes), torch.as_tensor(padded.globals)
             ps = torch.as_tensor(padded.sides)
             separate = [(torch.as_tensor(f.planes), torch.as_tensor(f.globals)) for f in parts]
-            evaluators = [NetEvaluator(model, env, config) for env, _ in items]
 
             def one_padded():
                 with torch.inference_mode():
@@ -232,11 +235,11 @@ def bench_mixed(args, summary: dict) -> None:
                         model(planes, globals_)
 
             t = race({"padded": one_padded, "separate": per_side_forwards,
-                      "evaluate_many": lambda: evaluator.evaluate_many(items),
-                      "evaluators": lambda: [ev(state) for ev, (_, state) in zip(evaluators, items)]}, args.seconds)
+                      "pad": lambda: padded_evaluator.evaluate_many(items),
+                      "by_side": lambda: by_side_evaluator.evaluate_many(items)}, args.seconds)
             print(f"  {name:<8} {per_side:>4} per side: one padded forward {t['padded'] * 1e3:7.1f} ms, "
                   f"3 forwards {t['separate'] * 1e3:7.1f} ms (padded/separate {t['padded'] / t['separate']:.2f}); "
-                  f"evaluate_many {t['evaluate_many'] * 1e3:7.1f} ms, 3 evaluator calls {t['evaluators'] * 1e3:7.1f} ms")
+                  f"evaluate_many pad {t['pad'] * 1e3:7.1f} ms, by_side {t['by_side'] * 1e3:7.1f} ms")
             summary[("mixed", name, per_side)] = t["padded"] / t["separate"]
 
 
@@ -249,6 +252,8 @@ def main() -> None:
     parser.add_argument("--compile-batch", type=int, default=256)
     parser.add_argument("--no-compile", action="store_true")
     parser.add_argument("--mixed-batches", type=int, nargs="+", default=[8, 64, 256])
+    parser.add_argument("--sections", nargs="+", default=["variants", "threads", "mixed"],
+                        choices=["variants", "threads", "mixed"])
     parser.add_argument("--quick", action="store_true", help="side 6, batch 256, no compile, short races")
     parser.add_argument("--interop-probe", type=int, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -265,23 +270,28 @@ def main() -> None:
           f"CPU flags: {isa}; {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} (shared machine); "
           f"1 intra-op thread unless stated; tolerance {TOLERANCE:g}")
     summary: dict = {}
-    for name in args.nets:
-        bench_variants(args, name, NETS[name], summary)
-    bench_threads(args, summary)
-    bench_mixed(args, summary)
+    if "variants" in args.sections:
+        for name in args.nets:
+            bench_variants(args, name, NETS[name], summary)
+    if "threads" in args.sections:
+        bench_threads(args, summary)
+    if "mixed" in args.sections:
+        bench_mixed(args, summary)
 
+    parts = []
     side, batch = max(args.sides), args.compile_batch if args.compile_batch in args.batches else args.batches[0]
     row = lambda v: summary.get((args.nets[0], side, batch, v))  # noqa: E731
-    base, cl, bf = row(BASELINE.name), row("float32 channels_last"), row("bfloat16 channels_last")
-    parts = [f"bench_net: side {side} batch {batch} {args.nets[0]} net: float32 channels_last {cl[0]:.1f} ms "
-             f"vs float32 nchw {base[0]:.1f} ms (speed-up {cl[1]:.2f}x)",
-             f"bfloat16 {bf[1]:.2f}x"]
-    compiled = row(COMPILED.name)
-    if compiled:
-        parts.append(f"compile {compiled[1]:.2f}x after {compiled[2]:.0f} s")
+    if row(BASELINE.name):
+        base, cl, bf = row(BASELINE.name), row("float32 channels_last"), row("bfloat16 channels_last")
+        parts += [f"side {side} batch {batch} {args.nets[0]} net: float32 channels_last {cl[0]:.1f} ms "
+                  f"vs float32 nchw {base[0]:.1f} ms (speed-up {cl[1]:.2f}x)", f"bfloat16 {bf[1]:.2f}x"]
+        if row(COMPILED.name):
+            compiled = row(COMPILED.name)
+            parts.append(f"compile {compiled[1]:.2f}x after {compiled[2]:.0f} s")
     mixed = summary.get(("mixed", args.nets[0], max(args.mixed_batches)))
-    parts.append(f"mixed 4/5/6 padded/separate {mixed:.2f}")
-    print(", ".join(parts))
+    if mixed:
+        parts.append(f"mixed 4/5/6 x {max(args.mixed_batches)}: padded/separate {mixed:.2f}")
+    print("bench_net: " + ", ".join(parts))
 
 
 if __name__ == "__main__":

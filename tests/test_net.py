@@ -635,6 +635,22 @@ def test_evaluate_many_is_one_forward_and_equals_separate_evaluations():
     assert np.array_equal(many[-1].value, env2.terminal_value(done)) and (many[-1].priors == 0).all()
 
 
+def test_evaluate_many_by_side_runs_one_forward_per_side_with_the_same_results():
+    items = mixed_items(batch=3, seed=5)  # sides 2, 4, 3, 5, 4: four distinct sides
+    net = tiny_net()
+    grids = []
+    net.register_forward_hook(lambda module, args, out: grids.append((args[0].shape[0], args[0].shape[2])))
+    padded = NetEvaluator(net, None, TINY).evaluate_many(items)
+    assert grids == [(15, 9)]
+    grids.clear()
+    by_side = NetEvaluator(net, None, dataclasses.replace(TINY, mixed_sides="by_side")).evaluate_many(items)
+    assert sorted(grids) == [(3, 3), (3, 5), (3, 9), (6, 7)]  # the two side-4 groups share a forward
+    for a, b in zip(padded, by_side):
+        assert np.allclose(a.priors, b.priors, atol=1e-5) and np.allclose(a.value, b.value, atol=1e-5)
+    with pytest.raises(ConfigError, match="net.mixed_sides"):
+        NetConfig(mixed_sides="split")
+
+
 def test_evaluate_many_with_symmetry_averaging_equals_separate_evaluations():
     items = mixed_items(batch=2, seed=4)[1:4]
     net = tiny_net()

@@ -35,8 +35,9 @@ def inference_autocast(
 
     CUDA: bfloat16 (float16 on GPUs without it) when ``mixed_precision``. CPU: bfloat16 autocast
     when ``cpu_precision == "bfloat16"``, else plain float32. oneDNN runs bfloat16 convolutions fast
-    only on CPUs with AVX512_BF16 or AMX; on the AVX2 development machine bfloat16 measured about
-    20x slower than float32 (scripts/bench_net.py), so float32 is the default.
+    only on CPUs with AVX512_BF16 or AMX; on the AVX2 development machine bfloat16 measured 3-6x
+    slower than float32 with NHWC activations and 14-20x with NCHW (scripts/bench_net.py), so
+    float32 is the default.
     """
     if device.type == "cuda":
         if not mixed_precision:

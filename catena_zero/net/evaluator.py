@@ -12,7 +12,10 @@ player to move (AlphaZero's scalar value from KataGo-style win/draw/loss logits)
 Mixed rules (``evaluate_many``): groups of games with different sides, scorings or game types
 (KataGo trains one net over many rule sets) still share one forward pass: each group is encoded
 on its own grid, all are padded to the largest grid with each board at the grid origin
-(``features.pad_features``), and the outputs are split back per group.
+(``features.pad_features``), and the outputs are split back per group. Padding costs compute in
+proportion to the padded grid area: on the CPU, with 64 or more games per side, one forward per
+side (``NetConfig.mixed_sides = "by_side"``) measured faster (scripts/bench_net.py); with few
+games per side, or on a GPU, one padded forward is.
 """
 
 from __future__ import annotations
@@ -27,7 +30,15 @@ from ..evaluation import Evaluation
 from ..game.spec import NUM_SYMMETRIES
 from ..game.vec_env import EnvState, VecEnv
 from .device import inference_autocast, resolve_device
-from .features import Features, encode, grid_symmetries, inverse_action_symmetries, pad_features, score_scale
+from .features import (
+    Features,
+    encode,
+    grid_side,
+    grid_symmetries,
+    inverse_action_symmetries,
+    pad_features,
+    score_scale,
+)
 from .model import CatenaNet
 
 
@@ -40,13 +51,12 @@ def masked_softmax(logits: torch.Tensor, legal: torch.Tensor) -> torch.Tensor:
 
 @dataclass(frozen=True)
 class _Group:
-    """One (env, state) item of ``evaluate_many``, encoded: its rows in the padded forward batch."""
+    """One (env, state) item of ``evaluate_many``, encoded."""
 
     env: VecEnv
     state: EnvState
     features: Features  # [R, C, g, g] with R = B, or S * B symmetry-transformed copies
     legal: np.ndarray  # [B, A] bool
-    start: int  # first row in the padded batch
 
 
 class NetEvaluator:
@@ -66,8 +76,7 @@ class NetEvaluator:
         self.env = env
         self.config = config
         self._forward_fn = torch.compile(self.model) if config.compile else self.model
-        # Per side: [S, G*G] grid and [S, A] inverse action symmetry maps on the device.
-        self._symmetry_maps: dict[int, tuple[torch.Tensor, torch.Tensor]] = {}
+        self._inverse_maps: dict[int, torch.Tensor] = {}  # per side: [S, A] on the device
 
     def __call__(self, state: EnvState) -> Evaluation:
         if self.env is None:
@@ -76,21 +85,36 @@ class NetEvaluator:
 
     @torch.inference_mode()
     def evaluate_many(self, items: list[tuple[VecEnv, EnvState]]) -> list[Evaluation]:
-        """One Evaluation per (env, state) item, in order, from ONE forward pass over all their games."""
-        if not items:
-            return []
-        groups, start = [], 0
+        """One Evaluation per (env, state) item, in order, from ONE forward pass over all their games.
+
+        With ``config.mixed_sides == "by_side"`` instead one forward per board side (groups of one
+        side but different rules still share theirs), each on its own grid without padding.
+        """
+        groups = []
         for env, state in items:
             features = encode(env, state)
             if self.config.symmetry_average:
                 features = self._symmetry_expand(features, env.spec.side)
-            groups.append(_Group(env, state, features, env.legal_actions(state), start))
-            start += features.batch_size
-        if len(groups) == 1:
-            batch, sides = groups[0].features, None  # one grid: nothing to pad
+            groups.append(_Group(env, state, features, env.legal_actions(state)))
+        if self.config.mixed_sides == "by_side":
+            calls: dict[int, list[int]] = {}
+            for i, group in enumerate(groups):
+                calls.setdefault(group.features.grid_size, []).append(i)
         else:
-            batch = pad_features([group.features for group in groups])
-            sides = torch.as_tensor(batch.sides, device=self.device)
+            calls = {0: list(range(len(groups)))} if groups else {}
+        results: list[Evaluation | None] = [None] * len(groups)
+        for members in calls.values():
+            for i, evaluation in zip(members, self._evaluate_groups([groups[i] for i in members])):
+                results[i] = evaluation
+        return results  # type: ignore[return-value]
+
+    def _evaluate_groups(self, groups: list[_Group]) -> list[Evaluation]:
+        """One forward pass over the groups' rows, padded to their largest grid, split back per group."""
+        batch = groups[0].features if len(groups) == 1 else pad_features([group.features for group in groups])
+        # Sides stay on the host: the model checks them there without a device sync; None when every
+        # board fills the grid (one side, maybe several rule sets), the uniform fused path.
+        mixed = batch.sides is not None and bool((batch.sides != grid_side(batch.grid_size)).any())
+        sides = torch.as_tensor(batch.sides) if mixed else None
         planes = torch.as_tensor(batch.planes, device=self.device)  # [R, C, G, G]
         globals_ = torch.as_tensor(batch.globals, device=self.device)  # [R, F]
         with inference_autocast(self.device, self.config.mixed_precision, self.config.cpu_precision):
@@ -99,18 +123,21 @@ class NetEvaluator:
         wdl = torch.softmax(out.wdl_logits.float(), dim=-1)
         values = wdl[:, 0] - wdl[:, 2]  # [R]
         scores = out.score.float()  # [R] normalised
-        return [self._finish(group, logits, values, scores) for group in groups]
+        evaluations, start = [], 0
+        for group in groups:
+            rows = slice(start, start + group.features.batch_size)
+            evaluations.append(self._finish(group, logits[rows], values[rows], scores[rows]))
+            start = rows.stop
+        return evaluations
 
-    def _finish(self, group: _Group, logits: torch.Tensor, values: torch.Tensor, scores: torch.Tensor) -> Evaluation:
-        """Split one group's rows out of the padded outputs: its own actions, legal mask, exact results."""
+    def _finish(self, group: _Group, logits: torch.Tensor, value: torch.Tensor, score: torch.Tensor) -> Evaluation:
+        """One group's rows of the outputs -> its Evaluation: its own actions, legal mask, exact results."""
         env, state = group.env, group.state
-        rows = slice(group.start, group.start + group.features.batch_size)
         legal = torch.as_tensor(group.legal, device=self.device)  # [B, A]
-        logits = logits[rows, : legal.shape[1]]  # its own N cells and button come first in the row
-        value, score = values[rows], scores[rows]
+        logits = logits[:, : legal.shape[1]]  # its own N cells and button come first in the row
         if self.config.symmetry_average:
             b, s = legal.shape[0], NUM_SYMMETRIES
-            _, inverse = self._maps(env.spec.side)
+            inverse = self._inverse_actions(env.spec.side)
             # Map each transformed policy back onto the original cells before masking and averaging.
             index = inverse[:, None, :].expand(s, b, -1)
             sym_logits = torch.gather(logits.reshape(s, b, -1), 2, index)  # [S, B, A]
@@ -130,13 +157,11 @@ class NetEvaluator:
             score=score.astype(np.float32, copy=False),
         )
 
-    def _maps(self, side: int) -> tuple[torch.Tensor, torch.Tensor]:
-        if side not in self._symmetry_maps:
-            self._symmetry_maps[side] = (
-                torch.tensor(grid_symmetries(side), device=self.device),
-                torch.tensor(inverse_action_symmetries(side), device=self.device),
-            )
-        return self._symmetry_maps[side]
+    def _inverse_actions(self, side: int) -> torch.Tensor:
+        """[S, A] inverse action symmetry maps of the side, on the device, built once."""
+        if side not in self._inverse_maps:
+            self._inverse_maps[side] = torch.tensor(inverse_action_symmetries(side), device=self.device)
+        return self._inverse_maps[side]
 
     def _symmetry_expand(self, features: Features, side: int) -> Features:
         """[B, ...] -> [S * B, ...]: the 12 transformed positions, symmetry-major (row k * B + b)."""

@@ -25,8 +25,8 @@ minus the corners ``(dc, dr) = (+1, -1)`` and ``(-1, +1)`` (``spec.HEX_DIRECTION
 zeroes those two taps, so each layer sees exactly the cell and its hex neighbours.
 
 Memory layout: with ``NetConfig.channels_last`` (the default) activations are NHWC, which oneDNN's
-CPU convolutions run about 1.4x faster than NCHW on this machine (scripts/bench_net.py); every
-elementwise pass keeps the layout of its input.
+CPU convolutions run faster than NCHW (whole forward 1.25-1.6x on the development machine,
+scripts/bench_net.py); every elementwise pass keeps the layout of its input.
 """
 
 from __future__ import annotations
@@ -208,7 +208,8 @@ class MaskedBatchNorm2d(nn.BatchNorm2d):
         scale = self.weight * torch.rsqrt(var + self.eps)
         shift = self.bias - mean * scale
         if board.mixed_batch:  # a per-sample mask: scale and shift, then mask (two passes)
-            return torch.addcmul(shift.view(1, -1, 1, 1).to(x.dtype), x, scale.view(1, -1, 1, 1).to(x.dtype)) * board.fmask
+            y = torch.addcmul(shift.view(1, -1, 1, 1).to(x.dtype), x, scale.view(1, -1, 1, 1).to(x.dtype))
+            return y.mul_(board.fmask)  # in place is safe for autograd: addcmul does not save its output
         # One fused pass: x * (scale on board) + (shift on board), so the output is masked whatever
         # the input holds off the board. Elementwise passes cost as much as the convs on a CPU.
         # The [1, K, G, G] operands take x's memory layout, so the output keeps it (NHWC stays NHWC).
@@ -376,6 +377,7 @@ class CatenaNet(nn.Module):
         Without ``sides`` every sample is a board of side (G+1)/2. With ``sides`` (a mixed batch,
         features.pad_features) sample b is a side-``sides[b]`` board at the grid origin, and its
         outputs are ``policy_logits[b, :N_b + 1]`` and ``ownership[b, :N_b]`` (see the module notes).
+        ``sides`` may stay on the CPU when the model is on a GPU: its checks then need no device sync.
         """
         board = self.board(self._check_inputs(planes, globals_, sides), planes.device, sides)
         if self.config.channels_last:
