@@ -156,7 +156,8 @@ class GumbelPolicy:
     @property
     def warmup(self) -> int:
         """Simulations after which every game's schedule is the same for any budget that large."""
-        return int(self.num_considered.min(initial=1))
+        # (``min(initial=1)`` would always give 1: numpy counts ``initial`` as one more element.)
+        return int(self.num_considered.min()) if self.num_considered.size else 1
 
     def _root_scores(self, root: NodeStats, considered_visits: np.ndarray, games: np.ndarray | None) -> np.ndarray:
         """[K, A] g + logits + sigma(q) on actions with the scheduled visit count, -inf elsewhere."""

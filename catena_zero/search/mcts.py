@@ -158,6 +158,7 @@ class MCTS:
         warmup_plan = np.maximum(planned, min(config.gumbel_num_considered, int(budget.min())))
         policy = policy_cls(tree, config, rng, add_noise, budget if seconds is None else warmup_plan)
         simulation, limit = 0, int(budget.max())
+        simulations_start = time.perf_counter()  # the rate below leaves out the roots' evaluation
         while simulation < limit:
             running = budget > simulation
             if tree.num_nodes.max() >= tree.capacity:  # only after a time-limited search's plan
@@ -174,7 +175,8 @@ class MCTS:
                     break
                 if simulation == policy.warmup:
                     # From the speed so far; every game keeps at least the simulations done.
-                    affordable = simulation + int((seconds - elapsed) * simulation / elapsed)
+                    rate = simulation / max(time.perf_counter() - simulations_start, 1e-9)
+                    affordable = simulation + int((seconds - elapsed) * rate)
                     budget = np.clip(budget, None, max(affordable, simulation))
                     limit = int(budget.max())
                     policy.set_budget(budget)
