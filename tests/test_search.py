@@ -542,9 +542,10 @@ class FakeClock:
 
 @pytest.mark.parametrize("algorithm", ALGORITHMS)
 def test_a_time_limit_stops_the_search(algorithm, monkeypatch):
-    """With a clock that reads 10 ms more at every look (once per simulation), a 1 s limit on a
-    budget of a million gives 100 simulations per game; Gumbel fixes its budget after its 4
-    warm-up simulations and follows the halving schedule of exactly that budget."""
+    """With a clock that reads 10 ms more at every look (at the start, when the simulations start,
+    and once per simulation), a 1 s limit on a budget of a million gives 98-99 simulations per game
+    (the look when the simulations start costs a tick; float ticks decide the last one). Gumbel fixes its budget after its 4 warm-up
+    simulations and follows the halving schedule of exactly that budget."""
     import catena_zero.search.mcts as mcts_module
 
     monkeypatch.setattr(mcts_module, "time", FakeClock(0.01))
@@ -552,10 +553,11 @@ def test_a_time_limit_stops_the_search(algorithm, monkeypatch):
     mcts = MCTS(env, UniformEvaluator(env), SearchConfig(algorithm=algorithm, gumbel_num_considered=4))
     state = env.reset(2)
     out = mcts.run(state, np.random.default_rng(0), add_noise=True, num_simulations=1_000_000, seconds=1.0)
-    assert out.visits.sum(axis=1).tolist() == [100, 100]
+    total = out.visits.sum(axis=1)
+    assert total[0] == total[1] and 98 <= total[0] <= 99, total
     assert mcts.tree.capacity < 1000  # sized for what was searched, not for the maximum
     if algorithm == "gumbel":
-        sequence = considered_visits_sequence(4, 100)
+        sequence = considered_visits_sequence(4, int(total[0]))
         for row in out.visits:
             assert [(row > v).sum() for v in range(max(sequence) + 1)] == [
                 sequence.count(v) for v in range(max(sequence) + 1)

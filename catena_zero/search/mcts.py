@@ -170,12 +170,13 @@ class MCTS:
                 yield from self._simulate(tree, policy, simulation, None if running.all() else np.flatnonzero(running))
             simulation += 1
             if seconds is not None:
-                elapsed = time.perf_counter() - start
+                now = time.perf_counter()
+                elapsed = now - start
                 if elapsed >= seconds:
                     break
                 if simulation == policy.warmup:
                     # From the speed so far; every game keeps at least the simulations done.
-                    rate = simulation / max(time.perf_counter() - simulations_start, 1e-9)
+                    rate = simulation / max(now - simulations_start, 1e-9)
                     affordable = simulation + int((seconds - elapsed) * rate)
                     budget = np.clip(budget, None, max(affordable, simulation))
                     limit = int(budget.max())
