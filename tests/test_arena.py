@@ -34,15 +34,6 @@ from catena_zero.train.checkpoint import Checkpoint, save_checkpoint
 ROOT = Path(__file__).resolve().parent.parent
 
 
-@pytest.fixture(autouse=True)
-def one_torch_thread():
-    """Small batches on shared cores: spinning inference threads only slow the tests down."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
-
-
 def tiny_config(side: int = 3):
     return load_config(ROOT / "configs" / "tiny.yaml", {"game": {"side": side}})
 

@@ -7,7 +7,6 @@ import math
 
 import numpy as np
 import pytest
-import torch
 
 from bot_files import komi_model, komi_model_value, save_tiny_checkpoint, tiny_config
 from catena_zero.bot import Bot, RuleSet, UnsupportedGame
@@ -20,15 +19,6 @@ from catena_zero.evaluation import Evaluation
 from catena_zero.game import Game, GameConfig, Match
 from catena_zero.game.vec_env import VecEnv
 from catena_zero.train.checkpoint import Checkpoint, load_checkpoint
-
-
-@pytest.fixture(autouse=True, scope="module")
-def one_torch_thread():
-    """Batch-1 inference on a shared 2-core machine: one intra-op thread (restored afterwards)."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
 
 
 @pytest.fixture(scope="module")

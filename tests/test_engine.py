@@ -10,7 +10,6 @@ import sys
 from pathlib import Path
 
 import pytest
-import torch
 
 from bot_files import save_tiny_checkpoint
 from catena_zero import __version__
@@ -22,14 +21,6 @@ from catena_zero.game.render import render_ascii
 from catena_zero.train.checkpoint import load_checkpoint
 
 REPO = Path(__file__).resolve().parent.parent
-
-
-@pytest.fixture(autouse=True, scope="module")
-def one_torch_thread():
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
 
 
 @pytest.fixture(scope="module")

@@ -28,15 +28,6 @@ from catena_zero.train.checkpoint import load_checkpoint, model_from_checkpoint
 REPO = Path(__file__).resolve().parent.parent
 
 
-@pytest.fixture(autouse=True, scope="module")
-def one_torch_thread():
-    """Batch-1 inference on a shared 2-core machine: one intra-op thread (restored afterwards)."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
-
-
 @pytest.fixture(scope="module")
 def exported(tmp_path_factory):
     """(run folder, checkpoint path, bot file) of an untrained tiny net."""

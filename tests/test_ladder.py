@@ -8,7 +8,6 @@ import json
 import os
 
 import pytest
-import torch
 
 from catena_zero.cli import main
 from catena_zero.eval.ladder import (
@@ -20,14 +19,6 @@ from catena_zero.eval.ladder import (
     schedule,
 )
 from test_arena import assert_one_line_error, make_run
-
-
-@pytest.fixture(autouse=True)
-def one_torch_thread():
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
 
 
 def players(*ids):

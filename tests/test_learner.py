@@ -20,15 +20,6 @@ TINY = NetConfig(blocks=1, channels=16, global_pool_every=1, head_channels=8, va
 FAST = TrainConfig(optimizer="adamw", learning_rate=3e-3, warmup_steps=0, device="cpu")
 
 
-@pytest.fixture(scope="module", autouse=True)
-def one_thread():
-    """Tiny nets run fastest on one thread, above all on a shared machine (two threads oversubscribe)."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
-
-
 @pytest.fixture(scope="module")
 def batch() -> Batch:
     """48 samples of side 3 and side 4 positions (two forward passes)."""
