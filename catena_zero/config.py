@@ -331,7 +331,7 @@ class Config:
     seed: int = 0  # root of every np.random.Generator / torch.Generator of a run
 
     def __post_init__(self) -> None:
-        _check(self.seed >= 0, f"seed must be a non-negative integer, got {self.seed}")
+        _check(self.seed >= 0, f"seed must be a whole number >= 0, got {self.seed}")
 
 
 _MAX_STRING = 4096  # characters of a string value (PATH_MAX); no valid one is longer
@@ -441,7 +441,10 @@ def load_config(path: str | Path, overrides: dict | None = None) -> Config:
             where = f": character U+{code:04X} at position {exc.position} is not allowed in YAML text"
         raise ConfigError(f"{path}: invalid YAML{where}") from None
     _check(isinstance(data, dict), f"{path}: top level must be a mapping")
-    return config_from_dict(_merge(data, overrides or {}))
+    try:
+        return config_from_dict(_merge(data, overrides or {}))
+    except ConfigError as exc:
+        raise ConfigError(f"{exc} (from {path})") from None
 
 
 def _load_yaml(text: str) -> Any:

@@ -109,5 +109,5 @@ def test_every_shipped_config_loads():
 
 
 def test_negative_seed_is_refused_for_every_command():
-    with pytest.raises(ConfigError, match="seed must be a non-negative integer, got -1"):
+    with pytest.raises(ConfigError, match="seed must be a whole number >= 0, got -1"):
         config_from_dict({"seed": -1})

@@ -98,8 +98,10 @@ def test_run_killed_with_sigkill_resumes_from_its_last_checkpoint(tmp_path):
 def test_ctrl_c_checkpoints_and_leaves_no_ray_process(tmp_path):
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     argv = [sys.executable, "-m", "catena_zero.cli", *_argv(tmp_path, sets=["run.max_steps=100000"])]
+    # The default SIGINT action, as in a terminal, even where this test runs in the background
+    # (a shell starts background jobs with SIGINT ignored, and children inherit that).
     process = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               start_new_session=True)
+                               start_new_session=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     run_dir = tmp_path / "t"
     try:
         deadline = time.monotonic() + 240
