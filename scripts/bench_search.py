@@ -17,6 +17,15 @@ searches), since other processes on a shared machine only ever slow a run down.
 Run: .venv/bin/python scripts/bench_search.py [--batches 1 64 256] [--simulations 32 128]
 The last line reads: ``bench_search: side 6 batch 256: zero-cost Z sims/s, default network N
 sims/s, search overhead P%`` for the largest batch and simulation count measured.
+
+``--tree-reuse [--batches 64 256] [--rounds 20]``: self-play-like use (Gumbel with noise, S = 32,
+auto-reset) with tree reuse on and off, alternating move by move; reports moves/s, root visits
+kept from the previous move, and the share of time spent setting kept trees up.
+
+``--single [--repeats 3]``: thinking for ONE game (batch 1) on sides 4 and 6: the ``mcts:K``
+baseline's rollout search, the search alone (zero-cost evaluator), the default network's search,
+and a plain pure-Python UCT over the reference engine (``reference_uct``, the baseline measured
+in the same run), interleaved; best of the repeats.
 """
 
 from __future__ import annotations
@@ -101,63 +110,74 @@ def measure(env: VecEnv, evaluator: EvalFn, batch: int, simulations: int, min_se
 class SelfPlayMeasurement:
     moves_per_second: float  # searched positions per second (all games of the batch)
     kept_visits: float  # mean root visits per move kept from the previous move's search
-    reroot_share: float  # share of the time spent re-rooting and matching kept trees
+    setup_share: float  # share of the time spent setting trees up (re-rooting, matching kept trees)
 
 
-def selfplay_like(env: VecEnv, evaluator: EvalFn, batch: int, simulations: int, reuse: bool, rounds: int,
-                  seed: int = 0) -> SelfPlayMeasurement:
-    """``rounds`` moves of ``batch`` self-play games (Gumbel with noise, auto-reset: a finished game
-    is replaced at once by a new one in its slot), after ``WARMUP_ROUNDS`` untimed ones so that
-    every slot is mid-game and the kept trees have their steady size."""
-    rng = np.random.default_rng(seed)
-    config = SearchConfig(num_simulations=simulations, tree_reuse=reuse)
-    mcts = MCTS(env, evaluator, config)
-    state = env.reset(batch)
-    reroot_seconds = [0.0]
-    prepare_tree = mcts._prepare
+class _SelfPlayLike:
+    """``batch`` self-play games (Gumbel with noise, auto-reset: a finished game is replaced at once
+    by a new one in its slot), searched one move at a time."""
 
-    def timed_prepare(*args, **kwargs):  # times the tree set-up (re-rooting and matching kept trees)
+    def __init__(self, env: VecEnv, evaluator: EvalFn, batch: int, simulations: int, reuse: bool) -> None:
+        self.env, self.simulations = env, simulations
+        self.rng = np.random.default_rng(0)
+        self.mcts = MCTS(env, evaluator, SearchConfig(num_simulations=simulations, tree_reuse=reuse))
+        self.state = env.reset(batch)
+        self.seconds = self.setup_seconds = self.kept = 0.0
+        self.moves = 0
+        prepare = self.mcts._prepare
+
+        def timed_prepare(*args, **kwargs):  # the tree set-up: re-rooting and matching kept trees
+            begin = time.perf_counter()
+            tree = prepare(*args, **kwargs)
+            self.setup_seconds += time.perf_counter() - begin
+            return tree
+
+        self.mcts._prepare = timed_prepare
+
+    def move(self) -> None:
+        env, state = self.env, self.state
         begin = time.perf_counter()
-        tree = prepare_tree(*args, **kwargs)
-        reroot_seconds[0] += time.perf_counter() - begin
-        return tree
-
-    mcts._prepare = timed_prepare
-    kept, elapsed = 0.0, 0.0
-    for round_ in range(WARMUP_ROUNDS + rounds):
-        if round_ == WARMUP_ROUNDS:
-            reroot_seconds[0] = 0.0
-        begin = time.perf_counter()
-        out = mcts.run(state, rng, add_noise=True)
+        out = self.mcts.run(state, self.rng, add_noise=True)
         env.step(state, out.action)
         done = np.flatnonzero(state.done)
         if done.size:
             env.put(state, done, env.reset(done.size))
-        if round_ >= WARMUP_ROUNDS:
-            elapsed += time.perf_counter() - begin
-            kept += float((out.visits.sum(axis=1) - simulations).mean())
-    return SelfPlayMeasurement(batch * rounds / elapsed, kept / rounds, reroot_seconds[0] / elapsed)
+        self.seconds += time.perf_counter() - begin
+        self.kept += float((out.visits.sum(axis=1) - self.simulations).mean())
+        self.moves += 1
+
+    def reset_counters(self) -> None:
+        self.seconds = self.setup_seconds = self.kept = 0.0
+        self.moves = 0
+
+    def measurement(self) -> SelfPlayMeasurement:
+        return SelfPlayMeasurement(self.state.batch_size * self.moves / self.seconds, self.kept / self.moves,
+                                   self.setup_seconds / self.seconds)
 
 
 def tree_reuse_comparison(env: VecEnv, network: EvalFn, batches: list[int], rounds: int) -> None:
-    """Self-play-like moves per second with and without tree reuse (side 6, Gumbel, S = 32)."""
+    """Self-play-like moves per second with and without tree reuse (side 6, Gumbel, S = 32). The two
+    runs alternate move by move, so that both see the same load on a shared machine."""
     simulations = 32
     print(f"tree reuse in self-play-like use: side {SIDE}, Gumbel with noise, S = {simulations}, auto-reset, "
-          f"{WARMUP_ROUNDS} warm-up + {rounds} timed moves per game slot")
-    print(f"{'evaluator':<16}{'batch':>6}{'reuse':>7}{'moves/s':>10}{'kept visits':>13}{'set-up share':>14}{'cost':>8}")
+          f"{WARMUP_ROUNDS} warm-up + {rounds} timed moves per game slot, reuse on and off alternating")
+    print(f"{'evaluator':<16}{'batch':>6}{'reuse':>7}{'moves/s':>10}{'kept visits':>13}{'set-up share':>14}")
     for name, evaluator in [("zero-cost", UniformEvaluator(env)), ("default network", network)]:
         for batch in batches:
-            results = {}
-            for reuse in (False, True):
-                m = selfplay_like(env, evaluator, batch, simulations, reuse, rounds)
-                results[reuse] = m
-                cost = results[False].moves_per_second / m.moves_per_second - 1 if reuse else 0.0
-                print(f"{name:<16}{batch:>6}{'on' if reuse else 'off':>7}{m.moves_per_second:>10,.1f}"
-                      f"{m.kept_visits:>13.1f}{m.reroot_share:>13.1%}{cost:>8.1%}", flush=True)
-            on, off = results[True], results[False]
-            print(f"bench_search: tree reuse, {name}, batch {batch}: costs "
-                  f"{off.moves_per_second / on.moves_per_second - 1:.1%} of self-play time for "
-                  f"{on.kept_visits:.1f} kept root visits per move ({on.kept_visits / simulations:.0%} of S)")
+            runs = {reuse: _SelfPlayLike(env, evaluator, batch, simulations, reuse) for reuse in (False, True)}
+            for round_ in range(WARMUP_ROUNDS + rounds):
+                if round_ == WARMUP_ROUNDS:
+                    for run in runs.values():
+                        run.reset_counters()
+                for run in runs.values():
+                    run.move()
+            off, on = runs[False].measurement(), runs[True].measurement()
+            for label, m in (("off", off), ("on", on)):
+                print(f"{name:<16}{batch:>6}{label:>7}{m.moves_per_second:>10,.1f}{m.kept_visits:>13.1f}"
+                      f"{m.setup_share:>13.1%}", flush=True)
+            print(f"bench_search: tree reuse, {name}, batch {batch}: {off.moves_per_second / on.moves_per_second - 1:+.1%} "
+                  f"self-play time (set-up {on.setup_share:.1%} of it vs {off.setup_share:.1%}) for "
+                  f"{on.kept_visits:.1f} kept root visits per move ({on.kept_visits / simulations:.0%} of S)", flush=True)
 
 
 # ------------------------------------------------------------------ single-game speed (--single)
@@ -271,7 +291,11 @@ def main() -> None:
     parser.add_argument("--single", action="store_true",
                         help="single-game speed (batch 1, sides 4 and 6) against a pure-Python UCT instead")
     parser.add_argument("--repeats", type=int, default=3, help="interleaved repetitions for --single")
+    parser.add_argument("--threads", type=int, default=None, help="torch threads (default: torch's choice)")
     args = parser.parse_args()
+    if args.threads is not None:
+        torch.set_num_threads(args.threads)
+    print(f"bench_search: torch {torch.__version__}, {torch.get_num_threads()} threads")
     if args.single:
         single_game_speed(args.repeats)
         return

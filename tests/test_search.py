@@ -505,7 +505,7 @@ def test_gumbel_follows_the_halving_schedule_of_each_games_budget():
 def test_the_tree_grows_for_a_larger_budget(algorithm):
     """A search configured for 8 simulations takes 100, then 300 on the kept tree: no 'tree is full'."""
     env = VecEnv(GameConfig(side=4))
-    mcts = MCTS(env, UniformEvaluator(env), SearchConfig(algorithm=algorithm, num_simulations=8))
+    mcts = MCTS(env, UniformEvaluator(env), SearchConfig(algorithm=algorithm, num_simulations=8, tree_reuse=True))
     rng = np.random.default_rng(12)
     state = env.reset(2)
     first = mcts.run(state, rng, add_noise=True, num_simulations=100)
@@ -587,8 +587,8 @@ def lockstep_cases():
     """(env, search config, state, budget) of three searches with different rules and budgets."""
     cases = []
     for config, search, plies, budget in [
-        (GameConfig(side=4), SearchConfig(num_simulations=12), 3, np.array([12, 30])),
-        (GameConfig(side=3, game_type="double", scoring="quadratic"), SearchConfig(algorithm="puct"), 2, 20),
+        (GameConfig(side=4), SearchConfig(num_simulations=12, tree_reuse=True), 3, np.array([12, 30])),
+        (GameConfig(side=3, game_type="double", scoring="quadratic"), SearchConfig(algorithm="puct", tree_reuse=True), 2, 20),
         (GameConfig(side=5, game_type="no_komi", scoring="longest"), SearchConfig(num_simulations=6), 4, None),
     ]:
         env = VecEnv(config)
@@ -669,7 +669,8 @@ def test_single_game_fast_path_builds_exactly_the_batched_tree(algorithm, config
 
     def play(batched: bool):
         env = VecEnv(config)
-        mcts = MCTS(env, RolloutEvaluator(env, np.random.default_rng(1)), SearchConfig(algorithm=algorithm, num_simulations=40))
+        mcts = MCTS(env, RolloutEvaluator(env, np.random.default_rng(1)),
+                    SearchConfig(algorithm=algorithm, num_simulations=40, tree_reuse=True))
         if batched:
             monkeypatch.setattr(mcts, "_simulate_one", lambda tree, policy, simulation: mcts._simulate(tree, policy, simulation, None))
         rng, state, outputs, trees = np.random.default_rng(2), env.reset(1), [], []
@@ -698,7 +699,7 @@ def test_single_game_fast_path_builds_exactly_the_batched_tree(algorithm, config
 @pytest.mark.parametrize("algorithm", ALGORITHMS)
 def test_tree_reuse_keeps_the_subtree_statistics(algorithm):
     env = VecEnv(GameConfig(side=4))
-    config = SearchConfig(algorithm=algorithm, num_simulations=48)
+    config = SearchConfig(algorithm=algorithm, num_simulations=48, tree_reuse=True)
     mcts = MCTS(env, UniformEvaluator(env), config)
     rng = np.random.default_rng(5)
     state = env.reset(3)
@@ -729,7 +730,7 @@ def test_tree_reuse_follows_the_moves_played_and_ignores_other_games():
     """Slot 0 continues its game by two moves (own move, reply): the subtree two levels down is
     kept. Slot 1 gets a game that never passed through its old root: it starts afresh."""
     env = VecEnv(GameConfig(side=4))
-    mcts = MCTS(env, UniformEvaluator(env), SearchConfig(algorithm="puct", num_simulations=64))
+    mcts = MCTS(env, UniformEvaluator(env), SearchConfig(algorithm="puct", num_simulations=64, tree_reuse=True))
     rng = np.random.default_rng(6)
     state = states(env, ["A1"], ["A1"])
     first = mcts.run(state, rng, add_noise=False)
@@ -802,7 +803,7 @@ def test_trees_stay_consistent_over_a_game_with_reuse(algorithm, config, garbage
     """Search, play the chosen move, search again (reusing the subtree) until the games end."""
     env = VecEnv(config)
     rng = np.random.default_rng(8)
-    mcts = MCTS(env, RolloutEvaluator(env, rng), SearchConfig(algorithm=algorithm, num_simulations=24))
+    mcts = MCTS(env, RolloutEvaluator(env, rng), SearchConfig(algorithm=algorithm, num_simulations=24, tree_reuse=True))
     state = env.reset(8)
     while not state.done.all():
         # Search the running games; the batch keeps its size (and its trees) while it can.
@@ -825,7 +826,7 @@ def test_reuse_across_games_with_trees_of_very_different_sizes(garbage_filled_tr
         endgame.play(endgame.legal_moves()[int(rng.integers(len(endgame.legal_moves())))])
     assert not endgame.is_over
     state = env.from_games([Game(KOMI3), endgame])
-    mcts = MCTS(env, UniformEvaluator(env), SearchConfig(algorithm="puct", num_simulations=16))
+    mcts = MCTS(env, UniformEvaluator(env), SearchConfig(algorithm="puct", num_simulations=16, tree_reuse=True))
     mcts.run(state, rng, add_noise=False)
     sizes = mcts.tree.num_nodes.copy()
     assert sizes[0] == 17 and sizes[1] < 8

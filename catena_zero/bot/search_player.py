@@ -1,6 +1,7 @@
 """``SearchPlayer``: a ``Player`` (``players.py``) that chooses moves by batched MCTS.
 
-Shape legend: A actions (N cells + button); the search runs on a batch of one game.
+Shape legend: A actions (N cells + button); the search runs on a batch of one game, which takes
+the search's single-game fast path (``MCTS._simulate_one``, VecEnv's one-row engine).
 
 Two kinds, built from the project ``Config`` by builders with the ``PlayerBuilder`` signature
 ``(arg, config) -> Player`` that the player factory registers:
@@ -34,15 +35,16 @@ if TYPE_CHECKING:
 class SearchPlayer:
     """Chooses the search's move (no exploration noise) for the player to move in a ``Game``."""
 
-    def __init__(self, env: VecEnv, eval_fn: EvalFn, config: SearchConfig) -> None:
+    def __init__(self, env: VecEnv, eval_fn: EvalFn, config: SearchConfig, seconds: float | None = None) -> None:
         self.env = env
         self.search = MCTS(env, eval_fn, config)
+        self.seconds = seconds  # a thinking-time limit per move (config.num_simulations at most), or None
 
     def choose(self, game: "Game", rng: np.random.Generator) -> str:
         if game.is_over:
             raise ValueError("the game is over: there is no legal move to choose")
         state = self.env.from_games([game])  # ValueError if side, game type or scoring differ
-        action = int(self.search.run(state, rng, add_noise=False).action[0])
+        action = int(self.search.run(state, rng, add_noise=False, seconds=self.seconds).action[0])
         return self.env.spec.action_name(action)
 
 

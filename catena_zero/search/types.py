@@ -16,7 +16,7 @@ class SearchOutput:
     """Result of one batched search call (one move decision per game)."""
 
     action: np.ndarray  # [B] int64 chosen action
-    policy: np.ndarray  # [B, A] float32 improved policy target (visit counts or completed-Q softmax)
-    value: np.ndarray  # [B] float32 root value estimate for the player to move
+    policy: np.ndarray  # [B, A] float32 improved policy target (visit counts or completed-Q softmax of utilities)
+    value: np.ndarray  # [B] float32 root win-value estimate (P(win) - P(loss)) for the player to move
     score: np.ndarray  # [B] float32 root score-margin estimate for the player to move
     visits: np.ndarray  # [B, A] int32 root child visit counts
