@@ -143,6 +143,7 @@ class GumbelPolicy:
         self.gumbel = (scale * rng.gumbel(size=root.priors.shape)).astype(np.float32)  # [B, A]
         self.logits = prior_logits(root.priors, root.legal)  # [B, A]
         self.logits -= self.logits.max(axis=1, keepdims=True)
+        self.gumbel_logits = self.gumbel + self.logits  # [B, A] g + logits, fixed for the call
         self.base_visits = root.child_visits.copy()  # [B, A] visits kept from the previous move
         self.keys = tie_break_keys(rng, *root.priors.shape)  # [B, A] random ties (ties.py)
         self.num_considered = np.minimum(config.gumbel_num_considered, root.legal.sum(axis=1))  # [B]
@@ -161,7 +162,7 @@ class GumbelPolicy:
     def _root_scores(self, root: NodeStats, considered_visits: np.ndarray, games: np.ndarray | None) -> np.ndarray:
         """[K, A] g + logits + sigma(q) on actions with the scheduled visit count, -inf elsewhere."""
         pick = (lambda x: x) if games is None else (lambda x: x[games])
-        score = np.maximum(LOW_LOGIT, pick(self.gumbel) + pick(self.logits) + sigma_completed_q(root, self.config))
+        score = np.maximum(LOW_LOGIT, pick(self.gumbel_logits) + sigma_completed_q(root, self.config))
         eligible = root.legal & (root.child_visits - pick(self.base_visits) == considered_visits[:, None])
         return np.where(eligible, score, -np.inf)
 
