@@ -47,9 +47,11 @@ def puct_action(
     same score times 2 radius, less the constant: Q + 2 radius c sqrt(N) P / (1 + N(a)), fewer
     array operations per node (this runs at every step of every descent).
     """
-    coefficient = coefficients[stats.visits][:, None]  # [K, 1]
-    q = np.where(stats.child_visits > 0, stats.child_q, stats.utility[:, None])
-    score = q + coefficient * (priors / (1.0 + stats.child_visits))
+    coefficient = coefficients[stats.visits][:, None]  # [K, 1] float32
+    visits = stats.child_visits.astype(np.float32)  # (int32 with float32 would compute in float64)
+    q = np.where(visits > 0, stats.child_q, stats.utility[:, None])
+    visits += 1.0
+    score = q + coefficient * (priors / visits)
     return argmax_random_ties(np.where(stats.legal, score, -np.inf), keys)
 
 
