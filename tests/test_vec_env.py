@@ -527,3 +527,22 @@ def test_play_out_equals_stepping_random_legal_actions(batch: int) -> None:
             env.step(stepped, random_legal_actions(env.legal_actions(stepped), draws))
         assert played.done.all()
         np.testing.assert_array_equal(played.data, stepped.data)
+
+
+@pytest.mark.parametrize("batch", [3, 40])
+def test_outcomes_for_either_colour(batch: int) -> None:
+    """outcomes: result and margin of finished games for a given colour, as the reference engine
+    scores them (R6, R8), by lists at small batch and vectorised above it."""
+    for cfg in (GameConfig(side=4, komi=3), GameConfig(side=3, scoring="quadratic"), GameConfig(side=3, game_type="double")):
+        env = VecEnv(cfg)
+        rng = np.random.default_rng(batch)
+        state = env.reset(batch)
+        env.play_out(state, rng)
+        colour = rng.choice([BLACK, WHITE], batch)
+        value, margin = env.outcomes(state, colour)
+        for i in range(batch):
+            game = env.to_game(state, i)
+            me = "black" if colour[i] == BLACK else "white"
+            scores = game.scores()
+            assert value[i] == game.result_value(me)
+            assert margin[i] == scores[me] - scores["white" if me == "black" else "black"]

@@ -439,6 +439,33 @@ class VecEnv:
         mover_black = state.data[:, self._lay.to_move] == BLACK
         return np.where(mover_black, s[:, 0] - s[:, 1], s[:, 1] - s[:, 0]).astype(np.float32)
 
+    def outcomes(self, state: EnvState, colour: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """([B] float32 result, [B] float32 score margin) of finished games for ``colour`` [B]
+        (BLACK/WHITE per game): +1 win, 0 draw, -1 loss, and that colour's score minus the
+        other's (R6). For a handful of games the rows are read as Python lists (rollouts of a
+        single-game search)."""
+        self._check_state(state)
+        lay = self._lay
+        data = state.data
+        colour = np.asarray(colour)
+        if data.shape[0] > SMALL_BATCH or lay.config.scoring != "standard":
+            scores = state.scores
+            winner = data[:, lay.winner]
+            value = np.where(winner == colour, 1.0, -1.0)
+            value[winner == EMPTY] = 0.0
+            margin = np.where(colour == BLACK, scores[:, 0] - scores[:, 1], scores[:, 1] - scores[:, 0])
+            return value.astype(np.float32), margin.astype(np.float32)
+        value, margin = [], []
+        for row, me in zip(data.tolist(), colour.tolist()):  # _scores' standard branch, on lists
+            board = row[lay.colour:lay.colour + lay.n]
+            button = row[lay.button]
+            black = board.count(BLACK) + 0.5 * (button == BLACK)
+            white = board.count(WHITE) + 0.5 * (button == WHITE) + row[lay.komi]
+            winner = row[lay.winner]
+            value.append(0.0 if winner == EMPTY else 1.0 if winner == me else -1.0)
+            margin.append(black - white if me == BLACK else white - black)
+        return np.array(value, np.float32), np.array(margin, np.float32)
+
     def ribbon_info(self, state: EnvState) -> RibbonInfo:
         """Per-cell features of the ribbon each stone belongs to (zero on empty cells)."""
         self._check_state(state)

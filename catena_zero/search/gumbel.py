@@ -83,24 +83,28 @@ def prior_logits(priors: np.ndarray, legal: np.ndarray) -> np.ndarray:
 
 
 def sigma_completed_q(stats: NodeStats, config: SearchConfig) -> np.ndarray:
-    """[K, A] sigma(completed q), mctx ``qtransform_completed_by_mix_value``.
+    """[K, A] float32 sigma(completed q), mctx ``qtransform_completed_by_mix_value``.
 
     Unvisited actions (illegal ones too) are completed with the mixed value, and the min-max
-    rescaling runs over all A entries, both as in mctx.
+    rescaling runs over all A entries, both as in mctx. Everything [K, A] stays float32 (the row
+    sums are dot products, the rescaling one subtraction and one product in place): this runs at
+    the root of every simulation and at every interior step.
     """
     visits = stats.child_visits
     visited = visits > 0
     q = stats.child_q  # 0 where unvisited
+    priors = stats.priors
     total = visits.sum(axis=1)  # [K]
-    visited_prob = (stats.priors * visited).sum(axis=1)
-    weighted_q = (stats.priors * q).sum(axis=1) / np.maximum(visited_prob, np.finfo(np.float32).tiny)
+    visited_prob = np.einsum("ka,ka->k", priors, visited, dtype=np.float32)
+    weighted_q = np.einsum("ka,ka->k", priors, q) / np.maximum(visited_prob, np.finfo(np.float32).tiny)
     mixed = (stats.raw_utility + total * weighted_q) / (total + 1)  # [K] paper appendix D
     completed = np.where(visited, q, mixed[:, None].astype(np.float32))
     low = completed.min(axis=1, keepdims=True)
     high = completed.max(axis=1, keepdims=True)
-    q_hat = (completed - low) / np.maximum(high - low, np.float32(RESCALE_EPSILON))
-    scale = (config.gumbel_c_visit + visits.max(axis=1, keepdims=True)) * config.gumbel_c_scale
-    return (scale * q_hat).astype(np.float32, copy=False)
+    scale = (config.gumbel_c_visit + visits.max(axis=1, keepdims=True)) * config.gumbel_c_scale  # [K, 1]
+    completed -= low  # q_hat = (completed - low) / max(high - low, eps), times the scale:
+    completed *= (scale / np.maximum(high - low, RESCALE_EPSILON)).astype(np.float32)
+    return completed
 
 
 def improved_policy(stats: NodeStats, config: SearchConfig) -> np.ndarray:
@@ -119,10 +123,13 @@ def interior_action(stats: NodeStats, config: SearchConfig, keys: np.ndarray) ->
     per call (this runs at every interior step); illegal actions have P = 0.
     """
     sigma = sigma_completed_q(stats, config)
-    weights = stats.priors * np.exp(sigma - sigma.max(axis=1, keepdims=True))
-    policy = weights / np.maximum(weights.sum(axis=1, keepdims=True), np.finfo(np.float32).tiny)
+    sigma -= sigma.max(axis=1, keepdims=True)
+    weights = stats.priors * np.exp(sigma)  # [K, A] float32, pi' up to its row sum W
     visits = stats.child_visits
-    score = policy - visits / (1.0 + visits.sum(axis=1, keepdims=True))
+    # argmax(w / W - N(a) / (1 + sum N)) = argmax(w - N(a) W / (1 + sum N)) as W > 0
+    total = np.maximum(weights.sum(axis=1, keepdims=True), np.finfo(np.float32).tiny)
+    ratio = (total / (1.0 + visits.sum(axis=1, keepdims=True))).astype(np.float32)  # [K, 1]
+    score = weights - visits.astype(np.float32) * ratio
     return argmax_random_ties(np.where(stats.legal, score, -np.inf), keys)
 
 
@@ -139,11 +146,15 @@ class GumbelPolicy:
     ) -> None:
         self.config = config
         root = tree.root_stats()
+        self.noisy = add_noise
         scale = 1.0 if add_noise else 0.0  # mctx gumbel_scale: 0 gives a deterministic search
         self.gumbel = (scale * rng.gumbel(size=root.priors.shape)).astype(np.float32)  # [B, A]
         self.logits = prior_logits(root.priors, root.legal)  # [B, A]
         self.logits -= self.logits.max(axis=1, keepdims=True)
+        # [B, A] g + logits, fixed for the call (floored as mctx does; -inf only where illegal)
+        self.gumbel_logits = np.maximum(LOW_LOGIT, self.gumbel + self.logits)
         self.base_visits = root.child_visits.copy()  # [B, A] visits kept from the previous move
+        self.kept = bool(self.base_visits.any())  # a reused tree: count only this call's visits
         self.keys = tie_break_keys(rng, *root.priors.shape)  # [B, A] random ties (ties.py)
         self.num_considered = np.minimum(config.gumbel_num_considered, root.legal.sum(axis=1))  # [B]
         self.set_budget(budget)
@@ -162,16 +173,19 @@ class GumbelPolicy:
     def _root_scores(self, root: NodeStats, considered_visits: np.ndarray, games: np.ndarray | None) -> np.ndarray:
         """[K, A] g + logits + sigma(q) on actions with the scheduled visit count, -inf elsewhere."""
         pick = (lambda x: x) if games is None else (lambda x: x[games])
-        score = np.maximum(LOW_LOGIT, pick(self.gumbel) + pick(self.logits) + sigma_completed_q(root, self.config))
-        eligible = root.legal & (root.child_visits - pick(self.base_visits) == considered_visits[:, None])
+        score = pick(self.gumbel_logits) + sigma_completed_q(root, self.config)
+        visits = root.child_visits - pick(self.base_visits) if self.kept else root.child_visits
+        eligible = root.legal & (visits == considered_visits[:, None])
         return np.where(eligible, score, -np.inf)
 
     def select_root(self, tree: Tree, simulation: int, games: np.ndarray | None) -> np.ndarray:
         """[K] root actions of ``games`` (None: all) at ``simulation``."""
         root = tree.root_stats(games)
         considered = self.schedule[:, simulation] if games is None else self.schedule[games, simulation]
-        keys = self.keys if games is None else self.keys[games]
-        return argmax_random_ties(self._root_scores(root, considered, games), keys)
+        scores = self._root_scores(root, considered, games)
+        if self.noisy:  # continuous Gumbel noise: equal scores have probability 0
+            return scores.argmax(axis=1)
+        return argmax_random_ties(scores, self.keys if games is None else self.keys[games])
 
     def select_interior(self, stats: NodeStats, games: np.ndarray) -> np.ndarray:
         """[K] actions at K interior nodes, one of each of ``games``."""

@@ -157,17 +157,17 @@ class MCTS:
         # it knows its real budget (below), so its first schedule is the planned one's.
         warmup_plan = np.maximum(planned, min(config.gumbel_num_considered, int(budget.min())))
         policy = policy_cls(tree, config, rng, add_noise, budget if seconds is None else warmup_plan)
-        simulation, limit = 0, int(budget.max())
+        simulation, limit, first_done = 0, int(budget.max()), int(budget.min())
         simulations_start = time.perf_counter()  # the rate below leaves out the roots' evaluation
         while simulation < limit:
-            running = budget > simulation
-            if tree.num_nodes.max() >= tree.capacity:  # only after a time-limited search's plan
+            if seconds is not None and tree.num_nodes.max() >= tree.capacity:  # past the plan
                 capacity = 2 * tree.capacity
                 tree = grown(tree, capacity, self._storage(state, batch * capacity), self.env)
             if batch == 1:
                 yield from self._simulate_one(tree, policy, simulation)
-            else:
-                yield from self._simulate(tree, policy, simulation, None if running.all() else np.flatnonzero(running))
+            else:  # every game until the smallest budget is spent, then those with budget left
+                running = None if simulation < first_done else np.flatnonzero(budget > simulation)
+                yield from self._simulate(tree, policy, simulation, running)
             simulation += 1
             if seconds is not None:
                 now = time.perf_counter()
@@ -179,7 +179,7 @@ class MCTS:
                     rate = simulation / max(now - simulations_start, 1e-9)
                     affordable = simulation + int((seconds - elapsed) * rate)
                     budget = np.clip(budget, None, max(affordable, simulation))
-                    limit = int(budget.max())
+                    limit, first_done = int(budget.max()), int(budget.min())
                     policy.set_budget(budget)
         action, target = policy.decide(tree, state.move_number, rng)
         self.tree = tree
@@ -284,23 +284,24 @@ class MCTS:
         self, tree: Tree, policy: GumbelPolicy | PuctPolicy, simulation: int, games: np.ndarray | None
     ) -> Generator:
         """One simulation for ``games`` ([K] the games whose budget is not spent; None: all)."""
-        if games is None:
+        every = games is None  # then local indices are game indices: no gathers through games
+        if every:
             games = np.arange(tree.batch_size)
-            action = policy.select_root(tree, simulation, None).astype(np.int64)
-        else:
-            action = policy.select_root(tree, simulation, games).astype(np.int64)
+        action = policy.select_root(tree, simulation, None if every else games).astype(np.int64)
         count = games.size
         parent = np.full(count, ROOT, np.int64)
         child = tree.children[games, parent, action].astype(np.int64)
         descending = np.flatnonzero(child != UNVISITED)  # indices into games
-        descending = descending[~tree.terminal[games[descending], child[descending]]]
+        of = (lambda local: local) if every else (lambda local: games[local])
+        descending = descending[~tree.terminal[of(descending), child[descending]]]
         while descending.size:
             parent[descending] = child[descending]
-            stats = tree.stats(games[descending], parent[descending])
-            action[descending] = policy.select_interior(stats, games[descending])
-            child[descending] = tree.children[games[descending], parent[descending], action[descending]]
+            at = of(descending)
+            stats = tree.stats(at, parent[descending])
+            action[descending] = policy.select_interior(stats, at)
+            child[descending] = tree.children[at, parent[descending], action[descending]]
             descending = descending[child[descending] != UNVISITED]
-            descending = descending[~tree.terminal[games[descending], child[descending]]]
+            descending = descending[~tree.terminal[of(descending), child[descending]]]
 
         leaf = child.copy()
         value = np.empty(count, np.float32)

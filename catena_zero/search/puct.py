@@ -27,20 +27,31 @@ from .ties import argmax_random_ties, tie_break_keys
 from .tree import NodeStats, Tree
 
 
-def puct_action(stats: NodeStats, priors: np.ndarray, config: SearchConfig, keys: np.ndarray) -> np.ndarray:
+def exploration_coefficients(config: SearchConfig, size: int) -> np.ndarray:
+    """[size] float32: for a node with N visits (the index), 2 radius c(N) sqrt(N), the factor of
+    P / (1 + N(a)) in ``puct_action``'s score (a table, so that selection does not recompute it)."""
+    visits = np.arange(size, dtype=np.float32)
+    c = np.log((1.0 + visits + config.c_puct_base) / config.c_puct_base) + config.c_puct_init
+    radius = 1.0 + config.score_utility_weight
+    return ((2.0 * radius) * c * np.sqrt(visits)).astype(np.float32)
+
+
+def puct_action(
+    stats: NodeStats, priors: np.ndarray, keys: np.ndarray, coefficients: np.ndarray
+) -> np.ndarray:
     """[K] action maximising the PUCT score; ``priors`` [K, A] (the node's own, or noised at the
-    root); ties broken by ``keys`` [K, A] (``ties.py``).
+    root); ties broken by ``keys`` [K, A] (``ties.py``); ``coefficients`` the table of
+    ``exploration_coefficients`` (covering every visit count in ``stats``).
 
     argmax of 0.5 (Q / radius + 1) + c P sqrt(N) / (1 + N(a)) is computed as the argmax of the
     same score times 2 radius, less the constant: Q + 2 radius c sqrt(N) P / (1 + N(a)), fewer
     array operations per node (this runs at every step of every descent).
     """
-    visits = stats.visits.astype(np.float32)[:, None]  # [K, 1]
-    c = np.log((1.0 + visits + config.c_puct_base) / config.c_puct_base) + config.c_puct_init
-    radius = 1.0 + config.score_utility_weight
-    coefficient = (2.0 * radius) * c * np.sqrt(visits)  # [K, 1]
-    q = np.where(stats.child_visits > 0, stats.child_q, stats.utility[:, None])
-    score = q + coefficient * (priors / (1.0 + stats.child_visits))
+    coefficient = coefficients[stats.visits][:, None]  # [K, 1] float32
+    visits = stats.child_visits.astype(np.float32)  # (int32 with float32 would compute in float64)
+    q = np.where(visits > 0, stats.child_q, stats.utility[:, None])
+    visits += 1.0
+    score = q + coefficient * (priors / visits)
     return argmax_random_ties(np.where(stats.legal, score, -np.inf), keys)
 
 
@@ -69,6 +80,7 @@ class PuctPolicy:
         # [B, A] the root priors used by this search (the tree keeps the un-noised ones)
         self.root_priors = dirichlet_noise(root.priors, root.legal, config, rng) if add_noise else root.priors.copy()
         self.keys = tie_break_keys(rng, *root.priors.shape)  # [B, A] random ties (ties.py)
+        self.coefficients = exploration_coefficients(config, 64)  # grown with the visit counts
 
     warmup = 1  # PUCT has no schedule: a time-limited search may stop after any simulation
 
@@ -78,12 +90,21 @@ class PuctPolicy:
     def select_root(self, tree: Tree, simulation: int, games: np.ndarray | None) -> np.ndarray:
         """[K] root actions of ``games`` (None: all)."""
         if games is None:
-            return puct_action(tree.root_stats(), self.root_priors, self.config, self.keys)
-        return puct_action(tree.root_stats(games), self.root_priors[games], self.config, self.keys[games])
+            root = tree.root_stats()
+            return puct_action(root, self.root_priors, self.keys, self._coefficients(root))
+        root = tree.root_stats(games)
+        return puct_action(root, self.root_priors[games], self.keys[games], self._coefficients(root))
 
     def select_interior(self, stats: NodeStats, games: np.ndarray) -> np.ndarray:
         """[K] actions at K interior nodes, one of each of ``games``."""
-        return puct_action(stats, stats.priors, self.config, self.keys[games])
+        return puct_action(stats, stats.priors, self.keys[games], self._coefficients(stats))
+
+    def _coefficients(self, stats: NodeStats) -> np.ndarray:
+        """The coefficient table, grown (doubling) to cover the visit counts of ``stats``."""
+        most = int(stats.visits.max()) if stats.visits.size > 1 else int(stats.visits[0])
+        if most >= self.coefficients.size:
+            self.coefficients = exploration_coefficients(self.config, 2 * (most + 1))
+        return self.coefficients
 
     def decide(
         self, tree: Tree, move_number: np.ndarray, rng: np.random.Generator

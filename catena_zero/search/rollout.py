@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..game.vec_env import BLACK, EMPTY
 from ..evaluation import Evaluation
 
 if TYPE_CHECKING:
@@ -58,13 +57,8 @@ class RolloutEvaluator:
         mover = np.repeat(state.to_move, rollouts)  # [B * R] player to move in the evaluated state
         games = env.take(state, np.repeat(np.arange(count), rollouts))
         env.play_out(games, self.rng)  # the one-row engine for a handful of games (single-game search)
-        winner = games.winner
-        value = np.where(winner == mover, 1.0, -1.0)
-        value[winner == EMPTY] = 0.0  # draw (R8)
-        scores = games.scores  # [B * R, 2] final [black, white]
-        margin = np.where(mover == BLACK, scores[:, 0] - scores[:, 1], scores[:, 1] - scores[:, 0])
-        return Evaluation(
-            priors=uniform_priors(env.legal_actions(state)),
-            value=value.reshape(count, rollouts).mean(axis=1).astype(np.float32),
-            score=margin.reshape(count, rollouts).mean(axis=1).astype(np.float32),
-        )
+        value, margin = env.outcomes(games, mover)  # R6/R8 results for the evaluated state's mover
+        if rollouts > 1:
+            value = value.reshape(count, rollouts).mean(axis=1).astype(np.float32)
+            margin = margin.reshape(count, rollouts).mean(axis=1).astype(np.float32)
+        return Evaluation(priors=uniform_priors(env.legal_actions(state)), value=value, score=margin)

@@ -304,8 +304,10 @@ class Tree:
                 value, score, utility = value[up], score[up], utility[up]
             parent_at = base + parent
             # The parent's mover sees the opposite result unless it is the same player (R8 double turn).
-            sign = np.where(players[parent_at] != players[at], np.float32(-1), np.float32(1))
-            value, score, utility = sign * value, sign * score, sign * utility
+            flip = players[parent_at] != players[at]
+            value = np.where(flip, -value, value)
+            score = np.where(flip, -score, score)
+            utility = np.where(flip, -utility, utility)
             edge = parent_at * self.num_actions + actions[at]
             edge_visits[edge] += 1
             edge_q[edge] += (utility - edge_q[edge]) / edge_visits[edge]  # running mean (mctx)

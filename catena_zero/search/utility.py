@@ -50,4 +50,4 @@ class Utility:
         if self.weight == 0.0:
             return value
         term = np.float32(self.weight * 2.0 / math.pi) * np.arctan(np.asarray(score, np.float32) / np.float32(self.points))
-        return (value + term).astype(np.float32)
+        return value + term  # float32 throughout
