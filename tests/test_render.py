@@ -15,6 +15,7 @@ from catena_zero.game import Game, GameConfig
 from catena_zero.game.match import Match
 from catena_zero.game.records import board_of
 from catena_zero.game.render import LongestTally, render_ascii, render_svg, status_lines
+from naive_rules import NaiveGame
 
 SVG = "{http://www.w3.org/2000/svg}"
 
@@ -37,8 +38,8 @@ def claimed_cells(game: Game) -> set[str]:
 # ------------------------------------------------------------------------------- ASCII
 
 
-def read_names(text: str, side: int, cell_chars: str = ".XOxo") -> dict[str, tuple[int, int]]:
-    """Read every cell's name off an ASCII board as a person does, without counting: follow the
+def read_names(text: str, side: int, cell_chars: str = ".-XOxo") -> dict[str, tuple[int, int]]:
+    """Read every cell's name off a ``hex`` layout ASCII board as a person does: follow the
     cell's column diagonally (one line up and one character left, or down and right) past the
     other cells to a letter at each end, and its row sideways to a row number.
 
@@ -82,12 +83,59 @@ def read_names(text: str, side: int, cell_chars: str = ".XOxo") -> dict[str, tup
     return names
 
 
+def column_labels(text: str, side: int, y: int, x: int) -> str:
+    """The name a ``columns`` board gives the character at (line y, x): the letters straight
+    above and below it (first and last board lines) and the numbers at both ends of its line."""
+    lines = text.splitlines()[: 2 * side +1]
+    top, bottom = lines[0][x:x + 1], lines[-1][x:x + 1]
+    assert top == bottom and top.isalpha() and top.isupper(), (y, x, top, bottom, text)
+    words = lines[y].split()
+    assert words[0] == words[-1] and words[0].isdigit(), (y, words, text)
+    return top + words[0]
+
+
 @pytest.mark.parametrize("side", range(2, 11))
-def test_every_cell_name_reads_off_the_ascii_board(side):
-    """Column letters at both ends of each (diagonal) column, row numbers on each row's line:
-    every cell's name is read off the board, each cell once, none made up."""
+def test_every_cell_name_is_in_its_own_screen_column_and_line(side):
+    """The default board: a stone on any cell of sides 2-10 stands on the one screen column
+    whose letter (above and below) and the one line whose number (both ends) name that cell."""
+    spec = Game(GameConfig(side=side)).spec
+    for name in spec.names:
+        text = render_ascii(Game.replay(GameConfig(side=side), [name]), legend=False)
+        lines = text.splitlines()
+        found = [(y, line.index("X")) for y, line in enumerate(lines) if "X" in line]
+        assert len(found) == 1 and lines[found[0][0]].count("X") == 1, (name, text)
+        assert column_labels(text, side, *found[0]) == name, text
+
+
+def column_positions(side: int) -> dict[str, tuple[int, int]]:
+    """Cell name -> (line, character) on a ``columns`` board (each cell located by a stone)."""
+    out = {}
+    for name in Game(GameConfig(side=side)).spec.names:
+        lines = render_ascii(Game.replay(GameConfig(side=side), [name]), legend=False).splitlines()
+        out[name] = next((y, line.index("X")) for y, line in enumerate(lines) if "X" in line)
+    return out
+
+
+@pytest.mark.parametrize("side", [2, 4, 7])
+def test_columns_layout_follows_hex_adjacency(side):
+    """R1 directions on the default board: (+1,0) two characters right, (0,+1) straight up one
+    line, (+1,+1) one line up and two characters right."""
+    spec = Game(GameConfig(side=side)).spec
+    positions = column_positions(side)
+    for name, (c, r) in zip(spec.names, spec.coords.tolist()):
+        y, x = positions[name]
+        for (dc, dr), (dy, dx) in (((1, 0), (0, 2)), ((0, 1), (-1, 0)), ((1, 1), (-1, 2))):
+            other = f"{chr(65 + c + dc)}{r + dr + 1}"
+            if other in positions:
+                assert positions[other] == (y + dy, x + dx), (name, other)
+
+
+@pytest.mark.parametrize("side", range(2, 11))
+def test_every_cell_name_reads_off_the_hex_board(side):
+    """The ``hex`` option: column letters at both ends of each (diagonal) column, row numbers
+    on each row's line: every cell's name is read off the board, each cell once, none made up."""
     game = Game(GameConfig(side=side))
-    names = read_names(render_ascii(game, legend=False), side, cell_chars=".")
+    names = read_names(render_ascii(game, legend=False, layout="hex"), side, cell_chars=".")
     assert set(names) == set(game.spec.names)
 
 
@@ -98,40 +146,56 @@ def test_corner_stones_read_back_where_they_were_placed():
     for move in corners:
         game.play(move)
     text = render_ascii(game, legend=False)
-    positions = read_names(render_ascii(Game(GameConfig(side=6)), legend=False), 6)
     lines = text.splitlines()
+    positions = column_positions(6)
     for k, cell in enumerate(corners):
         y, x = positions[cell]
         assert lines[y][x] == "XO"[k % 2], (cell, text)
-    assert read_names(text, 6) == positions  # the stones do not change where names are read
-    # The columns of the corners run diagonally: F1 (bottom right) and F11 (top left) share one.
+        assert column_labels(text, 6, y, x) == cell
+    # F1 (bottom right) and F11 (top left) share one column: straight above each other.
     (y1, x1), (y11, x11) = positions["F1"], positions["F11"]
+    assert y1 - y11 == 10 and x1 == x11
+    hex_text = render_ascii(game, legend=False, layout="hex")
+    hex_positions = read_names(render_ascii(Game(GameConfig(side=6)), legend=False, layout="hex"), 6)
+    assert read_names(hex_text, 6) == hex_positions  # the stones do not change where names are read
+    (y1, x1), (y11, x11) = hex_positions["F1"], hex_positions["F11"]
     assert y1 - y11 == x1 - x11 == 10
 
 
-def ascii_board(text: str, side: int) -> dict[str, str]:
-    """Cell name -> the character the board shows there (cells located by ``read_names``)."""
-    positions = read_names(render_ascii(Game(GameConfig(side=side)), legend=False), side, cell_chars=".")
-    lines = text.splitlines()
-    return {name: lines[y][x] for name, (y, x) in positions.items()}
+def naive_unplayable(game: Game) -> set[str]:
+    """Empty cells R3 forbids, by the naive oracle (every empty cell once the game is over)."""
+    naive = NaiveGame(game.config.side, game.config.game_type, game.config.scoring)
+    board = [{"black": 1, "white": 2, None: 0}[game.stone_at(n)] for n in game.spec.names]
+    return {n for i, n in enumerate(game.spec.names)
+            if board[i] == 0 and (game.is_over or not naive.legal_cell(board, i))}
 
 
+@pytest.mark.parametrize("layout", ["columns", "hex"])
 @pytest.mark.parametrize("config", [GameConfig(side=3), GameConfig(side=4, game_type="double"),
                                     GameConfig(side=6, scoring="quadratic", komi=30)])
-def test_ascii_shows_every_stone_claim_and_last_move(config):
-    """Every cell shows its stone (X black, O white, lower case once claimed, R5) or '.'."""
+def test_ascii_shows_every_stone_claim_dead_cell_and_last_move(config, layout):
+    """Every cell shows its stone (X black, O white, lower case once claimed, R5), '.' if it is
+    empty and playable, '-' if nobody can ever play there (R3, by the naive oracle)."""
+    empty = Game(config)
+    if layout == "columns":
+        positions = column_positions(config.side)
+    else:
+        positions = read_names(render_ascii(empty, legend=False, layout="hex"), config.side, cell_chars=".")
+    saw_dead = False
     for game in random_positions(config, seed=3, stride=3 if config.side == 6 else 1):
-        text = render_ascii(game)
-        board = ascii_board(text, config.side)
+        text = render_ascii(game, layout=layout)
+        lines = text.splitlines()
+        board = {name: lines[y][x] for name, (y, x) in positions.items()}
         claimed = claimed_cells(game)
-        assert set(board) == set(game.spec.names)
+        dead = naive_unplayable(game)
+        saw_dead |= bool(dead)
         for name, char in board.items():
             colour = game.stone_at(name)
-            expected = "." if colour is None else {"black": "X", "white": "O"}[colour]
+            expected = ("-" if name in dead else ".") if colour is None else {"black": "X", "white": "O"}[colour]
             if name in claimed:
                 expected = expected.lower()
             assert char == expected, (name, text)
-        board_lines = "\n".join(text.splitlines()[: 2 * config.side + 1])  # rows and letter lines
+        board_lines = "\n".join(lines[: 2 * config.side + 1])  # rows and letter lines
         marked = re.findall(r"\((.)\)", board_lines)
         last = game.last_move
         if last is None or last == "button":
@@ -139,14 +203,18 @@ def test_ascii_shows_every_stone_claim_and_last_move(config):
         else:
             assert len(marked) == 1 and marked[0].upper() == {"black": "X", "white": "O"}[game.stone_at(last)]
             assert f"last move: {last}" in text
+        assert "- empty but never playable (R3)" in text  # the legend names the glyph
+        key = [line for line in lines if line.startswith(("X black", "last move", "a cell touches"))]
+        assert len(key) == (3 if layout == "columns" else 2) and max(map(len, key)) <= 80, text
+    assert saw_dead
 
 
 @pytest.mark.parametrize("side", [2, 4, 7])
 def test_ascii_layout_follows_hex_adjacency(side):
-    """R1 directions on screen: (+1,0) two characters right on the same line, (0,+1) one
-    line up and one character left, (+1,+1) one line up and one character right."""
+    """R1 directions on the hex option: (+1,0) two characters right on the same line, (0,+1)
+    one line up and one character left, (+1,+1) one line up and one character right."""
     game = Game(GameConfig(side=side))
-    positions = read_names(render_ascii(game, legend=False), side, cell_chars=".")
+    positions = read_names(render_ascii(game, legend=False, layout="hex"), side, cell_chars=".")
     spec = game.spec
     for name, (c, r) in zip(spec.names, spec.coords.tolist()):
         y, x = positions[name]
@@ -154,6 +222,17 @@ def test_ascii_layout_follows_hex_adjacency(side):
             other = f"{chr(65 + c + dc)}{r + dr + 1}"
             if other in positions:
                 assert positions[other] == (y + dy, x + dx), (name, other)
+
+
+def test_unknown_layout_is_refused():
+    with pytest.raises(ValueError, match="layout must be one of columns, hex"):
+        render_ascii(Game(GameConfig(side=3)), layout="round")
+
+
+def test_side_10_board_fits_an_80_column_terminal():
+    for layout in ("columns", "hex"):
+        text = render_ascii(Game(GameConfig(side=10)), layout=layout)
+        assert max(len(line) for line in text.splitlines()[:21]) <= 80, text
 
 
 def test_ascii_status_line_reports_turn_button_and_result():

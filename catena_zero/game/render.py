@@ -3,23 +3,24 @@ lines that say what a position means (whose turn, the set-up step, the result an
 
 Shape legend: ``N`` cells on the board (91 on side 6), in notation order (spec.py).
 
-Both pictures use the same layout (RULES.md R1): rows are horizontal with row 1 at the
-bottom, and each row is shifted half a cell left of the one below, so the three adjacency
-directions of R1 are (+1, 0) right, (0, +1) up-left and (+1, +1) up-right. Rows are
-horizontal, so a column (fixed letter) runs diagonally up-left. The board is a hexagon with
-flat top and bottom edges.
+The SVG picture and the ASCII ``hex`` layout share the shape of RULES.md R1: rows are
+horizontal with row 1 at the bottom, and each row is shifted half a cell left of the one below,
+so the three adjacency directions of R1 are (+1, 0) right, (0, +1) up-left and (+1, +1)
+up-right. A column (fixed letter) then runs diagonally up-left, and the board is a hexagon with
+flat top and bottom edges. In that layout the labels sit on the ring of cells just outside the
+board, each on the line it names: column letters at both ends of the column (one step
+down-right of its first cell, one step up-left of its last), row numbers on the row's own line
+(left of rows 1..n, right of rows n..2n-1).
 
-Labels sit on the ring of cells just outside the board, each on the line it names, so that a
-cell's name is read off without counting:
-    column letters at both ends of the column: one step down-right of its first cell (below
-        the bottom edge or beside the lower-right edge) and one step up-left of its last cell
-        (beside the upper-left edge or above the top edge); the letter, the column's cells and
-        the other letter lie on one straight diagonal;
-    row numbers on the row's own line: left of rows 1..n (the lower-left edge), right of rows
-        n..2n-1 (the upper-right edge).
-Each ring position touches two edge cells, so the two label kinds take alternate pairs of
-edges (letters: bottom, lower-right, upper-left, top; numbers: lower-left, upper-right), and
-no position holds two labels.
+The ASCII default, the ``columns`` layout, shears the same board so that columns are vertical:
+every column's letter stands straight above and below it, and every row's number at both ends
+of its line, so a cell's name is read off its own screen column and its own line, with no
+diagonal to follow (a person following a diagonal across 10+ rows of side 10 slips a column).
+The R1 directions are then (+1, 0) right, (0, +1) straight up and (+1, +1) up-right, and the
+board's outline is a hexagon with two vertical edges.
+
+Empty cells where nobody can ever play (R3 forbids them for good) have their own glyph,
+``-``, so they do not look like the playable ``.``.
 
 Stones in a limited (claimed, R5) ribbon are drawn distinctly from live stones: lower case in
 ASCII, a line through the chain in SVG, because a claimed ribbon never changes again and the
@@ -40,6 +41,8 @@ from .rules import Game
 from .spec import BUTTON, COLUMN_LETTERS, BoardSpec
 
 EMPTY_CHAR = "."
+DEAD_CHAR = "-"  # an empty cell nobody can ever play (R3)
+LAYOUTS = ("columns", "hex")  # ASCII layouts: vertical columns (default), the hexagon of R1
 STONE_CHARS = {"black": "X", "white": "O"}  # live stones; claimed stones are lower case
 
 
@@ -156,7 +159,7 @@ def score_lines(game: Game) -> list[str]:
     for colour in ("black", "white"):
         if config.scoring == "standard":
             count = sum(1 for i in range(game.spec.num_cells) if game.stone_at(game.spec.names[i]) == colour)
-            terms = [f"{count} stones"]
+            terms = [f"{count} stone" + ("" if count == 1 else "s")]
         else:
             lengths = sorted((r.length for r in game.ribbons() if r.owner == colour), reverse=True)
             terms = [f"ribbons {_lengths(lengths)} squared"]
@@ -176,6 +179,7 @@ class BoardView:
 
     stones:   [N] "black" / "white" / None per cell
     claimed:  [N] True where the stone belongs to a claimed ribbon (limited, R5; or R8's end claim)
+    unplayable: [N] True on empty cells where nobody can ever place again (R3; all once over)
     chains:   the claimed ribbons with two or more stones, each as cell indices in chain order
     status:   the lines under the board: whose turn or which set-up step (R7), the button; at
               the end the result, who has the button and how, and how the scores come about
@@ -185,6 +189,7 @@ class BoardView:
     spec: BoardSpec
     stones: tuple[str | None, ...]  # [N]
     claimed: tuple[bool, ...]  # [N]
+    unplayable: tuple[bool, ...]  # [N]
     chains: tuple[tuple[int, ...], ...]
     last_move: str | None  # notation of the last move ("D5", "button"), None before any move
     moves_played: int
@@ -213,11 +218,15 @@ class BoardView:
             if len(cells) > 1:
                 chains.append(cells)  # Ribbon.indices are in chain order
         history = list(game.history)
+        unplayable = [False] * spec.num_cells
+        for i in game.unplayable_cells():
+            unplayable[i] = True
         return cls(
             config=game.config,
             spec=spec,
             stones=stones,
             claimed=tuple(claimed),
+            unplayable=tuple(unplayable),
             chains=tuple(chains),
             last_move=history[-1] if history else None,
             moves_played=len(history),
@@ -302,15 +311,75 @@ def _ring(spec: BoardSpec) -> tuple[dict[tuple[int, int], str], dict[tuple[int, 
     return letters, numbers
 
 
-def render_ascii(game: Game, *, legend: bool = True, match: Optional[Match] = None) -> str:
-    """The position as text: stones X/O (x/o once claimed), the last move in parentheses,
-    column letters and row numbers around the board (module docstring).
+def render_ascii(game: Game, *, legend: bool = True, match: Optional[Match] = None,
+                 layout: str = "columns") -> str:
+    """The position as text: stones X/O (x/o once claimed), ``.`` an empty cell, ``-`` an empty
+    cell nobody can ever play (R3), the last move in parentheses, column letters and row
+    numbers around the board (module docstring).
 
-    ``legend`` adds the key and the status lines (``status_lines``; with ``match`` they name
-    the set-up step and the seats)."""
+    ``layout`` "columns" (default) draws columns vertically, each letter above and below its
+    column; "hex" draws R1's hexagon with columns running diagonally. ``legend`` adds the key
+    and the status lines (``status_lines``; with ``match`` they name the set-up step and the
+    seats)."""
+    if layout not in LAYOUTS:
+        raise ValueError(f"layout must be one of {', '.join(LAYOUTS)}; got {layout!r}")
     view = BoardView.of(game, match)
-    spec, n = view.spec, view.spec.side
+    spec = view.spec
+    chars = []
+    for i in range(spec.num_cells):
+        colour = view.stones[i]
+        if colour is None:
+            chars.append(DEAD_CHAR if view.unplayable[i] else EMPTY_CHAR)
+        else:
+            chars.append(STONE_CHARS[colour].lower() if view.claimed[i] else STONE_CHARS[colour])
+    draw = _columns_board if layout == "columns" else _hex_board
+    out = draw(spec, chars, view.last_move)
+    if legend:
+        last = view.last_move or "none"
+        marked = " (in parentheses)" if view.last_move not in (None, BUTTON) else ""
+        out.append("X black, O white, x o claimed (R5); . empty, - empty but never playable (R3)")
+        if layout == "columns":
+            out.append(f"last move: {last}{marked}; names: letter above/below, number left/right")
+            out.append("a cell touches six: left, right, up, down, up-right and down-left (R1)")
+        else:
+            out.append(f"last move: {last}{marked}; columns run diagonally (\\) to their letters")
+        out.extend(view.status)
+    return "\n".join(out) + "\n"
+
+
+def _mark_last(lines: list[list[str]], y: int, x: int) -> None:
+    lines[y][x - 1], lines[y][x + 1] = "(", ")"
+
+
+def _columns_board(spec: BoardSpec, chars: list[str], last_move: Optional[str]) -> list[str]:
+    """The sheared board: column c at character 2c + wide + 2 on every line, row r on line
+    g - r (row 1 at the bottom), letters on the first and last lines, numbers at both ends
+    (two characters from the nearest cell, so a last-move parenthesis never touches one)."""
     g = spec.grid_size
+    wide = len(str(g))  # row numbers have up to 2 digits
+
+    def x_of(c: int) -> int:
+        return wide + 2 + 2 * c
+
+    right = x_of(g - 1) + 3  # where the numbers on the right start
+    lines = [[" "] * (right + wide) for _ in range(g + 2)]
+    for c in range(g):
+        lines[0][x_of(c)] = lines[g + 1][x_of(c)] = COLUMN_LETTERS[c]
+    for r in range(g):
+        number = str(r + 1)
+        lines[g - r][wide - len(number):wide] = list(number)  # right-aligned on the left
+        lines[g - r][right:right + len(number)] = list(number)
+    for i, (c, r) in enumerate(spec.coords.tolist()):
+        lines[g - r][x_of(c)] = chars[i]
+    if last_move not in (None, BUTTON):
+        c, r = spec.coords[spec.cell(last_move)].tolist()
+        _mark_last(lines, g - r, x_of(c))
+    return ["".join(line).rstrip() for line in lines]
+
+
+def _hex_board(spec: BoardSpec, chars: list[str], last_move: Optional[str]) -> list[str]:
+    """R1's hexagon: rows across, columns diagonal, labels on the ring around it (``_ring``)."""
+    n, g = spec.side, spec.grid_size
     letters, numbers = _ring(spec)
     wide = len(str(g))  # row numbers have up to 2 digits
 
@@ -324,27 +393,17 @@ def render_ascii(game: Game, *, legend: bool = True, match: Optional[Match] = No
     width = x_of(g, n - 1) + wide + 1
     lines = [[" "] * width for _ in range(g + 2)]
     for i, (c, r) in enumerate(spec.coords.tolist()):
-        colour = view.stones[i]
-        char = EMPTY_CHAR if colour is None else STONE_CHARS[colour]
-        lines[y_of(r)][x_of(c, r)] = char.lower() if view.claimed[i] else char
+        lines[y_of(r)][x_of(c, r)] = chars[i]
     for (c, r), letter in letters.items():
         lines[y_of(r)][x_of(c, r)] = letter
     for (c, r), number in numbers.items():
         x = x_of(c, r)
         start = x - len(number) + 1 if c < 0 else x  # left labels end at the ring cell, right ones start there
         lines[y_of(r)][start:start + len(number)] = list(number)
-    if view.last_move not in (None, BUTTON):
-        c, r = spec.coords[spec.cell(view.last_move)].tolist()
-        x = x_of(c, r)
-        lines[y_of(r)][x - 1], lines[y_of(r)][x + 1] = "(", ")"
-    out = ["".join(line).rstrip() for line in lines]
-    if legend:
-        last = view.last_move or "none"
-        marked = " (in parentheses)" if view.last_move not in (None, BUTTON) else ""
-        out.append(f"X black, O white, x o claimed (limited ribbon); last move: {last}{marked}")
-        out.append("columns run diagonally (\\) between their two letters; rows run across")
-        out.extend(view.status)
-    return "\n".join(out) + "\n"
+    if last_move not in (None, BUTTON):
+        c, r = spec.coords[spec.cell(last_move)].tolist()
+        _mark_last(lines, y_of(r), x_of(c, r))
+    return ["".join(line).rstrip() for line in lines]
 
 
 # ------------------------------------------------------------------------------------- SVG

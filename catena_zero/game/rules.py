@@ -239,6 +239,13 @@ class Game:
             cells = [x for x in cells if self._leaves_a_cell(x)]
         return cells
 
+    def unplayable_cells(self) -> list[int]:
+        """Empty cells where nobody can ever place again, in index order: R3 forbids them, and
+        a cell R3 forbids stays forbidden (stones are never removed); every empty cell once the
+        game is over. Unlike ``legal_cells`` this ignores R8's pair rule, which can change."""
+        empty = [x for x in range(self._n) if self._colour[x] == EMPTY]
+        return empty if self._over else [x for x in empty if not self._legal[x]]
+
     def can_take_button(self) -> bool:
         """R4: the button is there, not taken, the game is running; R7: in no_komi not
         before Black's first stone; R8: never in double."""
