@@ -351,3 +351,19 @@ def test_evaluate_bad_files_give_one_line(tmp_path, capsys):
     for args, fragment in cases:
         code = main(["evaluate", *args, "--games", "2"])
         assert_one_line_error(code, capsys.readouterr().err, fragment)
+
+
+def test_a_clean_sweep_gives_an_elo_bound_not_infinity():
+    from catena_zero.eval.arena import elo_line, elo_summary
+    from catena_zero.eval.ratings import elo_from_score, elo_interval
+
+    for wins, losses in ((10, 0), (0, 10)):
+        lo, hi = elo_interval(wins, 0, losses)
+        elo = elo_from_score(wins / 10)
+        line, summary = elo_line(elo, lo, hi), elo_summary(elo, lo, hi)
+        assert "inf" not in line and "inf" not in summary
+        bound = lo if wins else hi
+        assert f"{round(bound):+d}" in line and f"{round(bound):+d}" in summary
+        assert ("at least" in line) == bool(wins) and ("at most" in line) == bool(losses)
+    lo, hi = elo_interval(6, 1, 3)
+    assert elo_line(elo_from_score(0.65), lo, hi).endswith(f"95% interval [{round(lo):+d}, {round(hi):+d}]")

@@ -70,7 +70,6 @@ def test_flags_override_the_config_file(tmp_path, capsys):
 @pytest.mark.parametrize(
     "argv, fragment",
     [
-        ([], "required"),
         (["fly"], "invalid choice"),
         (["random-game", "--side", "x"], "invalid int value"),
         (["random-game", "--side", "12"], "side must be in 2..10"),
@@ -82,6 +81,7 @@ def test_flags_override_the_config_file(tmp_path, capsys):
         (["train"], "--config"),
         (["play", "--opponent", "genius"], "unknown player kind 'genius'"),
         (["play", "--opponent", "random:3"], "takes no argument"),
+        (["play", "--opponent", "net"], "needs trained weights"),
     ],
 )
 def test_errors_are_one_line_with_status_2(argv, fragment, capsys, monkeypatch):
@@ -301,7 +301,7 @@ def test_make_player_builds_registered_kinds():
     config = config_from_dict({})
     assert isinstance(make_player("random", config), RandomPlayer)
     assert "random" in PLAYER_KINDS
-    with pytest.raises(ValueError, match=r"unknown player kind 'alphabeta:8' \(known: random, mcts:K, net\)"):
+    with pytest.raises(ValueError, match=r"unknown player kind 'alphabeta:8' \(known: random, mcts:K, net:FILE\)"):
         make_player("alphabeta:8", config)
     with pytest.raises(ValueError, match=r"^player kind 'mcts' needs a simulation count: write mcts:K, as in mcts:200$"):
         make_player("mcts", config)  # not "got None"

@@ -17,7 +17,8 @@ import pytest
 from catena_zero.bot.players import RandomPlayer
 from catena_zero.cli import main
 from catena_zero.commands.play import RULES_TEXT, play_match
-from catena_zero.game import GameConfig
+from catena_zero.game import Game, GameConfig
+from catena_zero.game.render import render_ascii
 from catena_zero.game.match import Match
 from catena_zero.game.records import format_record, load_record, parse_record
 
@@ -143,7 +144,7 @@ def test_board_before_the_komi_choice_shows_the_empty_board(capsys, monkeypatch)
     code, out, err = run(["play", "--side", "3"], capsys, stdin="board\n", monkeypatch=monkeypatch)
     assert code == 0 and err == "" and "Traceback" not in out
     assert "set-up (R7): the first player chooses the komi" in out
-    assert " A . . . . 4" in out  # row 4 of the empty side-3 board, column A's letter beside it
+    assert render_ascii(Game(GameConfig(side=3)), legend=False) in out  # the empty side-3 board
     assert "end of input: game abandoned" in out
 
 
@@ -284,3 +285,190 @@ def test_record_is_saved_when_play_fails(tmp_path, capsys, monkeypatch):
     with pytest.raises(RuntimeError):
         main(["play", "--side", "3", "--save", str(path)])
     assert load_record(path).events == ("komi 5", "colour white")
+
+
+# ----------------------------------------------------------------- for players (issue 16)
+
+
+def test_bare_command_prints_the_usage_and_the_commands(capsys):
+    code, out, err = run([], capsys)
+    assert code == 2 and out == ""
+    assert err.startswith("usage: catena-zero") and "commands:" in err
+    from catena_zero.cli import COMMANDS
+
+    for name in COMMANDS:
+        assert f"\n  {name} " in err, name
+    assert max(map(len, err.splitlines())) <= 80
+
+
+def test_long_error_lines_wrap_on_a_terminal_only():
+    from catena_zero.cli import error_text
+
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+
+    line = "catena-zero: error: " + " ".join(f"word{k}" for k in range(30))
+    assert error_text(line, io.StringIO()) == line  # a pipe or file: one line, for scripts
+    wrapped = error_text(line, Tty()).splitlines()
+    assert len(wrapped) > 1 and all(len(x) <= 80 for x in wrapped)
+    assert all(x.startswith("    ") for x in wrapped[1:])
+    assert " ".join(x.strip() for x in wrapped) == line
+
+
+def test_evaluate_help_names_exported_bot_files(capsys):
+    code, out, _ = run(["evaluate", "--help"], capsys)
+    text = " ".join(out.split())
+    assert "an exported bot file" in text and "bot files" in text
+
+
+def test_pass_and_resign_point_to_the_button_and_quit(capsys, monkeypatch):
+    code, out, _ = run(["play", "--side", "3", "--komi", "2"], capsys, stdin="white\npass\nresign\nquit\n",
+                       monkeypatch=monkeypatch)
+    assert code == 0
+    assert "there is no pass in Catena: 'button' takes the button (R4) instead of placing a stone, once per " \
+           "game; it is free now" in out
+    assert "there is no resign in Catena: 'quit' abandons the game" in out
+
+
+def test_komi_set_by_the_flag_is_said_so(capsys, monkeypatch):
+    code, out, _ = run(["play", "--side", "3", "--komi", "5", "--opponent", "random"], capsys, stdin="quit\n",
+                       monkeypatch=monkeypatch)
+    assert "You are the first player (the komi, 5, was set by --komi)" in out
+    assert "you choose the komi" not in out
+    assert "(R7, komi 5, set by --komi)" in out
+    code, out, _ = run(["play", "--side", "3", "--opponent", "random"], capsys, stdin="quit\n",
+                       monkeypatch=monkeypatch)
+    assert "You are the first player (you choose the komi)" in out and "set by --komi" not in out
+
+
+def test_komi_choice_says_why_it_matters_and_nothing_misleading_without_a_network(capsys, monkeypatch):
+    for opponent in ("random", "mcts:2", "human"):
+        code, out, _ = run(["play", "--side", "3", "--opponent", opponent], capsys, stdin="quit\n",
+                           monkeypatch=monkeypatch)
+        assert "Why it matters: the second player then takes whichever colour is better" in out
+        assert "estimate of a fair komi" not in out  # no estimate from a program without a network
+
+
+def test_komi_choice_shows_the_bots_fair_komi(tmp_path, capsys, monkeypatch):
+    from catena_zero.bot import Bot
+    from web_helpers import make_bot_file
+
+    path = make_bot_file(tmp_path)
+    fair = Bot.load(path, device="cpu").komi_curve(GameConfig(side=3)).fair_komi
+    code, out, _ = run(["play", "--bot", str(path), "--device", "cpu", "--simulations", "2"], capsys,
+                       stdin="quit\n", monkeypatch=monkeypatch)
+    assert code == 0
+    assert f"The bot's estimate of a fair komi: {fair} (by its value and score heads" in " ".join(out.split())
+    assert "Why it matters" in out
+    # the same number the komi command prints
+    code, komi_out, _ = run(["komi", "--bot", str(path), "--device", "cpu"], capsys)
+    assert komi_out.startswith(f"fair komi {fair} ")
+
+
+def test_opponent_net_needs_a_file(tmp_path, capsys, monkeypatch):
+    code, out, err = run(["play", "--side", "3", "--opponent", "net"], capsys, stdin="", monkeypatch=monkeypatch)
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert "player kind 'net' needs trained weights: write net:FILE" in err and "catena-zero export" in err
+    from web_helpers import make_bot_file
+
+    path = make_bot_file(tmp_path)
+    code, out, err = run(["play", "--side", "3", "--opponent", f"net:{path}", "--seat", "second", "--komi", "3"], capsys,
+                         stdin="quit\n", monkeypatch=monkeypatch)
+    assert code == 0, err
+    assert "second player > game abandoned" in out
+
+
+def test_swap_shows_the_board_again(capsys, monkeypatch):
+    code, out, _ = run(["play", "--side", "2", "--game-type", "no_komi"], capsys, stdin="B2\nswap\nquit\n",
+                       monkeypatch=monkeypatch)
+    after = out.split("second player: swap\n", 1)[1]
+    assert render_ascii(Game.replay(GameConfig(side=2, game_type="no_komi"), ["B2"]), legend=False) in after
+    assert "white (first player) to move" in after
+
+
+def test_save_dash_leaves_only_the_record_on_stdout(capsys, monkeypatch):
+    code, out, err = run(["play", "--side", "2", "--komi", "1", "--save", "-"], capsys,
+                         stdin="white\nB2\nquit\n", monkeypatch=monkeypatch)
+    assert code == 0
+    record = parse_record(out)  # stdout is the record and nothing else
+    assert record.events == ("komi 1", "colour white", "B2")
+    assert "first player" in err and "A B C" in err  # the prompts and the board went to stderr
+
+
+def test_board_option_hex_draws_the_hexagon(capsys, monkeypatch):
+    code, out, _ = run(["play", "--side", "3", "--board", "hex"], capsys, stdin="board\nquit\n",
+                       monkeypatch=monkeypatch)
+    assert render_ascii(Game(GameConfig(side=3)), legend=False, layout="hex") in out
+    code, out, _ = run(["play", "--side", "3", "--board", "round"], capsys, stdin="", monkeypatch=monkeypatch)
+    assert code == 2
+
+
+def test_line_editing_history_and_completion_on_a_terminal():
+    """Under a real pseudo-terminal: Left arrow edits the line (typing '3', Left, 'C' makes
+    'C3'), Tab completes 'he' to 'help', Up recalls the previous line."""
+    import pty
+    import select
+    import time
+
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "TERM": "xterm", "INPUTRC": "/dev/null"}
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: the program on the terminal (double: the person is Black, to move)
+        os.execve(sys.executable, [sys.executable, "-m", "catena_zero.cli", "play", "--side", "3",
+                                   "--game-type", "double", "--opponent", "random"], env)
+    seen = b""
+
+    def wait_for(text: bytes, count: int = 1, timeout: float = 60.0) -> None:
+        nonlocal seen
+        end = time.monotonic() + timeout
+        while seen.count(text) < count:
+            ready, _, _ = select.select([fd], [], [], max(0.0, end - time.monotonic()))
+            if not ready:
+                raise AssertionError(f"never saw {text!r} x{count} in {seen.decode(errors='replace')}")
+            try:
+                seen += os.read(fd, 65536)
+            except OSError:
+                raise AssertionError(f"the program ended before {text!r}: {seen.decode(errors='replace')}")
+
+    prompt = b"first player (black) > "
+    try:
+        wait_for(prompt)
+        os.write(fd, b"3\x1b[DC\r")  # '3', Left, 'C'
+        wait_for(b"first player (black): C3")
+        wait_for(prompt, 2)  # the opponent played its two stones
+        os.write(fd, b"he\t\r")  # Tab: 'help', the one command starting so
+        wait_for(b"Type a move as a cell")
+        wait_for(prompt, 3)
+        os.write(fd, b"\x1b[A\r")  # Up: the line before, 'help', again
+        wait_for(b"Type a move as a cell", 2)
+        wait_for(prompt, 4)
+        os.write(fd, b"quit\r")
+        wait_for(b"game abandoned")
+        assert b"not accepted" not in seen, seen.decode(errors="replace")
+    finally:
+        os.close(fd)
+        os.waitpid(pid, 0)
+
+
+def test_tab_completion_offers_what_may_be_typed_now():
+    from catena_zero.commands.play import TerminalReader, UndoableMatch
+
+    match = UndoableMatch(GameConfig(side=3))
+    reader = TerminalReader(match)
+
+    def completions(text):
+        out, k = [], 0
+        while (word := reader.complete(text, k)) is not None:
+            out.append(word)
+            k += 1
+        return out
+
+    assert completions("ko") == ["komi"]
+    match.apply("komi 2")
+    assert completions("b") == ["black", "board"]
+    match.apply("colour white")
+    match.apply("C3")  # no longer legal: not offered
+    legal = match.game.legal_moves()
+    assert completions("c") == [m for m in legal if m.startswith("C")] and "C3" not in completions("c")
+    assert completions("bu") == ["button"]
+    assert completions("q") == ["quit"]

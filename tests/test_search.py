@@ -870,19 +870,32 @@ def test_player_builders_reject_bad_arguments():
         build_mcts_player("many", Config())
     with pytest.raises(ValueError, match="mcts:64"):
         build_mcts_player(None, Config())
-    with pytest.raises(ValueError, match="no argument"):
+    # An untrained network is refused, with how to get trained weights.
+    for arg in (None, ""):
+        with pytest.raises(ValueError, match="needs trained weights: write net:FILE with a training checkpoint"):
+            build_net_player(arg, Config())
+    with pytest.raises(ValueError, match="net:x: no such file; .*catena-zero export"):
         build_net_player("x", Config())
 
 
-def test_net_player_returns_a_legal_move():
+def test_net_player_plays_a_checkpoint_and_estimates_the_komi(tmp_path):
     from catena_zero.config import NetConfig
+    from catena_zero.net import model_from_config
+    from catena_zero.train.checkpoint import Checkpoint, save_checkpoint
 
     config = Config(
         game=KOMI3,
         net=NetConfig(blocks=1, channels=8, head_channels=4, value_hidden=8, device="cpu"),
         search=SearchConfig(num_simulations=8),
     )
-    player = build_net_player(None, config)
+    model = model_from_config(config.net)
+    path = save_checkpoint(tmp_path / "run", Checkpoint(step=0, config=config, model=model.state_dict()))
+    player = build_net_player(str(path), Config(game=KOMI3))
     assert isinstance(player, SearchPlayer)
     game = Game.replay(KOMI3, ["C3"])
     assert player.choose(game, np.random.default_rng(0)) in game.legal_moves()
+    from catena_zero.search.komi import estimate_fair_komi
+
+    assert player.fair_komi(KOMI3) == estimate_fair_komi(player.env, player.eval_fn).komi
+    with pytest.raises(ValueError, match="was trained for side 3"):
+        build_net_player(str(path), Config(game=GameConfig(side=4)))

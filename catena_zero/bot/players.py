@@ -122,7 +122,7 @@ def _build_net(arg: str | None, config: "Config") -> Player:
 PLAYER_KINDS: dict[str, PlayerKind] = {
     "random": PlayerKind(_build_random, "random", "uniformly random legal moves"),
     "mcts": PlayerKind(_build_mcts, "mcts:K", "classic MCTS, K simulations with random rollouts"),
-    "net": PlayerKind(_build_net, "net", "the network through the configured search"),
+    "net": PlayerKind(_build_net, "net:FILE", "a trained network: a checkpoint or an exported bot file"),
 }
 
 

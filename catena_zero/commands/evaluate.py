@@ -14,11 +14,12 @@ def set_threads(threads: int) -> None:
 
     torch.set_num_threads(threads)
 
-HELP = "play a match between two agents (checkpoints, run folders, random, greedy, mcts:K) and report the result"
+HELP = "play a match between two agents (bot files, checkpoints, run folders, random, greedy, mcts:K)"
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("agent_a", metavar="A", help="random, greedy, mcts:K, a checkpoint file or a run folder (its newest checkpoint)")
+    parser.add_argument("agent_a", metavar="A", help="random, greedy, mcts:K, an exported bot file (catena-zero export), a checkpoint file or a "
+                             "run folder (its newest checkpoint)")
     parser.add_argument("agent_b", metavar="B", help="the opponent, written as A")
     parser.add_argument("--games", type=int, default=40, metavar="N", help="games to play, colours alternating (default 40)")
     parser.add_argument("--sims", type=int, metavar="S", help="search simulations per move of network agents (default: their config's)")

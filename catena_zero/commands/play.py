@@ -2,6 +2,12 @@
 
 ``--bot FILE`` plays an exported bot (``catena-zero export``) against you, ``--bot A --bot B`` two
 bots against each other; a bot answers the set-up (komi, colour, swap) by its own heads (R7).
+
+Where a person chooses the komi, a network opponent's own estimate of the fair komi is shown
+(what ``catena-zero komi --bot`` computes): the second player takes the better colour at the
+chosen komi, so it settles the game. Typed lines are read with the standard library's
+``readline`` when standard input is a terminal (line editing, history, tab-completion of the
+legal moves and commands); from a pipe they are read as they come.
 """
 
 from __future__ import annotations
@@ -9,6 +15,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import sys
+import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional, TextIO
@@ -21,11 +28,11 @@ from ..game.match import Match
 from ..game.notation import normalize_event, parse_move
 from ..game.options import komi_range
 from ..game.records import board_of, save_record
-from ..game.render import render_ascii
+from ..game.render import LAYOUTS, render_ascii
 from ..game.rules import IllegalMove
 from ..messages import quote
 from .bot_options import add_bot_options, load_bot
-from .common import CliError, add_game_options, describe, resolve_config
+from .common import CliError, add_game_options, describe, message_stream, resolve_config
 
 HELP = "play in the terminal, against a person or a program"
 SEATS = ("first", "second")
@@ -42,7 +49,11 @@ def configure(play: argparse.ArgumentParser) -> None:
                       help="your seat against a program: the first player chooses the komi (R7); default first")
     play.add_argument("--save", metavar="FILE",
                       help="write the game record here at the end, also when the game is abandoned "
-                           "(quit, end of input, Ctrl-C); checked before the game starts")
+                           "(quit, end of input, Ctrl-C); checked before the game starts; '-': standard "
+                           "output, and the board and prompts go to standard error")
+    play.add_argument("--board", choices=LAYOUTS, default=LAYOUTS[0],
+                      help="columns: columns drawn vertically, each letter above and below its column "
+                           "(default); hex: the hexagon of R1, columns running diagonally")
     add_bot_options(play, required=False, repeatable=True,
                     bot_help="an exported bot to play against (instead of --opponent); twice, --bot A --bot B, "
                              "for bot against bot (A is the first player); the game defaults to the first bot's")
@@ -54,13 +65,15 @@ Before play (R7): the first player chooses the komi ('7' or 'komi 7'); then the 
 player chooses a colour ('black'/'white', or 'swap' under game type no_komi).
 Commands: 'moves' lists what you may play now, 'board' shows the board, 'undo' takes back
 your last move (and the program's reply), 'rules' the rules in brief, 'help' this text,
-'quit' abandons the game (the record is still saved with --save)."""
+'quit' abandons the game (the record is still saved with --save). There is no pass or
+resign: 'button' is the one move that places no stone. On a terminal the arrow keys edit the
+line and recall earlier ones, and Tab completes a move or command."""
 
 # One screen (at most 24 lines of at most 80 characters) restating docs/RULES.md.
 RULES_TEXT = """\
 Catena in brief (the full rules with examples: docs/RULES.md)
-R1  A hexagon of hexagonal cells; columns A, B, ... run diagonally, rows 1, 2,
-    ... run across. Side 6 has 91 cells; sides 2-10 are allowed.
+R1  A hexagon of hexagonal cells, drawn sheared: columns A, B, ... go up (letter
+    above and below), rows 1, 2, ... across. Side 6 has 91 cells; sides 2-10.
 R2  Stones that touch form a group, whatever their colours. A group must stay a
     ribbon: a chain where each stone touches at most two others, never a ring.
 R3  Place on an empty cell only if every group is still a ribbon afterwards:
@@ -83,6 +96,7 @@ R8  double: one stone for Black's first turn, then two stones per turn, no
 
 
 UNDO = "undo"  # what _human_turn returns after taking moves back
+COMMANDS = ("moves", "board", "undo", "rules", "help", "quit")  # typed instead of an event
 
 
 class UndoableMatch(Match):
@@ -144,6 +158,9 @@ def run(args: argparse.Namespace) -> int:
         players = {"first": None, "second": None}
     else:
         bot = make_player(args.opponent, config)
+        check = getattr(bot, "check_supported", None)
+        if check is not None:
+            check(config.game)  # a bot file trained for other options: UnsupportedGame, one line
         players = {seat: (None if seat == args.seat else bot) for seat in SEATS}
     match = UndoableMatch(config.game)
     if args.komi is not None and match.phase == "komi":
@@ -153,8 +170,11 @@ def run(args: argparse.Namespace) -> int:
     thinking = sys.stderr if _isatty(sys.stderr) else None  # scripted output stays clean
     if hasattr(sys.stdin, "reconfigure"):
         sys.stdin.reconfigure(errors="replace")  # bytes that are not UTF-8 become a bad move, not a crash
+    out = message_stream(args.save)  # with --save - the record alone goes to standard output
+    reader = TerminalReader(match) if _isatty(sys.stdin) else None
     try:
-        play_match(match, players, rng, sys.stdin, sys.stdout, thinking=thinking, opponent=opponent)
+        play_match(match, players, rng, sys.stdin, out, thinking=thinking, opponent=opponent,
+                   reader=reader, komi_by_flag=args.komi is not None, layout=args.board)
     except KeyboardInterrupt:
         print("\ninterrupted: game abandoned", file=sys.stderr)
         _save(args.save, match, sys.stderr)
@@ -162,8 +182,48 @@ def run(args: argparse.Namespace) -> int:
     except BaseException:
         _save(args.save, match, sys.stderr)  # a closed output or any failure: the moves so far still count
         raise
-    _save(args.save, match, sys.stdout)
+    _save(args.save, match, out)
     return 0
+
+
+class TerminalReader:
+    """Typed lines through the standard library's ``readline`` (only for a terminal): line
+    editing and history, and tab-completion of what may be typed now in ``match`` (the legal
+    moves in play, the set-up words before it, and the commands)."""
+
+    def __init__(self, match: Match) -> None:
+        import readline  # the terminal's line editor; importing it makes input() use it
+
+        self.match = match
+        self._matches: list[str] = []
+        readline.set_completer_delims(" \t")
+        readline.set_completer(self.complete)
+        readline.parse_and_bind("tab: complete")
+
+    def words(self) -> list[str]:
+        """What may be typed now, as single words."""
+        phase = self.match.phase
+        if phase == "play":
+            words = self.match.game.legal_moves()
+        elif phase == "komi":
+            words = ["komi"]
+        elif phase == "colour":
+            words = ["white", "swap"] if self.match.config.game_type == "no_komi" else ["black", "white"]
+        else:
+            words = []
+        return words + list(COMMANDS)
+
+    def complete(self, text: str, state: int) -> Optional[str]:
+        if state == 0:
+            self._matches = [w for w in self.words() if w.lower().startswith(text.lower())]
+        return self._matches[state] if state < len(self._matches) else None
+
+    def read(self, prompt: str) -> Optional[str]:
+        """One typed line (without its newline), None at the end of input (Ctrl-D)."""
+        try:
+            return input(prompt)
+        except EOFError:
+            return None
 
 
 def _bots(args: argparse.Namespace) -> list:
@@ -209,13 +269,20 @@ def _isatty(stream) -> bool:
 
 def play_match(match: Match, players: dict[str, Optional[Player]], rng: np.random.Generator,
                inp: TextIO, out: TextIO, *, thinking: Optional[TextIO] = None,
-               opponent: str = "a program") -> PlayResult:
-    """Run a match in the terminal: ``players[seat]`` is None for a person typing on ``inp``.
+               opponent: str = "a program", reader: Optional[TerminalReader] = None,
+               komi_by_flag: bool = False, layout: str = LAYOUTS[0]) -> PlayResult:
+    """Run a match in the terminal: ``players[seat]`` is None for a person typing on ``inp``
+    (or through ``reader``, on a terminal).
 
     Bad input never ends the game: it prints one line saying why and asks again. While a
     program chooses, "... is thinking" is shown on ``thinking`` (a terminal; None: nowhere) and
     erased afterwards, so output that is read by a script carries only the game.
+    ``komi_by_flag``: the komi was chosen before the match by ``--komi`` (the game says so).
+    ``layout``: the board's picture (``render_ascii``).
     """
+    def board(game) -> str:
+        return render_ascii(game, match=match, layout=layout)
+
     komi_known = match.config.game_type != "komi" or match.game is not None
     print(f"Catena: {describe(match.config if match.game is None else match.game.config, komi_known)}.", file=out)
     print("Type 'help' for the commands, 'rules' for the rules in brief.", file=out)
@@ -223,20 +290,26 @@ def play_match(match: Match, players: dict[str, Optional[Player]], rng: np.rando
     if person is not None:
         program = "second" if person == "first" else "first"
         duty = _SEAT_DUTIES[match.config.game_type][person]
+        if komi_by_flag and match.game is not None and match.config.game_type == "komi":
+            komi = match.game.config.komi
+            duty = ("the komi, " if person == "first" else "you choose the colours; the komi, ") + \
+                f"{komi}, was set by --komi"
         print(f"You are the {person} player{f' ({duty})' if duty else ''}; {opponent} is the {program} player.",
               file=out)
     shown_phase, shown_board, told_colour = None, None, False
     while match.phase != "over":
         if match.phase != shown_phase:
             shown_phase = match.phase
-            print(_phase_intro(match), file=out)
+            print(_phase_intro(match, komi_by_flag), file=out)
+            if match.phase == "komi":
+                print(_komi_advice(match, players), file=out)
         if person is not None and not told_colour and match.colour_of(person) is not None:
             told_colour = True
             print(f"You play {match.colour_of(person)}.", file=out)
         game = match.game
         if game is not None and shown_board != game.move_number and (match.phase == "play" or game.move_number):
             shown_board = game.move_number  # the board once per move (no empty board before a colour choice)
-            print(render_ascii(game, match=match), end="", file=out)
+            print(board(game), end="", file=out)
         seat = match.player_to_act
         who = _who(match, seat)  # before the event: a colour choice changes it
         player = players[seat]
@@ -250,14 +323,16 @@ def play_match(match: Match, players: dict[str, Optional[Player]], rng: np.rando
                     print("\r\033[K", end="", file=thinking, flush=True)  # erase the line
             match.apply(event)
         else:
-            event = _human_turn(match, who, inp, out, undo_seat=person)
+            event = _human_turn(match, who, inp, out, undo_seat=person, reader=reader, layout=layout)
             if event is None:
                 return PlayResult(match, finished=False)
             if event is UNDO:
                 shown_board = None
                 continue
         print(f"{who}: {event}", file=out)
-    print(render_ascii(match.game, match=match), end="", file=out)  # ends with the result, once
+        if event == "swap":
+            shown_board = None  # the same stones, but the seats changed colour: show the board again
+    print(board(match.game), end="", file=out)  # ends with the result, once
     return PlayResult(match, finished=True)
 
 
@@ -275,12 +350,18 @@ def _person_seat(players: dict[str, Optional[Player]]) -> Optional[str]:
     return people[0] if len(people) == 1 else None
 
 
-def _human_turn(match: Match, who: str, inp: TextIO, out: TextIO, undo_seat: Optional[str] = None) -> Optional[str]:
+def _human_turn(match: Match, who: str, inp: TextIO, out: TextIO, undo_seat: Optional[str] = None,
+                reader: Optional[TerminalReader] = None, layout: str = LAYOUTS[0]) -> Optional[str]:
     """Read lines until one is a legal event and apply it; None when the person quits or input ends,
     UNDO after an undo (the position changed: the board is shown again)."""
     while True:
-        print(f"{who} > ", end="", file=out, flush=True)
-        line = inp.readline()
+        if reader is not None:
+            out.flush()
+            line = reader.read(f"{who} > ")
+            line = None if line is None else line + "\n"
+        else:
+            print(f"{who} > ", end="", file=out, flush=True)
+            line = inp.readline()
         if not line:
             print("\nend of input: game abandoned", file=out)
             return None
@@ -291,6 +372,9 @@ def _human_turn(match: Match, who: str, inp: TextIO, out: TextIO, undo_seat: Opt
         if command in ("quit", "exit"):
             print("game abandoned", file=out)
             return None
+        if command in NO_SUCH_MOVES:
+            print(_no_such_move(command, match), file=out)
+            continue
         if command == "help":
             print(HELP_TEXT, file=out)
             continue
@@ -308,7 +392,7 @@ def _human_turn(match: Match, who: str, inp: TextIO, out: TextIO, undo_seat: Opt
             continue
         if command == "board":
             # Before the komi choice there is no game yet (R7): show the empty board.
-            print(render_ascii(board_of(match), match=match), end="", file=out)
+            print(render_ascii(board_of(match), match=match, layout=layout), end="", file=out)
             continue
         if len(text) > _MAX_INPUT:  # no event is this long; do not echo a pasted megabyte back
             print(f"not accepted: {quote(text)} is not a move or a command. Type 'help' for help.", file=out)
@@ -344,7 +428,7 @@ def _legal_summary(match: Match) -> str:
     return "legal: " + ", ".join(setup_choices(match))
 
 
-def _phase_intro(match: Match) -> str:
+def _phase_intro(match: Match, komi_by_flag: bool = False) -> str:
     """What the coming phase expects (R7), printed once when it starts."""
     config = match.config
     if match.phase == "komi":
@@ -353,11 +437,57 @@ def _phase_intro(match: Match) -> str:
     if match.phase == "colour":
         if config.game_type == "no_komi":
             return "The second player keeps White ('white') or takes over Black and its stone ('swap') (R7)."
-        return f"The second player chooses a colour, 'black' or 'white'; Black moves first (R7, komi {match.game.config.komi})."
+        komi = match.game.config.komi
+        chosen = f"komi {komi}, set by --komi" if komi_by_flag else f"komi {komi}"
+        return f"The second player chooses a colour, 'black' or 'white'; Black moves first (R7, {chosen})."
     first = match.colour_of("first")
     if first is None:  # no_komi opening (R7)
         return "The first player places Black's opening stone; then the second player chooses a colour."
     return f"Play: first player {first}, second player {match.colour_of('second')}, komi {match.game.config.komi}."
+
+
+KOMI_MATTERS = ("Why it matters: the second player then takes whichever colour is better at that komi, "
+                "so the first player gets the worse side of an unfair komi.")
+
+
+def fair_komi_estimate(player: Optional[Player], config) -> Optional[int]:
+    """A network player's own fair komi for ``config`` (game type komi), as ``catena-zero komi
+    --bot`` computes it; None for players without a network (their guess would mislead)."""
+    curve = getattr(player, "komi_curve", None)  # an exported Bot
+    if curve is not None:
+        return int(curve(config).fair_komi)
+    estimate = getattr(player, "fair_komi", None)  # a network SearchPlayer (net:FILE)
+    return None if estimate is None else estimate(config)
+
+
+def _komi_advice(match: Match, players: dict[str, Optional[Player]]) -> str:
+    """Said where the komi is chosen (R7): the network opponent's fair-komi estimate, if any,
+    and why the choice matters."""
+    programs = [p for p in (players[s] for s in SEATS) if p is not None]
+    fair = None
+    for program in programs:
+        fair = fair_komi_estimate(program, match.config)
+        if fair is not None:
+            break
+    lines = [] if fair is None else [
+        f"The bot's estimate of a fair komi: {fair} (by its value and score heads, as 'catena-zero komi' "
+        f"computes it)."]
+    return "\n".join(textwrap.fill(line, 80) for line in [*lines, KOMI_MATTERS])
+
+
+NO_SUCH_MOVES = ("pass", "resign")
+
+
+def _no_such_move(command: str, match: Match) -> str:
+    """Pass and resign do not exist in Catena (R4); say what comes closest."""
+    game = match.game
+    free = match.phase == "play" and game is not None and game.can_take_button()
+    button = ("'button' takes the button (R4) instead of placing a stone, once per game; it is free now"
+              if free else "taking the button (R4) is the one move that places no stone, and it is not "
+                           "open now")
+    if command == "pass":
+        return f"there is no pass in Catena: {button}. Type 'moves' for the legal moves."
+    return f"there is no resign in Catena: 'quit' abandons the game (--save still writes the record); {button}."
 
 
 def _who(match: Match, seat: str) -> str:

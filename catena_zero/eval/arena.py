@@ -405,6 +405,23 @@ def _elo(x: float) -> str:
     return f"{round(x) + 0:+d}"  # + 0: no "-0"
 
 
+def elo_line(elo: float, lo: float, hi: float) -> str:
+    """The Elo line of a report. A clean sweep has no finite estimate (the likelihood grows
+    without bound), so it gives the 95% interval's finite end as a bound instead of "+inf"."""
+    if math.isinf(elo) and elo > 0:
+        return f"Elo difference A - B: at least {_elo(lo)} (A won every game: no finite estimate; 95% lower bound)"
+    if math.isinf(elo):
+        return f"Elo difference A - B: at most {_elo(hi)} (A lost every game: no finite estimate; 95% upper bound)"
+    return f"Elo difference A - B: {_elo(elo)}, 95% interval [{_elo(lo)}, {_elo(hi)}]"
+
+
+def elo_summary(elo: float, lo: float, hi: float) -> str:
+    """"Elo +35 [-20, +90]", or "Elo >= +310" / "Elo <= -310" for a clean sweep (``elo_line``)."""
+    if math.isinf(elo):
+        return f"Elo >= {_elo(lo)}" if elo > 0 else f"Elo <= {_elo(hi)}"
+    return f"Elo {_elo(elo)} [{_elo(lo)}, {_elo(hi)}]"
+
+
 def _wdl(t: Tally) -> str:
     return f"+{t.wins} ={t.draws} -{t.losses}"
 
@@ -434,11 +451,11 @@ def report_lines(result: MatchResult) -> list[str]:
         f"black won {result.black_wins} of {t.games}",
         f"A: {_wdl(t)} (wins, draws, losses) of {t.games}",
         f"score rate of A: {_percent(t.score)}, 95% interval [{_percent(lo)}, {_percent(hi)}] (Wilson)",
-        f"Elo difference A - B: {_elo(t.elo)}, 95% interval [{_elo(elo_lo)}, {_elo(elo_hi)}]",
+        elo_line(t.elo, elo_lo, elo_hi),
         f"time: {result.seconds:.1f} s, {result.games_per_second:.2f} games/s, {result.moves} moves, "
         f"{result.moves / max(result.seconds, 1e-9):.0f} moves/s",
         f"summary: {result.name_a} vs {result.name_b}: {_wdl(t)}, score {_percent(t.score)} "
-        f"[{_percent(lo)}, {_percent(hi)}], Elo {_elo(t.elo)} [{_elo(elo_lo)}, {_elo(elo_hi)}], "
+        f"[{_percent(lo)}, {_percent(hi)}], {elo_summary(t.elo, elo_lo, elo_hi)}, "
         f"{komi}, {t.games} games",
     ]
     return lines
