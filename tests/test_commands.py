@@ -472,3 +472,12 @@ def test_tab_completion_offers_what_may_be_typed_now():
     assert completions("c") == [m for m in legal if m.startswith("C")] and "C3" not in completions("c")
     assert completions("bu") == ["button"]
     assert completions("q") == ["quit"]
+
+
+def test_show_board_option(tmp_path, capsys):
+    game = Game.replay(GameConfig(side=3), ["C3", "B4"])
+    path = tmp_path / "r.txt"
+    path.write_text(format_record(game))
+    for layout in ("columns", "hex"):
+        code, out, _ = run(["show", str(path), "--board", layout], capsys)
+        assert code == 0 and render_ascii(game, legend=False, layout=layout) in out

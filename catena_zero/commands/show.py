@@ -12,7 +12,7 @@ import sys
 from ..fileio import write_text_atomic
 from ..game.match import Match
 from ..game.records import RecordError, board_of, load_record, parse_record
-from ..game.render import render_ascii, render_svg
+from ..game.render import LAYOUTS, render_ascii, render_svg
 from .common import CliError, describe, message_stream, plural
 
 HELP = "print the board and result of a game record"
@@ -22,6 +22,9 @@ def configure(show: argparse.ArgumentParser) -> None:
     show.add_argument("record", metavar="RECORD", help="a record file written by play, random-game or train ('-': standard input)")
     show.add_argument("--move", type=int, metavar="K", help="show the position after the first K events")
     show.add_argument("--svg", metavar="FILE", help="also write the position as an SVG picture ('-': standard output)")
+    show.add_argument("--board", choices=LAYOUTS, default=LAYOUTS[0],
+                      help="columns: columns drawn vertically, each letter above and below its column "
+                           "(default); hex: the hexagon of R1, columns running diagonally")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -50,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"first player: {record.first}, second player: {other}", file=out)
     if upto != total:
         print(f"position after {upto} of {plural(total, 'event')}", file=out)
-    print(render_ascii(game, match=match), end="", file=out)
+    print(render_ascii(game, match=match, layout=args.board), end="", file=out)
     if written is not None:
         print(f"picture written to {written}", file=out)
     return 0
