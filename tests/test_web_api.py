@@ -169,7 +169,8 @@ def test_new_game_defaults_to_the_bots_options_with_the_person_first(client):
     assert (state["human"], state["bot"], state["phase"], state["to_act_is"]) == ("first", "second", "komi", "human")
     assert state["choice"] == {"kind": "komi", "komi_min": 0, "komi_max": 15, "colours": []}
     assert len(state["cells"]) == 19 and state["cells"][0] == {"name": "A1", "col": 0, "row": 0, "stone": None,
-                                                               "claimed": False}
+                                                               "claimed": False, "unplayable": False,
+                                                               "move": None, "placed": None}
     assert state["legal"] == [] and state["scores"] is None and state["komi"] is None
     assert state["button"] == {"exists": True, "holder": None, "can_take": False}
     assert len(state["id"]) == 22 and new_game(client)["id"] != state["id"]
@@ -562,3 +563,107 @@ def httpx_free_port_is_listening(port: int) -> bool:
 
     with socket.create_connection(("127.0.0.1", port), timeout=5):
         return True
+
+
+# ----------------------------------------------------------------- for players (issue 16)
+
+
+def test_finished_game_explains_the_result_as_the_terminal_does(client):
+    from catena_zero.game.render import status_lines
+
+    state = play_out(client, new_game(client))
+    match = Match.replay(GameConfig(side=3), [e["event"] for e in state["events"]])
+    assert state["result"]["lines"] == status_lines(match.game, match)
+    assert state["result"]["lines"][1].startswith("standard scoring (R6): black ")
+
+
+def test_cells_say_who_placed_each_stone_when_and_where_nobody_can_play(client):
+    from catena_zero.game.rules import Game
+
+    state = play_out(client, new_game(client, game_type="no_komi"))
+    moves = [e["event"] for e in state["events"] if e["event"] not in ("swap", "colour white")]
+    replay, placed = Game(GameConfig(side=3, game_type="no_komi")), {}
+    for k, move in enumerate(moves, start=1):
+        if move != "button":
+            placed[move] = (k, replay.to_move)
+        replay.play(move)
+    for cell in state["cells"]:
+        if cell["stone"] is None:
+            assert cell["move"] is None and cell["placed"] is None and cell["unplayable"]  # over: all
+        else:
+            assert (cell["move"], cell["placed"]) == placed[cell["name"]] and not cell["unplayable"]
+    # in a running game an empty cell is unplayable exactly where R3 forbids it for good
+    gid = new_game(client, game_type="double")["id"]
+    state = client.post(f"/api/games/{gid}/move", json={"move": "C3"}).json()
+    state = client.post(f"/api/games/{gid}/bot").json()
+    game = Game.replay(GameConfig(side=3, game_type="double"), [e["event"] for e in state["events"]])
+    dead = {game.spec.names[i] for i in game.unplayable_cells()}
+    assert {c["name"] for c in state["cells"] if c["unplayable"]} == dead
+
+
+def test_review_gives_the_position_after_each_move(client):
+    from catena_zero.game.rules import Game
+
+    state = play_out(client, new_game(client))
+    gid, moves = state["id"], [e["event"] for e in state["events"]][2:]
+    config = GameConfig(side=3, komi=state["komi"])
+    for k in (0, 1, len(moves) // 2, len(moves)):
+        view = client.get(f"/api/games/{gid}/review/{k}").json()
+        game = Game.replay(config, moves[:k])
+        assert view["move"] == k and view["moves"] == len(moves)
+        assert [c["stone"] for c in view["cells"]] == [game.stone_at(n) for n in game.spec.names]
+        assert view["last_move"] == game.last_move and view["scores"] == game.scores()
+    assert f"0..{len(moves)}" in error_of(client.get(f"/api/games/{gid}/review/{len(moves) + 1}"), 400)
+    assert f"0..{len(moves)}" in error_of(client.get(f"/api/games/{gid}/review/-1"), 400)
+    assert f"0..{len(moves)}" in error_of(client.get(f"/api/games/{gid}/review/x"), 400)
+
+
+def test_komi_advice_is_the_bots_fair_komi(client, bot_file):
+    bot = Bot.load(bot_file, simulations=1, device="cpu")
+    gid = new_game(client)["id"]
+    advice = client.get(f"/api/games/{gid}/komi-advice").json()
+    assert advice["komi"] == bot.komi_curve(GameConfig(side=3)).fair_komi
+    assert (advice["komi_min"], advice["komi_max"]) == (0, 15)
+    assert client.get(f"/api/games/{gid}").json()["komi_advice"] == advice["komi"]
+    gid = new_game(client, game_type="no_komi")["id"]
+    assert client.get(f"/api/games/{gid}/komi-advice").json()["komi"] is None  # no komi to choose
+
+
+def test_komi_advice_is_none_for_a_bot_without_a_komi_curve():
+    with LiveServer(create_app(BotPool([QuickBot()]))) as live, httpx.Client(base_url=live.url, timeout=60) as c:
+        gid = new_game(c)["id"]
+        assert c.get(f"/api/games/{gid}/komi-advice").json()["komi"] is None
+
+
+def test_strength_is_chosen_within_the_servers_limits(client):
+    info = client.get("/api/info").json()
+    assert info["strength"] == {"simulations": 2, "seconds": None, "max_simulations": 2000, "max_seconds": 10.0}
+    state = new_game(client, simulations=5)
+    assert (state["simulations"], state["seconds"]) == (5, None)
+    state = client.post(f"/api/games/{state['id']}/komi", json={"komi": 3}).json()
+    state = client.post(f"/api/games/{state['id']}/bot").json()  # the colour
+    if state["to_act_is"] == "bot":
+        state = client.post(f"/api/games/{state['id']}/bot").json()
+    analysis = client.get(f"/api/games/{state['id']}/analysis").json()["analysis"]
+    assert analysis["simulations"] == 5  # the game's budget, not the server's 2
+    assert (new_game(client, seconds=0.5)["seconds"]) == 0.5
+    for body, fragment in (({"simulations": 2001}, "simulations must be in 1..2000"),
+                           ({"simulations": 0}, "simulations must be in 1..2000"),
+                           ({"seconds": 11}, "at most 10"), ({"seconds": "fast"}, "seconds must be a number"),
+                           ({"simulations": 3, "seconds": 1}, "not both")):
+        assert fragment in error_of(client.post("/api/games", json=body), 400)
+
+
+def test_the_value_graph_fills_from_the_bots_moves_and_evaluations(client):
+    state = new_game(client, game_type="double", seat="second")  # the bot is Black and moves first
+    gid = state["id"]
+    state = client.post(f"/api/games/{gid}/bot").json()
+    assert [p["move"] for p in state["values"]] == [0]  # the bot's search of the empty board
+    state = client.post(f"/api/games/{gid}/move", json={"move": state["legal"][0]}).json()
+    analysis = client.get(f"/api/games/{gid}/analysis").json()["analysis"]
+    state = client.get(f"/api/games/{gid}").json()
+    point = [p for p in state["values"] if p["move"] == 2][0]
+    # White to move after Black's stone and White's first: the analysis is White's, the graph Black's
+    assert point["black_value"] == pytest.approx(-analysis["value"]) and point["black_score"] == pytest.approx(-analysis["score"])
+    state = client.post(f"/api/games/{gid}/undo").json()
+    assert all(p["move"] <= state["move_number"] for p in state["values"])

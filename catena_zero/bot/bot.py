@@ -288,35 +288,71 @@ class Bot:
                    game.move_number, *game.actions]
         return np.random.default_rng(np.random.SeedSequence(entropy))
 
-    def _search(self, game: Game) -> tuple[SearchOutput, _Searcher, int, float]:
+    def _budget(self, simulations: Optional[int], seconds: Optional[float]) -> tuple[Optional[int], Optional[float]]:
+        """This search's (simulations, seconds): the bot's own, unless one of them is given."""
+        if simulations is None and seconds is None:
+            return self.simulations, self.seconds
+        if simulations is not None and seconds is not None:
+            raise ValueError("give a search a simulation count or a time limit, not both")
+        if simulations is not None and (isinstance(simulations, bool) or not isinstance(simulations, int)
+                                        or simulations < 1):
+            raise ValueError(f"simulations must be a positive whole number, got {simulations!r}")
+        if seconds is not None and (isinstance(seconds, bool) or not isinstance(seconds, (int, float))
+                                    or not seconds > 0):
+            raise ValueError(f"seconds must be a positive number, got {seconds!r}")
+        return simulations, None if seconds is None else float(seconds)
+
+    def _search(self, game: Game, simulations: Optional[int] = None,
+                seconds: Optional[float] = None) -> tuple[SearchOutput, _Searcher, int, float]:
         if not isinstance(game, Game):
             raise ValueError(f"expected a catena_zero.game.Game, got {type(game).__name__}")
         rules = self.check_supported(game.config)
         if game.is_over:
             raise ValueError("the game is over: there is no move to choose")
+        simulations, seconds = self._budget(simulations, seconds)
         searcher = self._searcher(rules)
         state = searcher.env.from_games([game])
         start = time.perf_counter()
-        output, simulations = searcher.run(state, self.position_rng(game), self.simulations, self.seconds)
+        output, simulations = searcher.run(state, self.position_rng(game), simulations, seconds)
         return output, searcher, simulations, time.perf_counter() - start
 
     # -- playing -----------------------------------------------------------------------------------
 
-    def select_move(self, game: Game) -> str:
-        """Its move for the player to move in ``game``, in R10 notation ("D5" or "button")."""
+    def select_move(self, game: Game, *, simulations: Optional[int] = None,
+                    seconds: Optional[float] = None) -> str:
+        """Its move for the player to move in ``game``, in R10 notation ("D5" or "button").
+        ``simulations`` or ``seconds`` replace the bot's budget for this move only."""
         with self._lock:
             if isinstance(game, Game) and not game.is_over:
                 self.check_supported(game.config)
                 legal = game.legal_moves()
                 if len(legal) == 1:  # nothing to think about
+                    self._budget(simulations, seconds)  # still refuse a bad budget
                     return legal[0]
-            output, searcher, _, _ = self._search(game)
+            output, searcher, _, _ = self._search(game, simulations, seconds)
             return searcher.env.spec.action_name(int(output.action[0]))
 
-    def analyze(self, game: Game, top: int = 10) -> Analysis:
-        """The search's view of ``game``: value, score, and its ``top`` most visited moves."""
+    def play_and_analyze(self, game: Game, *, simulations: Optional[int] = None,
+                         seconds: Optional[float] = None) -> tuple[str, Optional["Analysis"]]:
+        """``select_move``'s move and the analysis of the same search (one search, not two), so a
+        caller can keep the bot's value and score of every position it moved in; the analysis
+        is None when there was nothing to think about (one legal move)."""
         with self._lock:
-            output, searcher, simulations, seconds = self._search(game)
+            if isinstance(game, Game) and not game.is_over:
+                self.check_supported(game.config)
+                legal = game.legal_moves()
+                if len(legal) == 1:
+                    self._budget(simulations, seconds)
+                    return legal[0], None
+            analysis = self.analyze(game, simulations=simulations, seconds=seconds)
+            return analysis.best, analysis
+
+    def analyze(self, game: Game, top: int = 10, *, simulations: Optional[int] = None,
+                seconds: Optional[float] = None) -> Analysis:
+        """The search's view of ``game``: value, score, and its ``top`` most visited moves
+        (``simulations`` or ``seconds``: this search's budget instead of the bot's)."""
+        with self._lock:
+            output, searcher, simulations, seconds = self._search(game, simulations, seconds)
             tree = searcher.mcts.tree
             spec = searcher.env.spec
             visits = tree.child_visits[0, ROOT]

@@ -6,7 +6,8 @@ with a 4xx status, and the game is unchanged):
     GET    /                           the page (static/index.html)
     GET    /static/app.js, style.css   the page's script and style
     GET    /api/info                   the bot's default options and every option set it supports
-    POST   /api/games                  new game {side, game_type, scoring, seat} -> 201, the state
+    POST   /api/games                  new game {side, game_type, scoring, seat, simulations | seconds} -> 201
+                                       (simulations or seconds: the bot's budget per move, within the limits of /api/info)
     GET    /api/games/{id}             the state (board, legal moves, ribbons, scores, button, result)
     DELETE /api/games/{id}             end the game, free its slot
     POST   /api/games/{id}/komi        {komi: K}           the person's komi choice (R7)
@@ -14,7 +15,9 @@ with a 4xx status, and the game is unchanged):
     POST   /api/games/{id}/move        {move: "D5"|"button"}      the person's move
     POST   /api/games/{id}/undo        take back the person's last event and the bot's replies
     POST   /api/games/{id}/bot         the bot acts once (komi, colour, swap or a move); the state after it
-    GET    /api/games/{id}/analysis    the bot's evaluation of the position
+    GET    /api/games/{id}/analysis    the bot's evaluation of the position (kept for the value graph)
+    GET    /api/games/{id}/komi-advice the bot's fair komi for this game (R7): {komi: K or null, ...}
+    GET    /api/games/{id}/review/{k}  the position after the first k moves (0..moves), for review
     GET    /api/games/{id}/record      the catena-record 1 file, as a download
 
 Files: the page's three files are read from the package's ``static`` folder once, when the app
@@ -40,9 +43,9 @@ from starlette.routing import Route
 
 from ..game.options import GAME_TYPES, SCORINGS, GameConfig, komi_range
 from ..game.records import format_record
-from .bots import BotPool, Snapshot, bot_event
-from .sessions import SEATS, ApiError, GameSession, ServerConfig, SessionStore
-from .views import GameView, InfoView, OptionsView, supported_options, to_json
+from .bots import BotPool, Snapshot, bot_answer, budget_kwargs, fair_komi_of
+from .sessions import SEATS, ApiError, GameSession, ServerConfig, SessionStore, check_strength
+from .views import GameView, InfoView, OptionsView, PositionView, StrengthView, supported_options, to_json
 
 log = logging.getLogger(__name__)
 
@@ -66,7 +69,7 @@ MAX_TEXT = 40  # longest string field accepted ("colour", "no_komi", "D10", ...)
 class Field:
     """One field of a request body: its JSON type and whether it may be left out."""
 
-    kind: type  # int or str
+    kind: type  # int, float (a JSON number: whole or not) or str
     required: bool = True
 
 
@@ -86,7 +89,8 @@ def create_app(pool: BotPool, config: ServerConfig = ServerConfig(),
     supported = supported_options(bot)
     info = InfoView(default=default, supported=supported, seats=SEATS,
                     komi_ranges={s: komi_range(s) for s in SCORINGS},
-                    max_games=config.max_games, expire_s=float(config.expire_s))
+                    max_games=config.max_games, expire_s=float(config.expire_s),
+                    strength=StrengthView.of(bot, config))
 
     def state(session: GameSession, status: int = 200) -> JSONResponse:
         return JSONResponse(to_json(GameView.of(session)), status_code=status, headers=API_HEADERS)
@@ -119,6 +123,8 @@ def create_app(pool: BotPool, config: ServerConfig = ServerConfig(),
                 raise ApiError(400, f"unknown field {key[:MAX_TEXT]!r} in the body (known fields: {known})")
             if spec.kind is int and (isinstance(value, bool) or not isinstance(value, int)):
                 raise ApiError(400, f"{key} must be a whole number, got {json.dumps(value)[:MAX_TEXT]}")
+            if spec.kind is float and (isinstance(value, bool) or not isinstance(value, (int, float))):
+                raise ApiError(400, f"{key} must be a number, got {json.dumps(value)[:MAX_TEXT]}")
             if spec.kind is str:
                 if not isinstance(value, str):
                     raise ApiError(400, f"{key} must be a string, got {json.dumps(value)[:MAX_TEXT]}")
@@ -148,7 +154,10 @@ def create_app(pool: BotPool, config: ServerConfig = ServerConfig(),
 
     async def new_game(request: Request) -> JSONResponse:
         data = await read_body(request, {"side": Field(int, False), "game_type": Field(str, False),
-                                         "scoring": Field(str, False), "seat": Field(str, False)})
+                                         "scoring": Field(str, False), "seat": Field(str, False),
+                                         "simulations": Field(int, False), "seconds": Field(float, False)})
+        simulations, seconds = data.get("simulations"), data.get("seconds")
+        check_strength(simulations, seconds, config)
         seat = data.get("seat", "first")
         if seat not in SEATS:
             raise ApiError(400, f"seat must be 'first' or 'second', got {seat!r}")
@@ -168,7 +177,9 @@ def create_app(pool: BotPool, config: ServerConfig = ServerConfig(),
             more = f" and {len(supported) - 6} more (GET /api/info)" if len(supported) > 6 else ""
             raise ApiError(400, f"the bot does not play side {options.side}, game type {options.game_type}, "
                                 f"{options.scoring} scoring; it plays: {plays}{more}")
-        return state(store.create(options, seat), status=201)
+        session = store.create(options, seat)
+        session.set_strength(simulations, seconds, config)
+        return state(session, status=201)
 
     async def get_game(request: Request) -> JSONResponse:
         return state(session_of(request))
@@ -206,11 +217,15 @@ def create_app(pool: BotPool, config: ServerConfig = ServerConfig(),
         await read_body(request, {})
         version = session.begin_bot_turn()
         snap = Snapshot.of(session.match)
+        budget = budget_kwargs(session.simulations, session.seconds)
 
         async def think() -> None:
             try:
-                event = await pool.run(lambda b: bot_event(b, snap))
-                session.apply_bot(event, version)
+                answer = await pool.run(lambda b: bot_answer(b, snap, budget))
+                session.apply_bot(answer.event, version)
+                a = answer.analysis
+                if a is not None and snap.game is not None:  # the graph: the bot's view where it moved
+                    session.record_value(snap.game.move_number, a.to_move, a.value, a.score)
             finally:
                 session.end_bot_turn()
                 session.last_seen = store.now()
@@ -236,14 +251,44 @@ def create_app(pool: BotPool, config: ServerConfig = ServerConfig(),
         if match.phase == "over":
             raise ApiError(409, "the game is over: see the result")
         game, version = match.game.copy(), session.version
+        budget = budget_kwargs(session.simulations, session.seconds)
         try:
-            result = await pool.run(lambda b: b.analyze(game))
+            result = await pool.run(lambda b: b.analyze(game, **budget))
             body = {"version": version, "move_number": game.move_number, "to_move": game.to_move,
                     "analysis": to_json(result)}
+            a = body["analysis"]
+            if session.version == version and isinstance(a, dict) and \
+                    isinstance(a.get("value"), (int, float)) and isinstance(a.get("score"), (int, float)):
+                session.record_value(game.move_number, game.to_move, a["value"], a["score"])
         except Exception as exc:
             return JSONResponse({"error": f"the bot failed to evaluate: {' '.join(str(exc).split()) or type(exc).__name__}"},
                                 status_code=500, headers=API_HEADERS)
         return JSONResponse(body, headers=API_HEADERS)
+
+    async def komi_advice(request: Request) -> JSONResponse:
+        session = session_of(request)
+        c = session.config
+        lo, hi = komi_range(c.scoring)
+        if c.game_type == "komi" and session.komi_advice is None:
+            options = GameConfig(side=c.side, game_type=c.game_type, scoring=c.scoring)
+            try:
+                session.komi_advice = await pool.run(lambda b: fair_komi_of(b, options))
+            except Exception as exc:
+                return JSONResponse({"error": f"the bot failed to estimate the komi: "
+                                              f"{' '.join(str(exc).split()) or type(exc).__name__}"},
+                                    status_code=500, headers=API_HEADERS)
+        return JSONResponse({"komi": session.komi_advice, "komi_min": lo, "komi_max": hi,
+                             "game_type": c.game_type}, headers=API_HEADERS)
+
+    async def review(request: Request) -> JSONResponse:
+        session = session_of(request)
+        text = request.path_params["move"]
+        game = session.match.game
+        moves = 0 if game is None else game.move_number
+        if not (text.isascii() and text.isdigit()) or int(text) > moves:
+            raise ApiError(400, f"the move to review must be a whole number in 0..{moves} "
+                                f"(the moves played), got {text[:MAX_TEXT]!r}")
+        return JSONResponse(to_json(PositionView.of(session, int(text))), headers=API_HEADERS)
 
     async def record(request: Request) -> Response:
         session = session_of(request)
@@ -285,6 +330,8 @@ def create_app(pool: BotPool, config: ServerConfig = ServerConfig(),
         Route(game + "/bot", bot_turn, methods=["POST"]),
         Route(game + "/analysis", analysis, methods=["GET"]),
         Route(game + "/record", record, methods=["GET"]),
+        Route(game + "/komi-advice", komi_advice, methods=["GET"]),
+        Route(game + "/review/{move}", review, methods=["GET"]),
     ]
     app = Starlette(routes=routes, exception_handlers={ApiError: api_error, HTTPException: http_error,
                                                         Exception: server_error},

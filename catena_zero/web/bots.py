@@ -74,6 +74,46 @@ class Snapshot:
         return cls(phase=match.phase, config=match.config, game=None if game is None else game.copy())
 
 
+@dataclass(frozen=True)
+class BotAnswer:
+    """The bot's next event and, for a move, its analysis of the position it moved in (the
+    same search; None for set-up events, a forced move, or a bot without ``play_and_analyze``)."""
+
+    event: str
+    analysis: Any = None
+
+
+def budget_kwargs(simulations: Optional[int], seconds: Optional[float]) -> dict[str, Any]:
+    """The keyword arguments that give one search its budget; {} for the bot's own."""
+    if simulations is not None:
+        return {"simulations": simulations}
+    if seconds is not None:
+        return {"seconds": seconds}
+    return {}
+
+
+def bot_answer(bot: BotLike, snap: Snapshot, budget: Optional[dict[str, Any]] = None) -> BotAnswer:
+    """``bot_event`` with the analysis of the bot's move where the bot gives one
+    (``play_and_analyze``, one search for both); ``budget`` from ``budget_kwargs``."""
+    budget = budget or {}
+    if snap.phase == "play":
+        both = getattr(bot, "play_and_analyze", None)
+        if both is not None:
+            move, analysis = both(snap.game, **budget)
+            return BotAnswer(move, analysis)
+        return BotAnswer(bot.select_move(snap.game, **budget))
+    return BotAnswer(bot_event(bot, snap))
+
+
+def fair_komi_of(bot: BotLike, config: GameConfig) -> Optional[int]:
+    """The bot's own fair-komi estimate for ``config`` (``catena-zero komi --bot``), None for a
+    bot without a komi curve (a stand-in: no number that could mislead)."""
+    curve = getattr(bot, "komi_curve", None)
+    if curve is None or config.game_type != "komi":
+        return None
+    return int(curve(config).fair_komi)
+
+
 def bot_event(bot: BotLike, snap: Snapshot) -> str:
     """The bot's next event in R10 notation for the phase of ``snap`` (R7, then play).
 

@@ -17,6 +17,7 @@ longest (a session whose bot is thinking is never dropped; if all are thinking, 
 
 from __future__ import annotations
 
+import math
 import re
 import secrets
 import time
@@ -50,20 +51,39 @@ class ServerConfig:
     workers:    bot instances thinking in parallel, one worker thread each (2: a second game's
                 move need not wait for a long think; more only helps with more cores).
     max_body:   largest request body accepted, in bytes (16 KiB; real requests are < 100 B).
+    max_simulations, max_seconds: the strongest search a person may ask of the bot for a game
+                (2000 simulations or 10 s a move: one game's think must not hold a worker for
+                minutes while others wait).
     """
 
     max_games: int = 64
     expire_s: float = 3600.0
     workers: int = 2
     max_body: int = 16384
+    max_simulations: int = 2000
+    max_seconds: float = 10.0
 
     def __post_init__(self) -> None:
-        for name in ("max_games", "workers", "max_body"):
+        if isinstance(self.max_seconds, bool) or not isinstance(self.max_seconds, (int, float)) \
+                or not self.max_seconds > 0:
+            raise ValueError(f"max_seconds must be a number of seconds > 0, got {self.max_seconds!r}")
+        for name in ("max_games", "workers", "max_body", "max_simulations"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"{name} must be a whole number >= 1, got {value!r}")
         if isinstance(self.expire_s, bool) or not isinstance(self.expire_s, (int, float)) or not self.expire_s > 0:
             raise ValueError(f"expire_s must be a number of seconds > 0, got {self.expire_s!r}")
+
+
+def check_strength(simulations: Optional[int], seconds: Optional[float], config: ServerConfig) -> None:
+    """ApiError unless (simulations, seconds) is a budget per move within the server's limits."""
+    if simulations is not None and seconds is not None:
+        raise ApiError(400, "give simulations or seconds per move, not both")
+    if simulations is not None and not 1 <= simulations <= config.max_simulations:
+        raise ApiError(400, f"simulations must be in 1..{config.max_simulations} (the server's limit), got {simulations}")
+    if seconds is not None and not (math.isfinite(seconds) and 0 < seconds <= config.max_seconds):
+        raise ApiError(400, f"seconds must be more than 0 and at most {config.max_seconds:g} (the server's limit), "
+                            f"got {seconds:g}")
 
 
 class GameSession:
@@ -81,6 +101,24 @@ class GameSession:
         self.thinking = False  # the bot is choosing this game's next event
         self.version = 0  # bumped by every change: a bot answer for an older version is stale
         self.last_seen = now
+        # The bot's budget per move for this game (the person's choice), None: the bot's own.
+        self.simulations: Optional[int] = None
+        self.seconds: Optional[float] = None
+        self.komi_advice: Optional[int] = None  # the bot's fair komi, once asked (R7)
+        # Move number k -> (Black's value, Black's score margin) of the position after k moves,
+        # from the bot's searches (its moves and the evaluations asked for): the page's graph.
+        self.values: dict[int, tuple[float, float]] = {}
+
+    def set_strength(self, simulations: Optional[int], seconds: Optional[float], config: "ServerConfig") -> None:
+        """The person's choice of the bot's budget per move, within the server's limits."""
+        check_strength(simulations, seconds, config)
+        self.simulations, self.seconds = simulations, None if seconds is None else float(seconds)
+
+    def record_value(self, move_number: int, to_move: str, value: float, score: float) -> None:
+        """Keep the bot's value and score of the position after ``move_number`` moves, turned
+        to Black's side (the analysis gives them for the player to move)."""
+        sign = 1.0 if to_move == "black" else -1.0
+        self.values[move_number] = (sign * float(value), sign * float(score))
 
     # ------------------------------------------------------------------ who acts
     @property
@@ -179,6 +217,8 @@ class GameSession:
         events = self.match.events[:keep]
         self.match = Match.replay(self.config, events)  # the engine has no undo; replay is cheap
         self.actors = self.actors[:keep]
+        played = 0 if self.match.game is None else self.match.game.move_number
+        self.values = {k: v for k, v in self.values.items() if k <= played}  # earlier positions stand
         self.version += 1
 
     # ------------------------------------------------------------------ internals

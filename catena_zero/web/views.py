@@ -20,8 +20,10 @@ from typing import Any, Optional
 import numpy as np
 
 from ..game.options import GAME_TYPES, MAX_SIDE, MIN_SIDE, SCORINGS, GameConfig, komi_range
+from ..game.render import status_lines
 from ..game.rules import Game
-from .sessions import GameSession
+from ..game.spec import BUTTON
+from .sessions import GameSession, ServerConfig
 
 
 @dataclass(frozen=True)
@@ -38,6 +40,9 @@ class CellView:
     row: int  # 0-based row (1 = 0)
     stone: Optional[str]  # "black", "white" or None
     claimed: bool  # the stone is in a claimed ribbon (R5; R8's end claim)
+    unplayable: bool  # empty, and nobody can ever place here again (R3; every empty cell once over)
+    move: Optional[int]  # the move number (1-based) that placed the stone; None when empty
+    placed: Optional[str]  # the colour that placed it: differs from ``stone`` when a claim took it (R5)
 
 
 @dataclass(frozen=True)
@@ -82,6 +87,7 @@ class ResultView:
     black: float
     white: float
     human_won: Optional[bool]  # None for a draw
+    lines: tuple[str, ...]  # how the result comes about, as the terminal prints it (render.status_lines)
 
 
 @dataclass(frozen=True)
@@ -112,6 +118,10 @@ class GameView:
     result: Optional[ResultView]
     can_undo: bool
     version: int  # bumped by every change
+    simulations: Optional[int]  # the bot's budget per move chosen for this game; both None: the bot's own
+    seconds: Optional[float]
+    komi_advice: Optional[int]  # the bot's fair komi (R7) once asked (GET .../komi-advice); None before
+    values: tuple["ValuePoint", ...]  # the bot's value and score after k moves, k ascending (the graph)
 
     @classmethod
     def of(cls, s: GameSession) -> "GameView":
@@ -120,16 +130,7 @@ class GameView:
         board = game if game is not None else Game(config)  # an empty board before the komi choice
         spec = board.spec
         ribbons = board.ribbons()
-        claimed = [False] * spec.num_cells
-        for ribbon in ribbons:
-            if ribbon.claimed or ribbon.limited:
-                for i in ribbon.indices:
-                    claimed[i] = True
-        coords = spec.coords.tolist()
-        cells = tuple(
-            CellView(name=spec.names[i], col=c, row=r, stone=board.stone_at(spec.names[i]), claimed=claimed[i])
-            for i, (c, r) in enumerate(coords)
-        )
+        cells = cell_views(board)
         phase = match.phase
         human_to_act = s.to_act == s.human and not s.thinking
         legal = tuple(game.legal_moves()) if phase == "play" and human_to_act else ()
@@ -142,6 +143,7 @@ class GameView:
                 winner_seat=None if winner is None else match.player_of(winner),
                 black=float(scores["black"]), white=float(scores["white"]),
                 human_won=None if winner is None else match.player_of(winner) == s.human,
+                lines=tuple(status_lines(game, match)),
             )
         return cls(
             id=s.id,
@@ -179,6 +181,80 @@ class GameView:
             result=result,
             can_undo=s.can_undo,
             version=s.version,
+            simulations=s.simulations,
+            seconds=s.seconds,
+            komi_advice=s.komi_advice,
+            values=tuple(ValuePoint(k, v, sc) for k, (v, sc) in sorted(s.values.items())),
+        )
+
+
+@dataclass(frozen=True)
+class ValuePoint:
+    """The bot's view of the position after ``move`` moves, for Black (P(win) - P(loss), score margin)."""
+
+    move: int
+    black_value: float
+    black_score: float
+
+
+def cell_views(game: Game) -> tuple[CellView, ...]:
+    """[N] the cells of ``game`` as the page draws them: stone, claim, unplayable, who placed it
+    and when (so stones a claim took over stay recognisable, R5)."""
+    spec = game.spec
+    claimed = [False] * spec.num_cells
+    for ribbon in game.ribbons():
+        if ribbon.claimed or ribbon.limited:
+            for i in ribbon.indices:
+                claimed[i] = True
+    unplayable = set(game.unplayable_cells())
+    placed: dict[int, tuple[int, str]] = {}
+    replay = Game(game.config)
+    for k, move in enumerate(game.history, start=1):
+        if move != BUTTON:
+            placed[spec.cell(move)] = (k, replay.to_move)
+        replay.play(move)
+    return tuple(
+        CellView(name=spec.names[i], col=c, row=r, stone=game.stone_at(spec.names[i]), claimed=claimed[i],
+                 unplayable=i in unplayable, move=placed[i][0] if i in placed else None,
+                 placed=placed[i][1] if i in placed else None)
+        for i, (c, r) in enumerate(spec.coords.tolist())
+    )
+
+
+@dataclass(frozen=True)
+class PositionView:
+    """The position after the first ``move`` moves of a game, for review
+    (``GET /api/games/{id}/review/{move}``): what the board shows then."""
+
+    move: int  # moves played in this position
+    moves: int  # moves in the whole game so far
+    cells: tuple[CellView, ...]
+    ribbons: tuple[RibbonView, ...]
+    last_move: Optional[str]
+    to_move: str
+    scores: dict[str, float]
+    button_holder: Optional[str]
+    status: tuple[str, ...]  # the terminal's lines for it (whose turn, or the result)
+
+    @classmethod
+    def of(cls, session: GameSession, move: int) -> "PositionView":
+        match = session.match
+        game = match.game if match.game is not None else Game(session.config)
+        history = game.history
+        position = Game.replay(game.config, history[:move])
+        seats = match if move == len(history) else None  # the seats' names need the whole match
+        return cls(
+            move=move,
+            moves=len(history),
+            cells=cell_views(position),
+            ribbons=tuple(RibbonView(cells=r.cells, length=r.length, black=r.black, white=r.white,
+                                     limited=r.limited, claimed=r.claimed, owner=r.owner)
+                          for r in position.ribbons()),
+            last_move=position.last_move,
+            to_move=position.to_move,
+            scores={k: float(v) for k, v in position.scores().items()},
+            button_holder=position.button_holder,
+            status=tuple(status_lines(position, seats)),
         )
 
 
@@ -203,6 +279,26 @@ class InfoView:
     komi_ranges: dict[str, tuple[int, int]]  # scoring -> (lo, hi) (R6)
     max_games: int
     expire_s: float
+    strength: "StrengthView"
+
+
+@dataclass(frozen=True)
+class StrengthView:
+    """The bot's budget per move: its own (one of simulations / seconds is None) and the most
+    a person may ask for a game (``ServerConfig``)."""
+
+    simulations: Optional[int]
+    seconds: Optional[float]
+    max_simulations: int
+    max_seconds: float
+
+    @classmethod
+    def of(cls, bot, config: ServerConfig) -> "StrengthView":
+        seconds = getattr(bot, "seconds", None)
+        simulations = getattr(bot, "simulations", None)
+        return cls(simulations=simulations if isinstance(simulations, int) else None,
+                   seconds=float(seconds) if isinstance(seconds, (int, float)) else None,
+                   max_simulations=config.max_simulations, max_seconds=float(config.max_seconds))
 
 
 def supported_options(bot) -> tuple[OptionsView, ...]:
