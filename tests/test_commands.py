@@ -179,8 +179,10 @@ def test_person_is_told_seat_and_colour(capsys, monkeypatch):
     code, out, _ = run(["play", "--side", "3", "--opponent", "random", "--seat", "second", "--seed", "1"], capsys,
                        stdin="black\nquit\n", monkeypatch=monkeypatch)
     assert code == 0
-    assert "You are the second player (you choose the colours after the komi); random is the first player." in out
+    assert "You are the second player (you choose the colours after the komi); random is the first player." \
+        in " ".join(out.split())
     assert "You play black." in out
+    assert max(map(len, out.splitlines()[:5])) <= 80  # the introduction fits an 80-column terminal
 
 
 class Terminal(io.StringIO):

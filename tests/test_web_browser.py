@@ -311,3 +311,92 @@ def test_double_game_has_no_button_control_and_the_bot_places_two_stones(server_
         d.save_screenshot(str(shots / "desktop-double.png"))
     finally:
         d.quit()
+
+
+def test_komi_advice_rules_strength_review_numbers_graph_and_result_explanation(server_url, shots, tmp_path):
+    """The players' items: the bot's fair komi where the komi is chosen (the box starts at it),
+    the rules panel from the header, a strength chosen at the start, the result explained as
+    the terminal does, review with buttons and arrow keys, move numbers, the value graph."""
+    d = browser(tmp_path, phone=False)
+    try:
+        d.get(server_url)
+        dialog = d.find_element(By.ID, "new-game")
+        WebDriverWait(d, WAIT_S).until(lambda _: dialog.get_attribute("open") is not None)
+        Select(d.find_element(By.ID, "opt-side")).select_by_value("3")
+        Select(d.find_element(By.ID, "opt-type")).select_by_value("komi")
+        Select(d.find_element(By.ID, "opt-budget-kind")).select_by_value("simulations")
+        amount = d.find_element(By.ID, "opt-budget")
+        assert amount.is_displayed() and amount.get_attribute("max") == "2000"
+        amount.clear()
+        amount.send_keys("3")
+        d.find_element(By.ID, "start").click()
+        WebDriverWait(d, WAIT_S).until(lambda _: dialog.get_attribute("open") is None)
+        wait_for_person(d)
+        assert "bot: 3 simulations a move" in d.find_element(By.ID, "options-line").text
+
+        # The komi box starts at the bot's fair komi, said in words, with why it matters.
+        advice = d.find_element(By.ID, "komi-advice")
+        WebDriverWait(d, WAIT_S).until(lambda _: advice.get_attribute("data-komi"))
+        gid = d.execute_script("return location.hash.slice(1)")
+        fair = httpx.get(f"{server_url}api/games/{gid}/komi-advice", timeout=30).json()["komi"]
+        assert advice.get_attribute("data-komi") == str(fair)
+        assert d.find_element(By.ID, "komi-input").get_attribute("value") == str(fair)
+        assert f"fair komi: {fair}" in advice.text and "Why it matters" in d.find_element(By.ID, "komi-why").text
+
+        # The rules panel opens from the header.
+        d.find_element(By.ID, "btn-rules").click()
+        rules = d.find_element(By.ID, "rules")
+        assert rules.get_attribute("open") is not None
+        text = rules.text
+        for word in ("ribbon", "claimed", "button", "ends when no cell is legal"):
+            assert word in text, word
+        d.find_element(By.ID, "rules-close").click()
+        assert rules.get_attribute("open") is None
+
+        play_to_the_end(d, shots, "players", komi=str(fair))
+        state = httpx.get(f"{server_url}api/games/{gid}", timeout=30).json()
+        # The result is explained: the terminal's lines, the button, stones taken over marked.
+        why = d.find_element(By.CSS_SELECTOR, "#result .why").text
+        assert "Standard scoring (R6): black " in why and "Button: " in why
+        taken = {c["name"] for c in state["cells"] if c["stone"] and c["placed"] != c["stone"]}
+        marked = {e.get_attribute("data-cell") for e in d.find_elements(By.CSS_SELECTOR, "#board .stone.converted")}
+        assert marked == taken and len(d.find_elements(By.CSS_SELECTOR, "#board .stone .was")) == len(taken)
+        dead = {c["name"] for c in state["cells"] if c["unplayable"]}
+        assert dead == {c["name"] for c in state["cells"] if not c["stone"]}  # over: every empty cell
+        assert {e.get_attribute("data-cell") for e in d.find_elements(By.CSS_SELECTOR, "#board .cell.dead")} == dead
+        # Hovering a stone is information, not a refusal: not red.
+        stone = d.find_elements(By.CSS_SELECTOR, "#board .stone")[0]
+        ActionChains(d).move_to_element(stone).perform()
+        assert d.find_element(By.ID, "hover").get_attribute("class") == "hint neutral"
+
+        # The graph has a point for each position the bot searched.
+        points = int(d.find_element(By.ID, "graph").get_attribute("data-points"))
+        assert points == len(state["values"]) and points >= 1
+        assert len(d.find_elements(By.CSS_SELECTOR, "#graph .value-dot")) == points
+        d.save_screenshot(str(shots / "players-end.png"))
+
+        # Review: Home shows the empty board, Right one move, the buttons step and return.
+        n = state["move_number"]
+        body = d.find_element(By.TAG_NAME, "body")
+        body.send_keys("\ue011")  # Home
+        WebDriverWait(d, WAIT_S).until(lambda _: d.find_element(By.ID, "rv-where").text == f"move 0 of {n}")
+        assert not d.find_elements(By.CSS_SELECTOR, "#board .stone") and visible(d, "#review-note")
+        body.send_keys("\ue014")  # Right arrow
+        WebDriverWait(d, WAIT_S).until(lambda _: d.find_element(By.ID, "rv-where").text == f"move 1 of {n}")
+        first = [e for e in state["events"] if not e["event"].startswith(("komi", "colour"))][0]["event"]
+        stones = d.find_elements(By.CSS_SELECTOR, "#board .stone")
+        assert [s.get_attribute("data-cell") for s in stones] == [first]
+        d.find_element(By.ID, "opt-numbers").click()  # move numbers on the stones
+        assert d.find_element(By.CSS_SELECTOR, f"#board .stone[data-cell={first}] .label").text == "1"
+        d.save_screenshot(str(shots / "players-review.png"))
+        d.find_element(By.ID, "rv-forward").click()
+        WebDriverWait(d, WAIT_S).until(lambda _: d.find_element(By.ID, "rv-where").text == f"move 2 of {n}")
+        d.find_element(By.ID, "rv-last").click()
+        WebDriverWait(d, WAIT_S).until(lambda _: d.find_element(By.ID, "rv-where").text == f"move {n} of {n}")
+        assert not visible(d, "#review-note")
+        labels = {e.text for e in d.find_elements(By.CSS_SELECTOR, "#board .stone .label")}
+        assert labels == {str(c["move"]) for c in state["cells"] if c["stone"]}
+        body.send_keys("\ue012")  # Left arrow
+        WebDriverWait(d, WAIT_S).until(lambda _: d.find_element(By.ID, "rv-where").text == f"move {n - 1} of {n}")
+    finally:
+        d.quit()

@@ -294,13 +294,13 @@ def play_match(match: Match, players: dict[str, Optional[Player]], rng: np.rando
             komi = match.game.config.komi
             duty = ("the komi, " if person == "first" else "you choose the colours; the komi, ") + \
                 f"{komi}, was set by --komi"
-        print(f"You are the {person} player{f' ({duty})' if duty else ''}; {opponent} is the {program} player.",
-              file=out)
+        print(_fill(f"You are the {person} player{f' ({duty})' if duty else ''}; {opponent} is the {program} "
+                    f"player."), file=out)
     shown_phase, shown_board, told_colour = None, None, False
     while match.phase != "over":
         if match.phase != shown_phase:
             shown_phase = match.phase
-            print(_phase_intro(match, komi_by_flag), file=out)
+            print(_fill(_phase_intro(match, komi_by_flag)), file=out)
             if match.phase == "komi":
                 print(_komi_advice(match, players), file=out)
         if person is not None and not told_colour and match.colour_of(person) is not None:
@@ -472,7 +472,12 @@ def _komi_advice(match: Match, players: dict[str, Optional[Player]]) -> str:
     lines = [] if fair is None else [
         f"The bot's estimate of a fair komi: {fair} (by its value and score heads, as 'catena-zero komi' "
         f"computes it)."]
-    return "\n".join(textwrap.fill(line, 80) for line in [*lines, KOMI_MATTERS])
+    return "\n".join(_fill(line) for line in [*lines, KOMI_MATTERS])
+
+
+def _fill(line: str) -> str:
+    """A long message wrapped for an 80-column terminal (names like catena-zero kept whole)."""
+    return textwrap.fill(line, 80, break_on_hyphens=False, break_long_words=False)
 
 
 NO_SUCH_MOVES = ("pass", "resign")

@@ -13,6 +13,10 @@ let state = null;    // the current game's state
 let busy = false;    // a request that may change the game is in flight
 let analysisFor = -1; // version of the state the analysis panel describes
 let analysis = null;  // the bot's Analysis of that state
+let reviewAt = null;  // the move number shown while reviewing; null: the game as it stands
+let reviewView = null; // GET .../review/{k}: the position shown while reviewing
+let adviceFor = null; // the game whose komi advice was asked for
+const numbers = () => $("opt-numbers").checked;  // move numbers on the stones
 
 class ApiFailure extends Error {
   constructor(status, message) { super(message); this.status = status; }
@@ -121,7 +125,9 @@ async function waitWhileThinking() {
 }
 
 function show(newState) {
+  const changed = !state || state.id !== newState.id || state.version !== newState.version;
   state = newState;
+  if (changed) { reviewAt = null; reviewView = null; }
   if (location.hash !== `#${state.id}`) history.replaceState(null, "", `#${state.id}`);
   document.body.dataset.phase = state.phase;
   document.body.dataset.turn = state.phase === "over" ? "over" : state.to_act_is;
@@ -152,8 +158,94 @@ function render() {
   renderControls();
   renderMoves();
   renderResult();
+  renderReview();
+  renderGraph();
   if (analysisFor !== state.version) $("analysis").hidden = true;
 }
+
+// ------------------------------------------------------------------------- review
+
+const movesPlayed = () => (state ? state.move_number : 0);
+const reviewing = () => reviewAt !== null && reviewAt !== movesPlayed();
+
+async function reviewTo(k) {
+  if (!state) return;
+  const n = movesPlayed();
+  k = Math.max(0, Math.min(n, k));
+  if (k === n) {
+    reviewAt = null;
+    reviewView = null;
+    render();
+    return;
+  }
+  try {
+    const view = await api("GET", gamePath(`/review/${k}`));
+    reviewAt = k;
+    reviewView = view;
+    render();
+  } catch (err) {
+    showError(err);
+  }
+}
+
+function renderReview() {
+  const n = movesPlayed();
+  const at = reviewing() ? reviewAt : n;
+  $("rv-where").textContent = `move ${at} of ${n}`;
+  $("rv-first").disabled = $("rv-back").disabled = at === 0;
+  $("rv-forward").disabled = $("rv-last").disabled = at === n;
+  const note = $("review-note");
+  note.hidden = !reviewing();
+  if (reviewing()) {
+    const status = reviewView.status.length ? reviewView.status[0] : "";
+    note.textContent = `Reviewing: the position after ${at} of ${n} moves (${status}). ` +
+      "Press last » or End to return to the game.";
+  }
+  document.body.dataset.review = reviewing() ? "1" : "0";
+}
+
+// The bot's value and score for Black over the moves (from its own searches: its moves and the
+// evaluations asked for), drawn as Sabaki and Lizzie draw a win-rate graph.
+function renderGraph() {
+  const svg = $("graph");
+  svg.replaceChildren();
+  const points = state.values || [];
+  const n = Math.max(movesPlayed(), 1);
+  const Wd = 300, Ht = 120, padL = 26, padR = 26, padT = 8, padB = 16;
+  svg.setAttribute("viewBox", `0 0 ${Wd} ${Ht}`);
+  const x = (k) => padL + (Wd - padL - padR) * (k / n);
+  const yv = (v) => padT + (Ht - padT - padB) * (1 - v) / 2;  // value in [-1, 1]
+  const maxScore = Math.max(1, ...points.map((p) => Math.abs(p.black_score)));
+  const ys = (v) => yv(v / maxScore);
+  svg.append(el("rect", { class: "frame", x: padL, y: padT, width: Wd - padL - padR, height: Ht - padT - padB }));
+  svg.append(el("line", { class: "even", x1: padL, x2: Wd - padR, y1: yv(0), y2: yv(0) }));
+  svg.append(el("text", { class: "axis", x: padL - 3, y: yv(1) + 3, "text-anchor": "end" }, "+1"));
+  svg.append(el("text", { class: "axis", x: padL - 3, y: yv(-1), "text-anchor": "end" }, "−1"));
+  svg.append(el("text", { class: "axis score", x: Wd - padR + 3, y: yv(1) + 3 }, `+${num(Math.round(maxScore * 10) / 10)}`));
+  svg.append(el("text", { class: "axis score", x: Wd - padR + 3, y: yv(-1) }, `−${num(Math.round(maxScore * 10) / 10)}`));
+  svg.append(el("text", { class: "axis", x: padL, y: Ht - 3 }, "0"));
+  svg.append(el("text", { class: "axis", x: Wd - padR, y: Ht - 3, "text-anchor": "end" }, `move ${movesPlayed()}`));
+  if (points.length) {
+    const line = (f) => points.map((p) => `${x(p.move).toFixed(1)},${f(p).toFixed(1)}`).join(" ");
+    svg.append(el("polyline", { class: "score-line", points: line((p) => ys(p.black_score)) }));
+    svg.append(el("polyline", { class: "value-line", points: line((p) => yv(p.black_value)) }));
+    for (const p of points) {
+      const dot = el("circle", { class: "value-dot", cx: x(p.move).toFixed(1), cy: yv(p.black_value).toFixed(1), r: 2.2,
+                                 "data-move": p.move });
+      dot.append(el("title", {}, `after move ${p.move}: value ${p.black_value.toFixed(2)}, score ${p.black_score.toFixed(1)} for Black`));
+      dot.addEventListener("click", () => reviewTo(p.move));
+      svg.append(dot);
+    }
+  }
+  const at = reviewing() ? reviewAt : movesPlayed();
+  svg.append(el("line", { class: "cursor", x1: x(at), x2: x(at), y1: padT, y2: Ht - padB }));
+  svg.dataset.points = String(points.length);
+  $("graph-note").textContent = points.length
+    ? `Solid: value (win − loss, −1..+1, left scale); dashed: score margin in points (right scale). ` +
+      `${points.length} position${points.length === 1 ? "" : "s"} searched; click a dot to review it.`
+    : "Filled in from the bot's searches: each of its moves, and each Evaluate.";
+}
+
 
 function turnText() {
   const s = state;
@@ -212,8 +304,9 @@ function renderBoard() {
   svg.setAttribute("class", `side-${side}`);
   svg.dataset.side = String(side);
 
-  const legal = new Set(state.legal);
-  const myMove = state.phase === "play" && state.to_act_is === "human" && !busy && !state.thinking;
+  const shown = reviewing() ? reviewView : state;  // the position drawn
+  const legal = new Set(reviewing() ? [] : state.legal);
+  const myMove = !reviewing() && state.phase === "play" && state.to_act_is === "human" && !busy && !state.thinking;
   const mover = state.to_move || "black";
   const hexagon = [];
   for (let k = 0; k < 6; k++) {
@@ -226,7 +319,7 @@ function renderBoard() {
   svg.append(layerCells, layerChains, layerStones);
 
   const byName = new Map();
-  for (const cell of state.cells) {
+  for (const cell of shown.cells) {
     const [x, y] = centre(cell.col, cell.row);
     byName.set(cell.name, [x, y]);
     const g = el("g", { class: "cell", "data-cell": cell.name, transform: `translate(${x.toFixed(2)} ${y.toFixed(2)})` });
@@ -241,6 +334,12 @@ function renderBoard() {
       g.append(el("circle", { class: `ghost ${mover}`, r: (0.78 * R).toFixed(2) }));
     } else {
       g.classList.add(myMove ? "illegal" : "waiting");
+      if (cell.unplayable) {  // nobody can ever play here (R3): shaded at every moment, the end too
+        g.classList.add("dead");
+        const d = 0.45 * R;
+        g.append(el("path", { class: "hatch", d: `M${-d},${d}L${d},${-d}M${-d / 2},${d * 1.1}L${d * 1.1},${-d / 2}` +
+                                                `M${-d * 1.1},${d / 2}L${d / 2},${-d * 1.1}` }));
+      }
       if (myMove) {
         const d = 0.32 * R;
         g.append(el("path", { class: "cross", d: `M${-d},${-d}L${d},${d}M${d},${-d}L${-d},${d}` }));
@@ -249,13 +348,13 @@ function renderBoard() {
     g.append(el("text", { class: "label", y: (0.05 * R).toFixed(2) }, cell.name));
     g.addEventListener("click", () => onCell(cell));
     g.addEventListener("mouseenter", () => onHover(cell));
-    g.addEventListener("mouseleave", () => { $("hover").innerHTML = "&nbsp;"; });
+    g.addEventListener("mouseleave", () => { $("hover").innerHTML = "&nbsp;"; $("hover").className = "hint"; });
     layerCells.append(g);
   }
 
   // Claimed ribbons (R5) are final: their stones are joined by a band and ringed, so what is
   // still contested stands out from what is settled.
-  for (const ribbon of state.ribbons) {
+  for (const ribbon of shown.ribbons) {
     if (!ribbon.claimed && !ribbon.limited) continue;
     const owner = ribbon.owner || "black";
     if (ribbon.cells.length > 1) {
@@ -263,19 +362,24 @@ function renderBoard() {
       layerChains.append(el("polyline", { class: `band ${owner}`, points, "data-ribbon": ribbon.cells.join("-") }));
     }
   }
-  for (const cell of state.cells) {
+  for (const cell of shown.cells) {
     if (!cell.stone) continue;
     const [x, y] = byName.get(cell.name);
-    const g = el("g", { class: `stone ${cell.stone}${cell.claimed ? " claimed" : ""}`, "data-cell": cell.name,
+    const converted = cell.placed && cell.placed !== cell.stone;  // taken over by a claim (R5)
+    const g = el("g", { class: `stone ${cell.stone}${cell.claimed ? " claimed" : ""}${converted ? " converted" : ""}`,
+                        "data-cell": cell.name, "data-placed": cell.placed || "",
                         transform: `translate(${x.toFixed(2)} ${y.toFixed(2)})` });
     g.append(el("circle", { class: "body", r: (0.78 * R).toFixed(2) }));
     if (cell.claimed) g.append(el("circle", { class: "ring", r: (0.58 * R).toFixed(2) }));
-    g.append(el("text", { class: "label", y: (0.05 * R).toFixed(2) }, cell.name));
+    if (converted) g.append(el("circle", { class: `was ${cell.placed}`, cx: (0.42 * R).toFixed(2), cy: (-0.42 * R).toFixed(2),
+                                             r: (0.22 * R).toFixed(2) }));
+    const label = numbers() && cell.move ? String(cell.move) : cell.name;
+    g.append(el("text", { class: `label${numbers() ? " number" : ""}`, y: (0.05 * R).toFixed(2) }, label));
     g.addEventListener("click", () => onCell(cell));
     g.addEventListener("mouseenter", () => onHover(cell));
     layerStones.append(g);
   }
-  if (analysis && analysisFor === state.version) {
+  if (!reviewing() && analysis && analysisFor === state.version) {
     analysis.moves.slice(0, 3).forEach((m, k) => {
       if (!byName.has(m.move)) return;
       const [x, y] = byName.get(m.move);
@@ -283,10 +387,10 @@ function renderBoard() {
                                         r: (0.62 * R).toFixed(2), "data-cell": m.move }));
     });
   }
-  if (state.last_move && state.last_move !== "button") {
-    const [x, y] = byName.get(state.last_move);
+  if (shown.last_move && shown.last_move !== "button") {
+    const [x, y] = byName.get(shown.last_move);
     layerStones.append(el("circle", { class: "last-move", cx: x.toFixed(2), cy: y.toFixed(2), r: (0.93 * R).toFixed(2),
-                                      "data-cell": state.last_move }));
+                                      "data-cell": shown.last_move }));
   }
 
   // Coordinates along the edges, as on the terminal board: row numbers on the left of each
@@ -304,22 +408,32 @@ function renderBoard() {
   svg.append(coords);
 }
 
+// [may play here, what to say, how to say it: "ok", "no" (refused) or "neutral" (information)]
 function cellVerdict(cell) {
-  if (!state || state.phase === "over") return [false, "the game is over"];
-  if (cell.stone) return [false, `${cell.stone} stone${cell.claimed ? ", in a claimed ribbon" : ""}`];
-  if (state.phase !== "play") return [false, "set-up first: " + turnText().toLowerCase()];
-  if (state.to_act_is !== "human" || busy || state.thinking) return [false, "wait for the bot's move"];
-  if (state.legal.includes(cell.name)) return [true, `you may place ${state.to_move} here`];
+  const stone = (c) => {
+    const parts = [`${c.stone} stone`];
+    if (c.move) parts.push(`move ${c.move}`);
+    if (c.placed && c.placed !== c.stone) parts.push(`placed by ${c.placed}, taken over by a claim (R5)`);
+    else if (c.claimed) parts.push("in a claimed ribbon");
+    return parts.join(", ");
+  };
+  if (cell.stone) return [false, stone(cell), "neutral"];
+  if (cell.unplayable) return [false, "nobody can ever play here: every group must stay a ribbon (R3)", "neutral"];
+  if (!state || state.phase === "over") return [false, "the game is over", "neutral"];
+  if (reviewing()) return [false, "reviewing: press End to return to the game", "neutral"];
+  if (state.phase !== "play") return [false, "set-up first: " + turnText().toLowerCase(), "neutral"];
+  if (state.to_act_is !== "human" || busy || state.thinking) return [false, "wait for the bot's move", "neutral"];
+  if (state.legal.includes(cell.name)) return [true, `you may place ${state.to_move} here`, "ok"];
   return [false, state.options.game_type === "double" && !state.second_stone
     ? "not allowed: every group must stay a ribbon (R3), and the second stone needs a cell (R8)"
-    : "not allowed: every group must stay a ribbon (R3)"];
+    : "not allowed: every group must stay a ribbon (R3)", "no"];
 }
 
 function onHover(cell) {
-  const [ok, text] = cellVerdict(cell);
+  const [, text, kind] = cellVerdict(cell);
   const hover = $("hover");
   hover.textContent = `${cell.name}: ${text}`;
-  hover.className = ok ? "hint ok" : "hint no";
+  hover.className = `hint ${kind}`;
 }
 
 function onCell(cell) {
@@ -343,6 +457,17 @@ function renderSetup() {
     const input = $("komi-input");
     input.min = String(s.choice.komi_min);
     input.max = String(s.choice.komi_max);
+    if (adviceFor !== s.id) {
+      adviceFor = s.id;
+      $("komi-advice").textContent = "Asking the bot for a fair komi…";
+      api("GET", gamePath("/komi-advice")).then((advice) => {
+        if (!state || state.id !== s.id) return;
+        showAdvice(advice.komi);
+        if (advice.komi !== null) input.value = String(advice.komi);  // start at the bot's estimate
+      }).catch(() => showAdvice(null));
+    } else {
+      showAdvice(s.komi_advice);
+    }
   }
   if (colour) {
     const buttons = $("colour-buttons");
@@ -356,6 +481,16 @@ function renderSetup() {
       $("colour-text").textContent = `The bot chose komi ${s.komi} for White. Choose your colour; Black moves first (R7).`;
       buttons.append(choiceButton("Play Black", "black"), choiceButton("Play White", "white"));
     }
+  }
+}
+
+function showAdvice(komi) {
+  const box = $("komi-advice");
+  box.hidden = komi === null || komi === undefined;
+  box.dataset.komi = box.hidden ? "" : String(komi);
+  if (!box.hidden) {
+    box.textContent = `The bot's estimate of a fair komi: ${komi} (by its own value and score heads, as ` +
+      "catena-zero komi computes it). The box starts there.";
   }
 }
 
@@ -380,13 +515,17 @@ function renderControls() {
   $("download").href = gamePath("/record");
   const o = s.options;
   const seats = `you play ${s.human}` + (s.colours[s.human] ? ` (${s.colours[s.human]})` : "");
-  $("options-line").textContent = `Side ${o.side}, ${o.game_type.replace("_", " ")}, ${o.scoring} scoring; ${seats}.`;
+  const budget = s.simulations ? `${s.simulations} simulations a move`
+    : s.seconds ? `${num(s.seconds)} s a move` : "the server's default strength";
+  $("options-line").textContent = `Side ${o.side}, ${o.game_type.replace("_", " ")}, ${o.scoring} scoring; ${seats}; ` +
+    `bot: ${budget}.`;
 }
 
 function renderMoves() {
   const list = $("moves");
   list.replaceChildren();
-  state.events.forEach((e, k) => {
+  state.events.forEach((e, k0) => {
+    const k = k0;
     const item = document.createElement("li");
     item.dataset.event = e.event;
     item.dataset.by = e.by;
@@ -397,6 +536,15 @@ function renderMoves() {
     const by = document.createElement("small");
     by.textContent = e.by === "human" ? "you" : "bot";
     item.append(by);
+    const isMove = !/^(komi|colour|swap)/.test(e.event);
+    if (isMove) {
+      const k = state.events.slice(0, k0 + 1).filter((x) => !/^(komi|colour|swap)/.test(x.event)).length;
+      item.dataset.move = String(k);
+      item.classList.add("reviewable");
+      item.title = `review the position after this move (move ${k})`;
+      item.addEventListener("click", () => reviewTo(k));
+      if (reviewing() && k === reviewAt) item.classList.add("current");
+    }
     list.append(item);
   });
   list.scrollTop = list.scrollHeight;
@@ -416,6 +564,28 @@ function renderResult() {
   const h = document.createElement("strong");
   h.textContent = headline;
   box.append(h, document.createElement("br"), `${winner}Black ${num(r.black)}, White ${num(r.white)}.`);
+  // How the score comes about, as the terminal says it (render.py's status lines, after the first).
+  const why = document.createElement("ul");
+  why.className = "why";
+  const lines = r.lines || [];
+  const button = lines.length ? lines[0].split("; button: ")[1] : undefined;
+  if (button) {
+    const li = document.createElement("li");
+    li.textContent = `Button: ${button}.`;
+    why.append(li);
+  }
+  for (const line of lines.slice(1)) {
+    const li = document.createElement("li");
+    li.textContent = cap(line);
+    why.append(li);
+  }
+  const taken = state.cells.filter((c) => c.stone && c.placed && c.placed !== c.stone).length;
+  if (taken) {
+    const li = document.createElement("li");
+    li.textContent = `${taken} stone${taken === 1 ? "" : "s"} changed colour in claims (R5): marked with a dot of the colour that placed ${taken === 1 ? "it" : "them"}.`;
+    why.append(li);
+  }
+  box.append(why);
 }
 
 // ------------------------------------------------------------------------- analysis
@@ -517,6 +687,29 @@ function fillOptions() {
   }[type.value];
   $("seat-first-text").textContent = seatText[0];
   $("seat-second-text").textContent = seatText[1];
+  fillBudget();
+}
+
+function fillBudget() {
+  const st = info.strength;
+  const kind = $("opt-budget-kind").value;
+  const input = $("opt-budget");
+  input.hidden = kind === "default";
+  const own = st.simulations ? `${st.simulations} simulations a move` : st.seconds ? `${num(st.seconds)} s a move` : "its own";
+  $("opt-budget-kind").options[0].textContent = `the server's default (${own})`;
+  if (kind === "simulations") {
+    input.min = "1"; input.max = String(st.max_simulations); input.step = "1";
+    if (!(Number(input.value) >= 1 && Number(input.value) <= st.max_simulations) || !Number.isInteger(Number(input.value))) {
+      input.value = String(st.simulations || Math.min(200, st.max_simulations));
+    }
+    $("budget-hint").textContent = `1 to ${st.max_simulations}; more is stronger and slower`;
+  } else if (kind === "seconds") {
+    input.min = "0.1"; input.max = String(st.max_seconds); input.step = "0.1";
+    if (!(Number(input.value) > 0 && Number(input.value) <= st.max_seconds)) input.value = String(Math.min(1, st.max_seconds));
+    $("budget-hint").textContent = `up to ${num(st.max_seconds)} s a move`;
+  } else {
+    $("budget-hint").textContent = "";
+  }
 }
 
 function openNewGame() {
@@ -537,6 +730,17 @@ async function submitNewGame(event) {
     scoring: $("opt-scoring").value,
     seat: form.querySelector("input[name=seat]:checked").value,
   };
+  const kind = $("opt-budget-kind").value;
+  if (kind !== "default") {
+    const amount = Number($("opt-budget").value);
+    if (!(amount > 0)) {
+      const box = $("new-game-error");
+      box.textContent = "The bot's strength must be a number above 0.";
+      box.hidden = false;
+      return;
+    }
+    body[kind] = kind === "simulations" ? Math.round(amount) : amount;
+  }
   $("start").disabled = true;
   try {
     const newState = await api("POST", "/api/games", body);
@@ -573,6 +777,24 @@ async function main() {
   $("cancel-new").addEventListener("click", () => $("new-game").close());
   $("new-game-form").addEventListener("submit", submitNewGame);
   for (const id of ["opt-side", "opt-type", "opt-scoring"]) $(id).addEventListener("change", fillOptions);
+  $("opt-budget-kind").addEventListener("change", fillBudget);
+  $("btn-rules").addEventListener("click", () => $("rules").showModal());
+  $("rules-close").addEventListener("click", () => $("rules").close());
+  $("rv-first").addEventListener("click", () => reviewTo(0));
+  $("rv-back").addEventListener("click", () => reviewTo((reviewing() ? reviewAt : movesPlayed()) - 1));
+  $("rv-forward").addEventListener("click", () => reviewTo((reviewing() ? reviewAt : movesPlayed()) + 1));
+  $("rv-last").addEventListener("click", () => reviewTo(movesPlayed()));
+  $("opt-numbers").addEventListener("change", () => { if (state) renderBoard(); });
+  document.addEventListener("keydown", (event) => {
+    if (!state || document.querySelector("dialog[open]")) return;
+    if (event.target instanceof HTMLInputElement || event.target instanceof HTMLSelectElement) return;
+    const at = reviewing() ? reviewAt : movesPlayed();
+    const to = { ArrowLeft: at - 1, ArrowRight: at + 1, Home: 0, End: movesPlayed(),
+                 ArrowUp: 0, ArrowDown: movesPlayed() }[event.key];
+    if (to === undefined) return;
+    event.preventDefault();
+    reviewTo(to);
+  });
   try {
     info = await api("GET", "/api/info");
   } catch (err) {
