@@ -321,7 +321,7 @@ def test_play_person_against_bot_with_undo(bot_path, tmp_path, capsys, monkeypat
     out = capsys.readouterr().out
     assert list(load_record(record).events) == match.events
     assert "undone: back to the position before your last move" in out
-    assert "the bot tiny.bot is the second player" in out
+    assert "the bot tiny.bot is the second player" in " ".join(out.split())
 
 
 def test_play_bot_flags_are_checked(bot_path, capsys):
@@ -334,3 +334,21 @@ def test_play_bot_flags_are_checked(bot_path, capsys):
         assert main(argv) == 2
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and fragment in err, (argv, err)
+
+
+def test_budget_per_call_and_play_and_analyze(tmp_path):
+    """select_move/analyze take this search's budget instead of the bot's; play_and_analyze
+    plays the move select_move plays, from one search, and gives that search's analysis."""
+    from web_helpers import make_bot_file
+
+    bot = Bot.load(make_bot_file(tmp_path), simulations=2, device="cpu")
+    game = Game.replay(GameConfig(side=3, komi=2), ["C3"])
+    assert bot.analyze(game).simulations == 2
+    assert bot.analyze(game, simulations=7).simulations == 7
+    assert bot.analyze(game).simulations == 2  # the bot's own budget is unchanged
+    move, analysis = bot.play_and_analyze(game, simulations=7)
+    assert move == bot.select_move(game, simulations=7) == analysis.best and analysis.simulations == 7
+    with pytest.raises(ValueError, match="not both"):
+        bot.select_move(game, simulations=3, seconds=1.0)
+    with pytest.raises(ValueError, match="positive whole number"):
+        bot.analyze(game, simulations=0)

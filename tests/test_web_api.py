@@ -515,6 +515,8 @@ def test_a_full_store_of_thinking_games_refuses_new_ones_with_429():
     (["serve", "--bot", "x", "--max-games", "0"], "--max-games must be >= 1"),
     (["serve", "--bot", "x", "--expire-minutes", "0"], "--expire-minutes must be > 0"),
     (["serve", "--bot", "x", "--threads", "0"], "--threads must be >= 1"),
+    (["serve", "--bot", "x", "--max-simulations", "0"], "--max-simulations must be >= 1"),
+    (["serve", "--bot", "x", "--max-seconds", "0"], "--max-seconds must be > 0"),
 ])
 def test_serve_command_errors_are_one_line(argv, fragment, capsys):
     assert main(argv) == 2
@@ -533,7 +535,8 @@ def test_serve_refuses_a_file_that_is_not_a_bot_and_a_bad_port(tmp_path, capsys,
 
 
 def test_server_config_validates_its_fields():
-    for bad in ({"max_games": 0}, {"workers": True}, {"expire_s": 0}, {"max_body": -1}):
+    for bad in ({"max_games": 0}, {"workers": True}, {"expire_s": 0}, {"max_body": -1}, {"max_simulations": 0},
+                {"max_seconds": 0}, {"max_seconds": "10"}):
         with pytest.raises(ValueError):
             ServerConfig(**bad)
 

@@ -25,6 +25,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help=f"live games kept at once (the one idle longest makes room); default {defaults.max_games}")
     parser.add_argument("--expire-minutes", type=float, default=defaults.expire_s / 60,
                         help=f"drop a game untouched this long; default {defaults.expire_s / 60:g}")
+    parser.add_argument("--max-simulations", type=int, default=defaults.max_simulations, metavar="N",
+                        help=f"the most simulations a move a person may ask of the bot; default {defaults.max_simulations}")
+    parser.add_argument("--max-seconds", type=float, default=defaults.max_seconds, metavar="T",
+                        help=f"the most seconds a move a person may ask of the bot; default {defaults.max_seconds:g}")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -37,7 +41,12 @@ def run(args: argparse.Namespace) -> int:
             raise CliError(f"{flag} must be >= 1, got {value}")
     if not args.expire_minutes > 0:
         raise CliError(f"--expire-minutes must be > 0, got {args.expire_minutes:g}")
-    config = ServerConfig(max_games=args.max_games, expire_s=args.expire_minutes * 60, workers=args.workers)
+    if args.max_simulations < 1:
+        raise CliError(f"--max-simulations must be >= 1, got {args.max_simulations}")
+    if not args.max_seconds > 0:
+        raise CliError(f"--max-seconds must be > 0, got {args.max_seconds:g}")
+    config = ServerConfig(max_games=args.max_games, expire_s=args.expire_minutes * 60, workers=args.workers,
+                          max_simulations=args.max_simulations, max_seconds=args.max_seconds)
     bot = BotOptions(path=Path(args.bot), simulations=args.simulations, seconds=args.seconds,
                      device=args.device, seed=args.bot_seed, threads=args.threads)
     serve(bot, args.host, args.port, config)

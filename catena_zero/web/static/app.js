@@ -459,11 +459,13 @@ function renderSetup() {
     input.max = String(s.choice.komi_max);
     if (adviceFor !== s.id) {
       adviceFor = s.id;
+      input.dataset.touched = "0";
       $("komi-advice").textContent = "Asking the bot for a fair komi…";
       api("GET", gamePath("/komi-advice")).then((advice) => {
         if (!state || state.id !== s.id) return;
         showAdvice(advice.komi);
-        if (advice.komi !== null) input.value = String(advice.komi);  // start at the bot's estimate
+        // Start at the bot's estimate, unless the person has typed a komi meanwhile.
+        if (advice.komi !== null && input.dataset.touched !== "1") input.value = String(advice.komi);
       }).catch(() => showAdvice(null));
     } else {
       showAdvice(s.komi_advice);
@@ -490,7 +492,7 @@ function showAdvice(komi) {
   box.dataset.komi = box.hidden ? "" : String(komi);
   if (!box.hidden) {
     box.textContent = `The bot's estimate of a fair komi: ${komi} (by its own value and score heads, as ` +
-      "catena-zero komi computes it). The box starts there.";
+      "catena-zero komi computes it).";
   }
 }
 
@@ -770,6 +772,7 @@ async function main() {
     }
     act("/komi", { komi: value });
   });
+  $("komi-input").addEventListener("input", () => { $("komi-input").dataset.touched = "1"; });
   $("btn-button").addEventListener("click", () => act("/move", { move: "button" }));
   $("btn-undo").addEventListener("click", () => act("/undo"));
   $("btn-eval").addEventListener("click", evaluate);
