@@ -441,3 +441,14 @@ def test_every_cell_name_reads_off_the_svg(side):
         assert label_along(p, column) == label_along(p, -column) == name[0], name
         numbers = {t for t in (label_along(p, row), label_along(p, -row)) if t and t.isdigit()}
         assert numbers == {name[1:]}, name  # a row meets a letter at the end without a number
+
+
+def test_one_stone_is_not_stones():
+    """Standard scoring's explanation counts "1 stone", not "1 stones"."""
+    game = Game.replay(GameConfig(side=3), ["C4", "D3", "C1", "A1", "D2", "A2", "B4", "E5", "C3", "B1"])
+    assert game.is_over and sum(game.stone_at(n) == "white" for n in game.spec.names) == 1
+    line = status_lines(game)[1]
+    for colour in ("black", "white"):
+        count = sum(game.stone_at(n) == colour for n in game.spec.names)
+        assert f"{colour} {count} stone{'' if count == 1 else 's'} " in line, line
+    assert " 1 stones" not in line

@@ -120,6 +120,16 @@ def test_example_holds_in_the_engine(example):
         assert example.diagram == diagram(example.facts), "run python tests/test_rules_doc.py --fill"
 
 
+def test_every_example_announced_with_a_colon_is_shown():
+    """A sentence ending in ':' right before a check comment promises a picture: the rendered
+    page must show one (the comment itself is invisible), not a colon and nothing."""
+    for found in CHECK.finditer(TEXT):
+        before = TEXT[:found.start()].rstrip().splitlines()[-1]
+        if before.endswith(":"):
+            line = TEXT.count("\n", 0, found.start()) + 1
+            assert BLOCK.match(TEXT, found.end()), f"RULES.md line {line}: {before!r} is followed by no diagram"
+
+
 def test_sample_record_replays():
     at = TEXT.index("<!-- check-record -->")
     block = TEXT[:at].rsplit("```text\n", 1)[1].split("```", 1)[0]
