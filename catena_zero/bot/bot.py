@@ -127,6 +127,18 @@ class KomiCurve:
 # ------------------------------------------------------------------------------ set-up choices (R7)
 
 
+def check_budget(simulations: Optional[int], seconds: Optional[float]) -> None:
+    """ValueError unless at most one of a simulation count (>= 1) and a time limit (> 0) is given."""
+    if simulations is not None and seconds is not None:
+        raise ValueError("give the bot a simulation count or a time limit, not both")
+    if simulations is not None and (isinstance(simulations, bool) or not isinstance(simulations, int)
+                                    or simulations < 1):
+        raise ValueError(f"simulations must be a positive whole number, got {simulations!r}")
+    if seconds is not None and (isinstance(seconds, bool) or not isinstance(seconds, (int, float))
+                                or not seconds > 0):
+        raise ValueError(f"seconds must be a positive number, got {seconds!r}")
+
+
 def better_than_even(value: float, score: float) -> bool:
     """Whether (value, score) beats an even position, value first (to VALUE_RESOLUTION)."""
     rounded = round(value / VALUE_RESOLUTION)
@@ -183,14 +195,7 @@ class Bot:
         seed: int = 0,
         path: Optional[Path] = None,
     ) -> None:
-        if simulations is not None and seconds is not None:
-            raise ValueError("give the bot a simulation count or a time limit, not both")
-        if simulations is not None and (isinstance(simulations, bool) or not isinstance(simulations, int)
-                                        or simulations < 1):
-            raise ValueError(f"simulations must be a positive whole number, got {simulations!r}")
-        if seconds is not None and (isinstance(seconds, bool) or not isinstance(seconds, (int, float))
-                                    or not seconds > 0):
-            raise ValueError(f"seconds must be a positive number, got {seconds!r}")
+        check_budget(simulations, seconds)
         if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
             raise ValueError(f"seed must be a non-negative whole number, got {seed!r}")
         from ..net import NetEvaluator  # torch: imported with the first bot, not with the package
@@ -292,14 +297,7 @@ class Bot:
         """This search's (simulations, seconds): the bot's own, unless one of them is given."""
         if simulations is None and seconds is None:
             return self.simulations, self.seconds
-        if simulations is not None and seconds is not None:
-            raise ValueError("give a search a simulation count or a time limit, not both")
-        if simulations is not None and (isinstance(simulations, bool) or not isinstance(simulations, int)
-                                        or simulations < 1):
-            raise ValueError(f"simulations must be a positive whole number, got {simulations!r}")
-        if seconds is not None and (isinstance(seconds, bool) or not isinstance(seconds, (int, float))
-                                    or not seconds > 0):
-            raise ValueError(f"seconds must be a positive number, got {seconds!r}")
+        check_budget(simulations, seconds)
         return simulations, None if seconds is None else float(seconds)
 
     def _search(self, game: Game, simulations: Optional[int] = None,
