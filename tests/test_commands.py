@@ -336,9 +336,10 @@ def test_pass_and_resign_point_to_the_button_and_quit(capsys, monkeypatch):
 def test_komi_set_by_the_flag_is_said_so(capsys, monkeypatch):
     code, out, _ = run(["play", "--side", "3", "--komi", "5", "--opponent", "random"], capsys, stdin="quit\n",
                        monkeypatch=monkeypatch)
-    assert "You are the first player (the komi, 5, was set by --komi)" in out
-    assert "you choose the komi" not in out
-    assert "(R7, komi 5, set by --komi)" in out
+    text = " ".join(out.split())
+    assert "You are the first player (the komi, 5, was set by --komi)" in text
+    assert "you choose the komi" not in text
+    assert "(R7, komi 5, set by --komi)" in text
     code, out, _ = run(["play", "--side", "3", "--opponent", "random"], capsys, stdin="quit\n",
                        monkeypatch=monkeypatch)
     assert "You are the first player (you choose the komi)" in out and "set by --komi" not in out
