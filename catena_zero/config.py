@@ -134,6 +134,16 @@ class SelfPlayConfig:
     # position trains only value-type targets. KataGo: p = 0.25, 600 vs 100 playouts.
     full_search_prob: float = 0.25
     cheap_simulations: int = 8
+    # Root noise (Gumbel noise, or PUCT's Dirichlet noise and temperature) in the cheap searches.
+    # KataGo 2019 sec. 3.1 turns it off there: cheap moves then play the network's best guess, so the
+    # value-type targets of most positions come from the real player, not an exploring one.
+    cheap_search_noise: bool = False
+    # no_komi (R7): the first player places Black's first stone, and the second then takes the better
+    # colour, so a good first stone is a balanced one. Self-play plays the set-up: the first stone is
+    # drawn with probability proportional to exp(-|v| / opening_temperature), v the network's value of
+    # the position after it (one batched call over all first stones), and that distribution is the
+    # policy target of the empty board. No paper value: 0.05 keeps the stones within ~0.1 of even.
+    opening_temperature: float = 0.05
     # Komi per game (KataGo 2019, sec. 3.4 randomises komi): with probability komi_spread_prob
     # uniform over the scoring's range (R6), else normal around the current fair-komi estimate.
     komi_spread_prob: float = 0.2
@@ -156,6 +166,7 @@ class SelfPlayConfig:
         _check(self.games_per_actor >= 1, f"selfplay.games_per_actor must be >= 1, got {self.games_per_actor}")
         _check(0 < self.full_search_prob <= 1, f"selfplay.full_search_prob must be in (0, 1], got {self.full_search_prob}")
         _check(self.cheap_simulations >= 1, f"selfplay.cheap_simulations must be >= 1, got {self.cheap_simulations}")
+        _check(self.opening_temperature > 0, f"selfplay.opening_temperature must be > 0, got {self.opening_temperature}")
         _check(0 <= self.komi_spread_prob <= 1, f"selfplay.komi_spread_prob must be in [0, 1], got {self.komi_spread_prob}")
         _check(self.komi_std >= 0, f"selfplay.komi_std must be >= 0, got {self.komi_std}")
         for side in self.sides:
@@ -181,12 +192,17 @@ class EvalConfig:
     simulations: int = 32  # the network's search, without noise
     uct_simulations: int = 200  # K of the classic UCT baseline mcts:K
     opponents: tuple[str, ...] = ("random", "uct", "previous")  # "previous": the last kept checkpoint
+    # Most of the run's CPU time (wall time x CPUs) the in-loop matches may take: an evaluation that
+    # would go over it is skipped (and counted). Self-play and the learner share 2 cores on a small
+    # machine; the learning curve should not cost them more than this.
+    max_cpu_share: float = 0.1
 
     def __post_init__(self) -> None:
         _check(self.interval_steps >= 0, f"eval.interval_steps must be >= 0, got {self.interval_steps}")
         _check(self.games >= 0, f"eval.games must be >= 0, got {self.games}")
         _check(self.simulations >= 1, f"eval.simulations must be >= 1, got {self.simulations}")
         _check(self.uct_simulations >= 1, f"eval.uct_simulations must be >= 1, got {self.uct_simulations}")
+        _check(0 < self.max_cpu_share <= 1, f"eval.max_cpu_share must be in (0, 1], got {self.max_cpu_share}")
         for name in self.opponents:
             _check(name in ("random", "uct", "previous"),
                    f"eval.opponents entries must be random, uct or previous; got {name!r}")
@@ -278,8 +294,10 @@ class TrainConfig:
     learning_rate: float = 0.02  # peak rate; KataGo 6e-5 per sample (0.015 at batch 256), AlphaZero 0.2 at 4096
     momentum: float = 0.9  # SGD momentum (AlphaZero, KataGo); AdamW beta1
     # L2 on conv and linear weights (not biases or batch-norm), applied by the optimiser: coupled for
-    # SGD, i.e. the gradient of (weight_decay / 2) * |w|^2; decoupled for AdamW. KataGo's c * |w|^2 with
-    # c = 3e-5 is weight_decay 6e-5; AlphaGo Zero's c = 1e-4 is 2e-4.
+    # SGD, i.e. the gradient of (weight_decay / 2) * |w|^2; decoupled for AdamW (each step shrinks the
+    # weights by lr * weight_decay, so AdamW wants ~1e-2..1e-1: at lr 2e-3, 6e-5 shrinks them by 1e-7 a
+    # step, nothing). KataGo's c * |w|^2 with c = 3e-5 is weight_decay 6e-5 for SGD; AlphaGo Zero's
+    # c = 1e-4 is 2e-4.
     weight_decay: float = 6e-5
     lr_schedule: str = "constant"  # "constant", "cosine" or "step", after the warmup
     warmup_steps: int = 100  # linear warmup from 0; KataGo 2019 instead trains its first 5M samples at 1/3 of the rate
@@ -295,6 +313,15 @@ class TrainConfig:
     score_weight: float = 0.5
     score_huber_delta: float = 1.0  # Huber's delta in score_scale units (15 points on standard scoring)
     ownership_weight: float = 1.5  # per-cell cross-entropy on (1 + ownership) / 2, mean over cells; KataGo 1.5
+    # Weight of the value, score and ownership targets of cheap-search positions (no policy target;
+    # playout cap randomisation). KataGo 2019 sec. 3.1 records only full-search turns (weight 0); 1
+    # trains every position's outcome equally.
+    cheap_value_weight: float = 1.0
+    # Exponential moving average of the weights (an averaged copy, as KataGo exports stochastic weight
+    # averages): after each step avg <- d * avg + (1 - d) * w, with d = min(ema_decay, (1 + t) / (10 + t))
+    # at step t so the early average is not dominated by the random start. The average is what
+    # self-play, checkpoints' "model", evaluation and export use; 0 = off (the raw weights everywhere).
+    ema_decay: float = 0.0
     device: str = "auto"  # learner device: "auto" = CUDA when available, else CPU; or "cpu", "cuda[:i]"
     mixed_precision: bool = True  # bfloat16 autocast of the forward pass on CUDA only; losses in float32
 
@@ -314,6 +341,8 @@ class TrainConfig:
         _check(self.max_grad_norm >= 0, f"train.max_grad_norm must be >= 0, got {self.max_grad_norm}")
         for name in ("policy_weight", "value_weight", "score_weight", "ownership_weight"):
             _check(getattr(self, name) >= 0, f"train.{name} must be >= 0, got {getattr(self, name)}")
+        _check(0 <= self.cheap_value_weight <= 1, f"train.cheap_value_weight must be in [0, 1], got {self.cheap_value_weight}")
+        _check(0 <= self.ema_decay < 1, f"train.ema_decay must be in [0, 1), got {self.ema_decay}")
         _check(self.score_huber_delta > 0, f"train.score_huber_delta must be > 0, got {self.score_huber_delta}")
         _check(
             self.device == "auto" or self.device == "cpu" or self.device.startswith("cuda"),
