@@ -29,6 +29,7 @@ COMMANDS = {
     "export": "export",
     "evaluate": "evaluate",
     "ladder": "ladder",
+    "ablate": "ablate",
     "komi": "komi",
     "engine": "engine",
     "serve": "serve",

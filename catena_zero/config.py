@@ -565,3 +565,9 @@ def _merge(base: dict, extra: dict) -> dict:
         else:
             out[key] = value
     return out
+
+
+def section_from_dict(cls: type, data: Any, prefix: str = "") -> Any:
+    """Any frozen config dataclass (e.g. an ablation plan) from a plain dict, checked as the
+    sections of ``Config`` are: unknown keys, wrong types and bad values are ``ConfigError``s."""
+    return _build(cls, data, prefix)
