@@ -17,6 +17,7 @@ from typing import Optional
 
 from . import __version__
 from .commands.common import CliError
+from .messages import one_line
 
 PROG = "catena-zero"
 
@@ -54,7 +55,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at exit
         return 0
     except (CliError, ValueError, OSError) as exc:  # ConfigError, RecordError, IllegalMove are ValueErrors
-        message = " ".join(str(exc).split()) or type(exc).__name__
+        message = one_line(exc) or type(exc).__name__  # no terminal escapes or control characters
         print(f"{PROG}: error: {message}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import math
 import types
 import typing
 from dataclasses import dataclass, field
@@ -370,6 +371,96 @@ class Config:
 
 _MAX_STRING = 4096  # characters of a string value (PATH_MAX); no valid one is longer
 
+# The documented range (inclusive) of every numeric field, checked in one place for every section
+# (``_check_ranges``, on each section built from a config file, a checkpoint or a bot header). The
+# sections' own checks say what is meaningful (> 0, a probability); these bounds also refuse the
+# absurd (a 200,000-channel network, 10**12 simulations) before anything is built or allocated.
+# Every float must be finite besides (``_coerce``). A new numeric field gets its line here
+# (test_config_errors checks that every numeric field has one).
+NUMERIC_RANGES: dict[str, tuple[float, float]] = {
+    "seed": (0, 2**63 - 1),  # torch seeds are 64-bit
+    "game.side": (MIN_SIDE, MAX_SIDE),
+    "game.komi": (0, 1000),  # R6; the scoring's own range is checked by GameConfig
+    "net.blocks": (1, 128),
+    "net.channels": (8, 2048),
+    "net.global_pool_every": (0, 128),
+    "net.head_channels": (1, 2048),
+    "net.value_hidden": (1, 8192),
+    "search.num_simulations": (1, 1_000_000),
+    "search.c_puct_init": (0, 1e6),
+    "search.c_puct_base": (0, 1e12),
+    "search.dirichlet_alpha": (0, 1e6),
+    "search.dirichlet_fraction": (0, 1),
+    "search.temperature": (0, 100),
+    "search.temperature_moves": (0, 10_000),
+    "search.gumbel_num_considered": (1, 1_000),
+    "search.gumbel_c_visit": (0, 1e9),
+    "search.gumbel_c_scale": (0, 1e6),
+    "search.score_utility_weight": (0, 1e3),
+    "search.score_utility_scale": (0, 1e6),
+    "selfplay.games_per_actor": (1, 100_000),
+    "selfplay.full_search_prob": (0, 1),
+    "selfplay.cheap_simulations": (1, 1_000_000),
+    "selfplay.opening_temperature": (0, 100),
+    "selfplay.komi_spread_prob": (0, 1),
+    "selfplay.komi_std": (0, 1000),
+    "selfplay.resign_threshold": (0, 1),
+    "selfplay.resign_consecutive": (1, 10_000),
+    "selfplay.resign_weight": (0, 1),
+    "selfplay.resign_disabled_share": (0, 1),
+    "replay.capacity": (1, 10**9),  # and the machine's memory (train/replay.py)
+    "replay.window_min": (1, 10**12),
+    "replay.window_alpha": (0, 1),
+    "replay.window_beta": (0, 1e3),
+    "replay.min_positions": (1, 10**12),
+    "replay.train_ratio": (0, 1e6),
+    "replay.max_credit": (1, 10**12),
+    "train.batch_size": (1, 1_000_000),
+    "train.learning_rate": (0, 100),
+    "train.momentum": (0, 1),
+    "train.weight_decay": (0, 10),
+    "train.warmup_steps": (0, 10**12),
+    "train.lr_decay_steps": (1, 10**12),
+    "train.lr_decay_factor": (0, 1),
+    "train.max_grad_norm": (0, 1e9),
+    "train.policy_weight": (0, 1e6),
+    "train.value_weight": (0, 1e6),
+    "train.score_weight": (0, 1e6),
+    "train.score_huber_delta": (0, 1e6),
+    "train.ownership_weight": (0, 1e6),
+    "train.cheap_value_weight": (0, 1),
+    "train.ema_decay": (0, 1),
+    "eval.interval_steps": (0, 10**12),
+    "eval.games": (0, 1_000_000),
+    "eval.simulations": (1, 1_000_000),
+    "eval.uct_simulations": (1, 1_000_000),
+    "eval.max_cpu_share": (0, 1),
+    "run.max_steps": (1, 10**15),
+    "run.max_positions": (1, 10**15),
+    "run.max_minutes": (0, 1e9),
+    "run.checkpoint_interval": (1, 10**12),
+    "run.keep_last": (1, 10**6),
+    "run.keep_every": (0, 10**12),
+    "run.num_cpus": (1, 1_000_000),
+    "run.num_actors": (1, 100_000),
+    "run.cpus_per_actor": (0, 1024),
+    "run.gpus_per_actor": (0, 64),
+    "run.publish_interval_steps": (1, 10**12),
+    "run.log_interval_seconds": (0, 1e9),
+    "run.sample_game_interval_steps": (0, 10**12),
+}
+
+
+def _check_ranges(section: Any, prefix: str) -> None:
+    """Every numeric field of ``section`` within its ``NUMERIC_RANGES`` entry (None passes)."""
+    for f in dataclasses.fields(section):
+        value = getattr(section, f.name)
+        bounds = NUMERIC_RANGES.get(f"{prefix}{f.name}")
+        if bounds is None or isinstance(value, bool) or not isinstance(value, (int, float)):
+            continue
+        lo, hi = bounds
+        _check(lo <= value <= hi, f"{prefix}{f.name} must be in {lo:g}..{hi:g}, got {quote(value)}")
+
 
 def _shown(value: Any) -> str:
     """A YAML value as an error message shows it: YAML's words for null, lists and mappings;
@@ -401,7 +492,11 @@ def _coerce(value: Any, annotation: Any, key: str) -> Any:
         _check(isinstance(value, int) and not isinstance(value, bool), f"{key} must be an integer, got {_shown(value)}")
     elif annotation is float:
         _check(isinstance(value, (int, float)) and not isinstance(value, bool), f"{key} must be a number, got {_shown(value)}")
-        value = float(value)
+        try:
+            value = float(value)
+        except OverflowError:  # an integer beyond any float
+            raise ConfigError(f"{key} must be a finite number, got {_shown(value)}") from None
+        _check(math.isfinite(value), f"{key} must be a finite number, got {_shown(value)}")
     elif annotation is str:
         _check(isinstance(value, str), f"{key} must be a string, got {_shown(value)}")
         # Sections echo bad values in their messages: keep megabyte strings out of them.
@@ -435,11 +530,13 @@ def _build(cls: type, data: Any, prefix: str) -> Any:
         else:
             kwargs[name] = _coerce(value, hint, f"{prefix}{name}")
     try:
-        return cls(**kwargs)
+        section = cls(**kwargs)
     except ConfigError:
         raise
     except ValueError as exc:  # GameConfig raises plain ValueError
         raise ConfigError(f"{prefix.rstrip('.') or 'config'}: {exc}") from None
+    _check_ranges(section, prefix)
+    return section
 
 
 def config_to_dict(config: Any) -> dict:
@@ -467,6 +564,8 @@ def load_config(path: str | Path, overrides: dict | None = None) -> Config:
         data = _load_yaml(text) or {}
     except ConfigError as exc:
         raise ConfigError(f"{path}: {exc}") from None
+    except RecursionError:  # YAML's composer recurses once per level of nesting
+        raise ConfigError(f"{path}: invalid YAML: nested too deeply (a config is a few levels deep)") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}" if mark else ""
@@ -492,6 +591,8 @@ def _load_yaml(text: str) -> Any:
         seen: set = set()
         for key_node, _ in node.value:
             key = loader.construct_object(key_node, deep=deep)
+            if not isinstance(key, (str, int, float, bool)) and key is not None:  # `? [a, b]`
+                raise ConfigError(f"a key must be a plain name, got {_shown(key)} at line {key_node.start_mark.line + 1}")
             if key in seen:
                 raise ConfigError(f"duplicate key {key!r} at line {key_node.start_mark.line + 1}")
             seen.add(key)
@@ -517,8 +618,8 @@ def parse_overrides(items: list[str]) -> dict:
         _check(all(parts), f"--set key {key!r} has an empty part")
         try:
             value = yaml.safe_load(text) if text.strip() else None
-        except yaml.YAMLError:
-            raise ConfigError(f"--set {key}: cannot parse value {text!r}") from None
+        except (yaml.YAMLError, RecursionError, TypeError):  # TypeError: a complex key, `{[a]: 1}`
+            raise ConfigError(f"--set {key}: cannot parse value {quote(text)}") from None
         _check(not isinstance(value, dict), f"--set {key}: the value must be a scalar or a list, got a mapping")
         node = out
         for part in parts[:-1]:

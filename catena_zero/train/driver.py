@@ -32,7 +32,8 @@ from ..config import RESUMABLE_KEYS, Config, ConfigError, config_diff, config_to
 from ..fileio import write_text_atomic
 from ..selfplay.play import SelfPlayStats, rule_sets, rules_key
 from ..selfplay.types import Trajectory
-from .checkpoint import Checkpoint, list_checkpoints, load_checkpoint, prune_checkpoints, save_checkpoint
+from .checkpoint import (Checkpoint, list_checkpoints, load_checkpoint, newest_intact_checkpoint,
+                         newest_intact_checkpoint_of, prune_checkpoints, save_checkpoint)
 from .cputime import CpuAccount, CpuReport
 from .inloop import InLoopResult, evaluate_in_loop
 from .learner import Learner, TrainingDiverged
@@ -191,7 +192,14 @@ class TrainingRun:
         found = list_checkpoints(self.run_dir)
         if not found:
             return  # killed before the first checkpoint: start over in the same folder
-        checkpoint = load_checkpoint(found[-1][1])
+        checkpoint, skipped = newest_intact_checkpoint(self.run_dir)
+        for line in skipped:  # a damaged newest checkpoint: resume from the newest intact one
+            print(f"warning: skipping a damaged checkpoint: {line}", file=sys.stderr)
+        if checkpoint is None:
+            raise RunError(f"cannot resume {self.run_dir}: none of its {len(found)} checkpoint(s) is intact")
+        if skipped:
+            print(f"resuming from {checkpoint.path.name}, the newest intact checkpoint", file=sys.stderr)
+        found = [(step, path) for step, path in found if step <= checkpoint.step]
         self.learner.load_state_dict(checkpoint.extra["learner"])
         counters = checkpoint.counters
         self.counters = _Counters(step=checkpoint.step, positions=int(counters.get("positions", 0)),
@@ -201,7 +209,8 @@ class TrainingRun:
         self.fair_komi = dict(checkpoint.extra.get("fair_komi", {}))
         self.last_checkpoint = found[-1][1]
         if len(found) > 1:
-            self.previous_weights = load_checkpoint(found[-2][1]).model
+            previous, _ = newest_intact_checkpoint_of(found[:-1])
+            self.previous_weights = previous.model if previous is not None else None
         replay_path = self.run_dir / REPLAY_FILE
         if replay_path.exists():
             self.replay.load(replay_path)

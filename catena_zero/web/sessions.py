@@ -50,20 +50,29 @@ class ServerConfig:
     workers:    bot instances thinking in parallel, one worker thread each (2: a second game's
                 move need not wait for a long think; more only helps with more cores).
     max_body:   largest request body accepted, in bytes (16 KiB; real requests are < 100 B).
+    max_connections: open connections served at once (uvicorn's ``limit_concurrency``); a request
+                beyond them gets 503 (64: a page holds one or two).
+    request_timeout_s: a request must arrive whole, headers and body, within this many seconds of
+                the connection opening or of the previous answer, else the connection is closed, so
+                slow (or stalled) clients cannot hold connections (10 s; a real request takes ms).
     """
 
     max_games: int = 64
     expire_s: float = 3600.0
     workers: int = 2
     max_body: int = 16384
+    max_connections: int = 64
+    request_timeout_s: float = 10.0
 
     def __post_init__(self) -> None:
-        for name in ("max_games", "workers", "max_body"):
+        for name in ("max_games", "workers", "max_body", "max_connections"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"{name} must be a whole number >= 1, got {value!r}")
-        if isinstance(self.expire_s, bool) or not isinstance(self.expire_s, (int, float)) or not self.expire_s > 0:
-            raise ValueError(f"expire_s must be a number of seconds > 0, got {self.expire_s!r}")
+        for name in ("expire_s", "request_timeout_s"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < float("inf"):
+                raise ValueError(f"{name} must be a number of seconds > 0, got {value!r}")
 
 
 class GameSession:
