@@ -40,9 +40,9 @@ class NetConfig:
     symmetry_average: bool = False  # average inference over the 12 board symmetries
     device: str = "auto"  # "auto" = CUDA when available, else CPU; or "cpu", "cuda", "cuda:1"
     mixed_precision: bool = True  # bfloat16 (float16 where unsupported) autocast on CUDA
-    # CPU inference precision: "float32", or "bfloat16" autocast. Measured (scripts/bench_net.py) on
-    # the AVX2 development CPU (no AVX512_BF16/AMX) bfloat16 is 3-6x slower than float32 and off by
-    # up to 3e-4 in value: use it only on CPUs with those instructions, after measuring there.
+    # CPU inference precision: "float32", "bfloat16" autocast, or "auto" = bfloat16 on CPUs with
+    # AVX512_BF16 or AMX (native bfloat16 convolutions), float32 elsewhere. bfloat16 is off by ~3e-4
+    # in value; it pays only on such CPUs (scripts/bench_net.py measures the speed on the machine).
     cpu_precision: str = "float32"
     channels_last: bool = True  # NHWC activations: CPU inference measured 1.25-1.6x faster than NCHW
     # torch.compile the inference forward: measured 1.05-1.1x over eager channels_last for the
@@ -64,8 +64,8 @@ class NetConfig:
             f"net.device must be 'auto', 'cpu' or 'cuda[:i]', got {self.device!r}",
         )
         _check(
-            self.cpu_precision in ("float32", "bfloat16"),
-            f"net.cpu_precision must be 'float32' or 'bfloat16', got {self.cpu_precision!r}",
+            self.cpu_precision in ("float32", "bfloat16", "auto"),
+            f"net.cpu_precision must be 'float32', 'bfloat16' or 'auto', got {self.cpu_precision!r}",
         )
         _check(
             self.mixed_sides in ("pad", "by_side"),

@@ -279,6 +279,33 @@ def bench_mixed(args, summary: dict) -> None:
             summary[("mixed", name, per_side)] = t["padded"] / t["separate"]
 
 
+def bench_device(args, summary: dict) -> None:
+    """``--device cuda``: the default and tiny nets on the accelerator, float32 against bfloat16
+    autocast (``NetConfig.mixed_precision``), wall time after ``torch.cuda.synchronize``."""
+    device = torch.device(args.device)
+    print(f"\n{args.device}: {torch.cuda.get_device_name(device) if device.type == 'cuda' else device}")
+    print(f"{'net':<8} {'side':>4} {'batch':>6}  {'precision':<9} {'ms':>8} {'positions/s':>12}")
+    for name in args.nets:
+        model = model_from_config(NETS[name], torch.Generator().manual_seed(0)).to(device).eval()
+        for side in args.sides:
+            env, state = positions(side, max(args.batches))
+            features = encode(env, state)
+            for batch in args.batches:
+                planes = torch.as_tensor(features.planes[:batch]).to(device)
+                globals_ = torch.as_tensor(features.globals[:batch]).to(device)
+                for mixed in (False, True):
+                    def forward():
+                        with torch.inference_mode(), inference_autocast(device, mixed):
+                            model(planes, globals_)
+                        if device.type == "cuda":
+                            torch.cuda.synchronize(device)
+
+                    seconds = race({"x": forward}, args.seconds, clock=time.perf_counter)["x"]
+                    precision = "bfloat16" if mixed else "float32"
+                    summary[("device", name, side, batch, precision)] = batch / seconds
+                    print(f"{name:<8} {side:>4} {batch:>6}  {precision:<9} {seconds * 1e3:>8.2f} {batch / seconds:>12,.0f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sides", type=int, nargs="+", default=[4, 6])
@@ -289,7 +316,8 @@ def main() -> None:
     parser.add_argument("--no-compile", action="store_true")
     parser.add_argument("--mixed-batches", type=int, nargs="+", default=[8, 64, 256])
     parser.add_argument("--sections", nargs="+", default=["variants", "threads", "mixed"],
-                        choices=["variants", "threads", "mixed"])
+                        choices=["variants", "threads", "mixed", "device"])
+    parser.add_argument("--device", default="cpu", help="with --sections device: e.g. cuda")
     parser.add_argument("--quick", action="store_true", help="side 6, batch 256, no compile, short races")
     parser.add_argument("--interop-probe", type=int, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -313,6 +341,12 @@ def main() -> None:
         bench_threads(args, summary)
     if "mixed" in args.sections:
         bench_mixed(args, summary)
+    if "device" in args.sections:
+        bench_device(args, summary)
+        best = max((v, k) for k, v in summary.items() if k[0] == "device")
+        print(f"bench_net: {args.device}: best {best[0]:,.0f} positions/s ({best[1][1]} net, side {best[1][2]}, "
+              f"batch {best[1][3]}, {best[1][4]})")
+        return
 
     parts = []
     side, batch = max(args.sides), args.compile_batch if args.compile_batch in args.batches else args.batches[0]
