@@ -91,3 +91,12 @@ def test_ablate_trains_each_variant_measures_it_and_resumes_without_training(tmp
     assert main(["ablate", str(plan), "--results", str(results)]) == 0
     out = capsys.readouterr().out
     assert "ablate: training" not in out and out.count("already trained") == 2
+
+
+def test_every_shipped_plan_loads_and_its_variants_are_valid_configs():
+    plans = sorted((ROOT / "configs" / "ablations").glob("*.yaml"))
+    assert plans
+    for path in plans:
+        plan = load_plan(path)
+        configs = variant_configs(plan, path.stem)
+        assert set(configs) == set(plan.variants)
