@@ -21,6 +21,7 @@ from typing import Optional
 
 from . import __version__
 from .commands.common import CliError
+from .messages import one_line
 
 PROG = "catena-zero"
 
@@ -33,6 +34,7 @@ COMMANDS = {
     "export": "export",
     "evaluate": "evaluate",
     "ladder": "ladder",
+    "ablate": "ablate",
     "komi": "komi",
     "engine": "engine",
     "serve": "serve",
@@ -60,7 +62,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at exit
         return 0
     except (CliError, ValueError, OSError) as exc:  # ConfigError, RecordError, IllegalMove are ValueErrors
-        message = " ".join(str(exc).split()) or type(exc).__name__
+        message = one_line(exc) or type(exc).__name__  # no terminal escapes or control characters
         print(error_text(f"{PROG}: error: {message}", sys.stderr), file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import math
 import types
 import typing
 from dataclasses import dataclass, field
@@ -39,9 +40,9 @@ class NetConfig:
     symmetry_average: bool = False  # average inference over the 12 board symmetries
     device: str = "auto"  # "auto" = CUDA when available, else CPU; or "cpu", "cuda", "cuda:1"
     mixed_precision: bool = True  # bfloat16 (float16 where unsupported) autocast on CUDA
-    # CPU inference precision: "float32", or "bfloat16" autocast. Measured (scripts/bench_net.py) on
-    # the AVX2 development CPU (no AVX512_BF16/AMX) bfloat16 is 3-6x slower than float32 and off by
-    # up to 3e-4 in value: use it only on CPUs with those instructions, after measuring there.
+    # CPU inference precision: "float32", "bfloat16" autocast, or "auto" = bfloat16 on CPUs with
+    # AVX512_BF16 or AMX (native bfloat16 convolutions), float32 elsewhere. bfloat16 is off by ~3e-4
+    # in value; it pays only on such CPUs (scripts/bench_net.py measures the speed on the machine).
     cpu_precision: str = "float32"
     channels_last: bool = True  # NHWC activations: CPU inference measured 1.25-1.6x faster than NCHW
     # torch.compile the inference forward: measured 1.05-1.1x over eager channels_last for the
@@ -63,8 +64,8 @@ class NetConfig:
             f"net.device must be 'auto', 'cpu' or 'cuda[:i]', got {self.device!r}",
         )
         _check(
-            self.cpu_precision in ("float32", "bfloat16"),
-            f"net.cpu_precision must be 'float32' or 'bfloat16', got {self.cpu_precision!r}",
+            self.cpu_precision in ("float32", "bfloat16", "auto"),
+            f"net.cpu_precision must be 'float32', 'bfloat16' or 'auto', got {self.cpu_precision!r}",
         )
         _check(
             self.mixed_sides in ("pad", "by_side"),
@@ -134,6 +135,16 @@ class SelfPlayConfig:
     # position trains only value-type targets. KataGo: p = 0.25, 600 vs 100 playouts.
     full_search_prob: float = 0.25
     cheap_simulations: int = 8
+    # Root noise (Gumbel noise, or PUCT's Dirichlet noise and temperature) in the cheap searches.
+    # KataGo 2019 sec. 3.1 turns it off there: cheap moves then play the network's best guess, so the
+    # value-type targets of most positions come from the real player, not an exploring one.
+    cheap_search_noise: bool = False
+    # no_komi (R7): the first player places Black's first stone, and the second then takes the better
+    # colour, so a good first stone is a balanced one. Self-play plays the set-up: the first stone is
+    # drawn with probability proportional to exp(-|v| / opening_temperature), v the network's value of
+    # the position after it (one batched call over all first stones), and that distribution is the
+    # policy target of the empty board. No paper value: 0.05 keeps the stones within ~0.1 of even.
+    opening_temperature: float = 0.05
     # Komi per game (KataGo 2019, sec. 3.4 randomises komi): with probability komi_spread_prob
     # uniform over the scoring's range (R6), else normal around the current fair-komi estimate.
     komi_spread_prob: float = 0.2
@@ -156,6 +167,7 @@ class SelfPlayConfig:
         _check(self.games_per_actor >= 1, f"selfplay.games_per_actor must be >= 1, got {self.games_per_actor}")
         _check(0 < self.full_search_prob <= 1, f"selfplay.full_search_prob must be in (0, 1], got {self.full_search_prob}")
         _check(self.cheap_simulations >= 1, f"selfplay.cheap_simulations must be >= 1, got {self.cheap_simulations}")
+        _check(self.opening_temperature > 0, f"selfplay.opening_temperature must be > 0, got {self.opening_temperature}")
         _check(0 <= self.komi_spread_prob <= 1, f"selfplay.komi_spread_prob must be in [0, 1], got {self.komi_spread_prob}")
         _check(self.komi_std >= 0, f"selfplay.komi_std must be >= 0, got {self.komi_std}")
         for side in self.sides:
@@ -181,12 +193,17 @@ class EvalConfig:
     simulations: int = 32  # the network's search, without noise
     uct_simulations: int = 200  # K of the classic UCT baseline mcts:K
     opponents: tuple[str, ...] = ("random", "uct", "previous")  # "previous": the last kept checkpoint
+    # Most of the run's CPU time (wall time x CPUs) the in-loop matches may take: an evaluation that
+    # would go over it is skipped (and counted). Self-play and the learner share 2 cores on a small
+    # machine; the learning curve should not cost them more than this.
+    max_cpu_share: float = 0.1
 
     def __post_init__(self) -> None:
         _check(self.interval_steps >= 0, f"eval.interval_steps must be >= 0, got {self.interval_steps}")
         _check(self.games >= 0, f"eval.games must be >= 0, got {self.games}")
         _check(self.simulations >= 1, f"eval.simulations must be >= 1, got {self.simulations}")
         _check(self.uct_simulations >= 1, f"eval.uct_simulations must be >= 1, got {self.uct_simulations}")
+        _check(0 < self.max_cpu_share <= 1, f"eval.max_cpu_share must be in (0, 1], got {self.max_cpu_share}")
         for name in self.opponents:
             _check(name in ("random", "uct", "previous"),
                    f"eval.opponents entries must be random, uct or previous; got {name!r}")
@@ -278,8 +295,10 @@ class TrainConfig:
     learning_rate: float = 0.02  # peak rate; KataGo 6e-5 per sample (0.015 at batch 256), AlphaZero 0.2 at 4096
     momentum: float = 0.9  # SGD momentum (AlphaZero, KataGo); AdamW beta1
     # L2 on conv and linear weights (not biases or batch-norm), applied by the optimiser: coupled for
-    # SGD, i.e. the gradient of (weight_decay / 2) * |w|^2; decoupled for AdamW. KataGo's c * |w|^2 with
-    # c = 3e-5 is weight_decay 6e-5; AlphaGo Zero's c = 1e-4 is 2e-4.
+    # SGD, i.e. the gradient of (weight_decay / 2) * |w|^2; decoupled for AdamW (each step shrinks the
+    # weights by lr * weight_decay, so AdamW wants ~1e-2..1e-1: at lr 2e-3, 6e-5 shrinks them by 1e-7 a
+    # step, nothing). KataGo's c * |w|^2 with c = 3e-5 is weight_decay 6e-5 for SGD; AlphaGo Zero's
+    # c = 1e-4 is 2e-4.
     weight_decay: float = 6e-5
     lr_schedule: str = "constant"  # "constant", "cosine" or "step", after the warmup
     warmup_steps: int = 100  # linear warmup from 0; KataGo 2019 instead trains its first 5M samples at 1/3 of the rate
@@ -295,6 +314,15 @@ class TrainConfig:
     score_weight: float = 0.5
     score_huber_delta: float = 1.0  # Huber's delta in score_scale units (15 points on standard scoring)
     ownership_weight: float = 1.5  # per-cell cross-entropy on (1 + ownership) / 2, mean over cells; KataGo 1.5
+    # Weight of the value, score and ownership targets of cheap-search positions (no policy target;
+    # playout cap randomisation). KataGo 2019 sec. 3.1 records only full-search turns (weight 0); 1
+    # trains every position's outcome equally.
+    cheap_value_weight: float = 1.0
+    # Exponential moving average of the weights (an averaged copy, as KataGo exports stochastic weight
+    # averages): after each step avg <- d * avg + (1 - d) * w, with d = min(ema_decay, (1 + t) / (10 + t))
+    # at step t so the early average is not dominated by the random start. The average is what
+    # self-play, checkpoints' "model", evaluation and export use; 0 = off (the raw weights everywhere).
+    ema_decay: float = 0.0
     device: str = "auto"  # learner device: "auto" = CUDA when available, else CPU; or "cpu", "cuda[:i]"
     mixed_precision: bool = True  # bfloat16 autocast of the forward pass on CUDA only; losses in float32
 
@@ -314,6 +342,8 @@ class TrainConfig:
         _check(self.max_grad_norm >= 0, f"train.max_grad_norm must be >= 0, got {self.max_grad_norm}")
         for name in ("policy_weight", "value_weight", "score_weight", "ownership_weight"):
             _check(getattr(self, name) >= 0, f"train.{name} must be >= 0, got {getattr(self, name)}")
+        _check(0 <= self.cheap_value_weight <= 1, f"train.cheap_value_weight must be in [0, 1], got {self.cheap_value_weight}")
+        _check(0 <= self.ema_decay < 1, f"train.ema_decay must be in [0, 1), got {self.ema_decay}")
         _check(self.score_huber_delta > 0, f"train.score_huber_delta must be > 0, got {self.score_huber_delta}")
         _check(
             self.device == "auto" or self.device == "cpu" or self.device.startswith("cuda"),
@@ -340,6 +370,96 @@ class Config:
 
 
 _MAX_STRING = 4096  # characters of a string value (PATH_MAX); no valid one is longer
+
+# The documented range (inclusive) of every numeric field, checked in one place for every section
+# (``_check_ranges``, on each section built from a config file, a checkpoint or a bot header). The
+# sections' own checks say what is meaningful (> 0, a probability); these bounds also refuse the
+# absurd (a 200,000-channel network, 10**12 simulations) before anything is built or allocated.
+# Every float must be finite besides (``_coerce``). A new numeric field gets its line here
+# (test_config_errors checks that every numeric field has one).
+NUMERIC_RANGES: dict[str, tuple[float, float]] = {
+    "seed": (0, 2**63 - 1),  # torch seeds are 64-bit
+    "game.side": (MIN_SIDE, MAX_SIDE),
+    "game.komi": (0, 1000),  # R6; the scoring's own range is checked by GameConfig
+    "net.blocks": (1, 128),
+    "net.channels": (8, 2048),
+    "net.global_pool_every": (0, 128),
+    "net.head_channels": (1, 2048),
+    "net.value_hidden": (1, 8192),
+    "search.num_simulations": (1, 1_000_000),
+    "search.c_puct_init": (0, 1e6),
+    "search.c_puct_base": (0, 1e12),
+    "search.dirichlet_alpha": (0, 1e6),
+    "search.dirichlet_fraction": (0, 1),
+    "search.temperature": (0, 100),
+    "search.temperature_moves": (0, 10_000),
+    "search.gumbel_num_considered": (1, 1_000),
+    "search.gumbel_c_visit": (0, 1e9),
+    "search.gumbel_c_scale": (0, 1e6),
+    "search.score_utility_weight": (0, 1e3),
+    "search.score_utility_scale": (0, 1e6),
+    "selfplay.games_per_actor": (1, 100_000),
+    "selfplay.full_search_prob": (0, 1),
+    "selfplay.cheap_simulations": (1, 1_000_000),
+    "selfplay.opening_temperature": (0, 100),
+    "selfplay.komi_spread_prob": (0, 1),
+    "selfplay.komi_std": (0, 1000),
+    "selfplay.resign_threshold": (0, 1),
+    "selfplay.resign_consecutive": (1, 10_000),
+    "selfplay.resign_weight": (0, 1),
+    "selfplay.resign_disabled_share": (0, 1),
+    "replay.capacity": (1, 10**9),  # and the machine's memory (train/replay.py)
+    "replay.window_min": (1, 10**12),
+    "replay.window_alpha": (0, 1),
+    "replay.window_beta": (0, 1e3),
+    "replay.min_positions": (1, 10**12),
+    "replay.train_ratio": (0, 1e6),
+    "replay.max_credit": (1, 10**12),
+    "train.batch_size": (1, 1_000_000),
+    "train.learning_rate": (0, 100),
+    "train.momentum": (0, 1),
+    "train.weight_decay": (0, 10),
+    "train.warmup_steps": (0, 10**12),
+    "train.lr_decay_steps": (1, 10**12),
+    "train.lr_decay_factor": (0, 1),
+    "train.max_grad_norm": (0, 1e9),
+    "train.policy_weight": (0, 1e6),
+    "train.value_weight": (0, 1e6),
+    "train.score_weight": (0, 1e6),
+    "train.score_huber_delta": (0, 1e6),
+    "train.ownership_weight": (0, 1e6),
+    "train.cheap_value_weight": (0, 1),
+    "train.ema_decay": (0, 1),
+    "eval.interval_steps": (0, 10**12),
+    "eval.games": (0, 1_000_000),
+    "eval.simulations": (1, 1_000_000),
+    "eval.uct_simulations": (1, 1_000_000),
+    "eval.max_cpu_share": (0, 1),
+    "run.max_steps": (1, 10**15),
+    "run.max_positions": (1, 10**15),
+    "run.max_minutes": (0, 1e9),
+    "run.checkpoint_interval": (1, 10**12),
+    "run.keep_last": (1, 10**6),
+    "run.keep_every": (0, 10**12),
+    "run.num_cpus": (1, 1_000_000),
+    "run.num_actors": (1, 100_000),
+    "run.cpus_per_actor": (0, 1024),
+    "run.gpus_per_actor": (0, 64),
+    "run.publish_interval_steps": (1, 10**12),
+    "run.log_interval_seconds": (0, 1e9),
+    "run.sample_game_interval_steps": (0, 10**12),
+}
+
+
+def _check_ranges(section: Any, prefix: str) -> None:
+    """Every numeric field of ``section`` within its ``NUMERIC_RANGES`` entry (None passes)."""
+    for f in dataclasses.fields(section):
+        value = getattr(section, f.name)
+        bounds = NUMERIC_RANGES.get(f"{prefix}{f.name}")
+        if bounds is None or isinstance(value, bool) or not isinstance(value, (int, float)):
+            continue
+        lo, hi = bounds
+        _check(lo <= value <= hi, f"{prefix}{f.name} must be in {lo:g}..{hi:g}, got {quote(value)}")
 
 
 def _shown(value: Any) -> str:
@@ -372,7 +492,11 @@ def _coerce(value: Any, annotation: Any, key: str) -> Any:
         _check(isinstance(value, int) and not isinstance(value, bool), f"{key} must be an integer, got {_shown(value)}")
     elif annotation is float:
         _check(isinstance(value, (int, float)) and not isinstance(value, bool), f"{key} must be a number, got {_shown(value)}")
-        value = float(value)
+        try:
+            value = float(value)
+        except OverflowError:  # an integer beyond any float
+            raise ConfigError(f"{key} must be a finite number, got {_shown(value)}") from None
+        _check(math.isfinite(value), f"{key} must be a finite number, got {_shown(value)}")
     elif annotation is str:
         _check(isinstance(value, str), f"{key} must be a string, got {_shown(value)}")
         # Sections echo bad values in their messages: keep megabyte strings out of them.
@@ -406,11 +530,13 @@ def _build(cls: type, data: Any, prefix: str) -> Any:
         else:
             kwargs[name] = _coerce(value, hint, f"{prefix}{name}")
     try:
-        return cls(**kwargs)
+        section = cls(**kwargs)
     except ConfigError:
         raise
     except ValueError as exc:  # GameConfig raises plain ValueError
         raise ConfigError(f"{prefix.rstrip('.') or 'config'}: {exc}") from None
+    _check_ranges(section, prefix)
+    return section
 
 
 def config_to_dict(config: Any) -> dict:
@@ -438,6 +564,8 @@ def load_config(path: str | Path, overrides: dict | None = None) -> Config:
         data = _load_yaml(text) or {}
     except ConfigError as exc:
         raise ConfigError(f"{path}: {exc}") from None
+    except RecursionError:  # YAML's composer recurses once per level of nesting
+        raise ConfigError(f"{path}: invalid YAML: nested too deeply (a config is a few levels deep)") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}" if mark else ""
@@ -463,6 +591,8 @@ def _load_yaml(text: str) -> Any:
         seen: set = set()
         for key_node, _ in node.value:
             key = loader.construct_object(key_node, deep=deep)
+            if not isinstance(key, (str, int, float, bool)) and key is not None:  # `? [a, b]`
+                raise ConfigError(f"a key must be a plain name, got {_shown(key)} at line {key_node.start_mark.line + 1}")
             if key in seen:
                 raise ConfigError(f"duplicate key {key!r} at line {key_node.start_mark.line + 1}")
             seen.add(key)
@@ -488,8 +618,8 @@ def parse_overrides(items: list[str]) -> dict:
         _check(all(parts), f"--set key {key!r} has an empty part")
         try:
             value = yaml.safe_load(text) if text.strip() else None
-        except yaml.YAMLError:
-            raise ConfigError(f"--set {key}: cannot parse value {text!r}") from None
+        except (yaml.YAMLError, RecursionError, TypeError):  # TypeError: a complex key, `{[a]: 1}`
+            raise ConfigError(f"--set {key}: cannot parse value {quote(text)}") from None
         _check(not isinstance(value, dict), f"--set {key}: the value must be a scalar or a list, got a mapping")
         node = out
         for part in parts[:-1]:
@@ -536,3 +666,9 @@ def _merge(base: dict, extra: dict) -> dict:
         else:
             out[key] = value
     return out
+
+
+def section_from_dict(cls: type, data: Any, prefix: str = "") -> Any:
+    """Any frozen config dataclass (e.g. an ablation plan) from a plain dict, checked as the
+    sections of ``Config`` are: unknown keys, wrong types and bad values are ``ConfigError``s."""
+    return _build(cls, data, prefix)

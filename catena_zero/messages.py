@@ -7,6 +7,8 @@ or a config value full of NUL bytes must not turn into a 20 MB error: ``quote`` 
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from typing import Any
 
 QUOTE_LIMIT = 40  # characters of repr shown; every valid event, key or value is shorter
@@ -25,3 +27,14 @@ def quote(value: Any, limit: int = QUOTE_LIMIT) -> str:
         keep -= 1
     shown = repr(value[:keep])
     return f"{shown[:-1]}...{shown[-1]} ({len(value):,} characters)"
+
+
+_ANSI = re.compile(r"\x1b(\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|[@-Z\\-_])")  # CSI, OSC, 2-byte escapes
+
+
+def one_line(text: Any) -> str:
+    """``text`` as one clean line for an error message: terminal escape sequences (torch's coloured
+    messages) removed, every other control character a space, runs of whitespace one space."""
+    text = _ANSI.sub("", str(text))
+    text = "".join(" " if unicodedata.category(ch)[0] in "CZ" and ch != " " else ch for ch in text)
+    return " ".join(text.split())

@@ -12,7 +12,11 @@ For each network (default 6 blocks x 64 channels; tiny 3 x 32), side (4, 6) and 
 - ``bfloat16 channels_last`` (and ``bfloat16 nchw`` at the smallest batch): CPU autocast
   (``NetConfig.cpu_precision = "bfloat16"``);
 - ``compile channels_last`` at one batch (``--compile-batch``): ``torch.compile``, its compile time
-  (first call) printed separately.
+  (first call) printed separately;
+- ``jit.freeze channels_last`` / ``jit.freeze nchw``: TorchScript, traced for the batch, frozen and
+  ``torch.jit.optimize_for_inference`` (conv-batch-norm folding, MKLDNN layouts), the one faster
+  CPU path that needs no new package (ONNX Runtime or OpenVINO would be a new dependency, worth
+  it only if this kind of graph-level fusion pays at all); tracing time printed separately.
 
 Each variant's accuracy against the baseline: the largest absolute difference of the priors
 (softmax over legal actions) and of the value (P(win) - P(loss)) over the batch. "Equal accuracy"
@@ -68,6 +72,7 @@ class Variant:
     precision: str = "float32"  # "float32" or "bfloat16"
     grad_mode: str = "inference_mode"  # or "no_grad"
     compiled: bool = False
+    frozen: bool = False  # TorchScript trace + freeze + optimize_for_inference
 
 
 BASELINE = Variant("float32 nchw (baseline)", channels_last=False)
@@ -79,6 +84,20 @@ FAST = [
 BF16 = [Variant("bfloat16 channels_last", channels_last=True, precision="bfloat16")]
 BF16_NCHW = Variant("bfloat16 nchw", channels_last=False, precision="bfloat16")
 COMPILED = Variant("compile channels_last", channels_last=True, compiled=True)
+FROZEN = [Variant("jit.freeze channels_last", channels_last=True, frozen=True),
+          Variant("jit.freeze nchw", channels_last=False, frozen=True)]
+
+
+class _Tuple(torch.nn.Module):
+    """The network with a tuple output (TorchScript traces tensors and tuples, not dataclasses)."""
+
+    def __init__(self, model: torch.nn.Module) -> None:
+        super().__init__()
+        self.model = model
+
+    def forward(self, planes: torch.Tensor, globals_: torch.Tensor):
+        out = self.model(planes, globals_)
+        return out.policy_logits, out.wdl_logits, out.score, out.ownership
 
 
 def positions(side: int, batch: int, seed: int = 0) -> tuple[VecEnv, object]:
@@ -121,11 +140,27 @@ class Runner:
         self.model = model.eval()
         self.forward = torch.compile(self.model) if variant.compiled else self.model
         self.compile_seconds = 0.0
+        self._traced = None
 
     def __call__(self, planes: torch.Tensor, globals_: torch.Tensor):
+        if self.variant.frozen:
+            return self._frozen(planes, globals_)
         grad = torch.inference_mode() if self.variant.grad_mode == "inference_mode" else torch.no_grad()
         with grad, inference_autocast(torch.device("cpu"), False, self.variant.precision):
             return self.forward(planes, globals_)
+
+    def _frozen(self, planes: torch.Tensor, globals_: torch.Tensor):
+        from catena_zero.net.model import NetOutput
+
+        with torch.no_grad():
+            if self._traced is None:
+                started = time.perf_counter()
+                traced = torch.jit.trace(_Tuple(self.model).eval(), (planes, globals_), check_trace=False)
+                self._traced = torch.jit.optimize_for_inference(torch.jit.freeze(traced))
+                self._traced(planes, globals_)  # the first calls specialise the graph
+                self.compile_seconds = time.perf_counter() - started
+            policy, wdl, score, ownership = self._traced(planes, globals_)
+        return NetOutput(policy_logits=policy, wdl_logits=wdl, score=score, ownership=ownership)
 
 
 def bench_variants(args, name: str, config: NetConfig, summary: dict) -> None:
@@ -142,7 +177,7 @@ def bench_variants(args, name: str, config: NetConfig, summary: dict) -> None:
             planes = torch.as_tensor(features.planes[:batch])
             globals_ = torch.as_tensor(features.globals[:batch])
             legal = legal_all[:batch]
-            variants = FAST + BF16 + ([BF16_NCHW] if batch == min(args.batches) else [])
+            variants = FAST + FROZEN + BF16 + ([BF16_NCHW] if batch == min(args.batches) else [])
             runners = {v.name: Runner(config, state_dict, v) for v in variants}
             if not args.no_compile and batch == args.compile_batch:
                 runner = Runner(config, state_dict, COMPILED)
@@ -161,7 +196,8 @@ def bench_variants(args, name: str, config: NetConfig, summary: dict) -> None:
                 dv = float((value - ref_value).abs().max())
                 ratio = base / times[vname]
                 equal = dp <= TOLERANCE and dv <= TOLERANCE
-                extra = f"  (compile {runner.compile_seconds:.1f} s)" if runner.variant.compiled else ""
+                extra = (f"  (compile {runner.compile_seconds:.1f} s)" if runner.variant.compiled else
+                         f"  (trace {runner.compile_seconds:.1f} s)" if runner.variant.frozen else "")
                 print(f"{side:>4} {batch:>5}  {vname:<24} {times[vname] * 1e3:>9.1f} {batch / times[vname]:>11,.0f} "
                       f"{ratio:>7.2f}x  {dp:>11.1e} {dv:>11.1e}  {'yes' if equal else 'NO'}{extra}")
                 summary[(name, side, batch, vname)] = (times[vname] * 1e3, ratio, runner.compile_seconds)
@@ -243,6 +279,33 @@ def bench_mixed(args, summary: dict) -> None:
             summary[("mixed", name, per_side)] = t["padded"] / t["separate"]
 
 
+def bench_device(args, summary: dict) -> None:
+    """``--device cuda``: the default and tiny nets on the accelerator, float32 against bfloat16
+    autocast (``NetConfig.mixed_precision``), wall time after ``torch.cuda.synchronize``."""
+    device = torch.device(args.device)
+    print(f"\n{args.device}: {torch.cuda.get_device_name(device) if device.type == 'cuda' else device}")
+    print(f"{'net':<8} {'side':>4} {'batch':>6}  {'precision':<9} {'ms':>8} {'positions/s':>12}")
+    for name in args.nets:
+        model = model_from_config(NETS[name], torch.Generator().manual_seed(0)).to(device).eval()
+        for side in args.sides:
+            env, state = positions(side, max(args.batches))
+            features = encode(env, state)
+            for batch in args.batches:
+                planes = torch.as_tensor(features.planes[:batch]).to(device)
+                globals_ = torch.as_tensor(features.globals[:batch]).to(device)
+                for mixed in (False, True):
+                    def forward():
+                        with torch.inference_mode(), inference_autocast(device, mixed):
+                            model(planes, globals_)
+                        if device.type == "cuda":
+                            torch.cuda.synchronize(device)
+
+                    seconds = race({"x": forward}, args.seconds, clock=time.perf_counter)["x"]
+                    precision = "bfloat16" if mixed else "float32"
+                    summary[("device", name, side, batch, precision)] = batch / seconds
+                    print(f"{name:<8} {side:>4} {batch:>6}  {precision:<9} {seconds * 1e3:>8.2f} {batch / seconds:>12,.0f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sides", type=int, nargs="+", default=[4, 6])
@@ -253,7 +316,8 @@ def main() -> None:
     parser.add_argument("--no-compile", action="store_true")
     parser.add_argument("--mixed-batches", type=int, nargs="+", default=[8, 64, 256])
     parser.add_argument("--sections", nargs="+", default=["variants", "threads", "mixed"],
-                        choices=["variants", "threads", "mixed"])
+                        choices=["variants", "threads", "mixed", "device"])
+    parser.add_argument("--device", default="cpu", help="with --sections device: e.g. cuda")
     parser.add_argument("--quick", action="store_true", help="side 6, batch 256, no compile, short races")
     parser.add_argument("--interop-probe", type=int, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -277,6 +341,12 @@ def main() -> None:
         bench_threads(args, summary)
     if "mixed" in args.sections:
         bench_mixed(args, summary)
+    if "device" in args.sections:
+        bench_device(args, summary)
+        best = max((v, k) for k, v in summary.items() if k[0] == "device")
+        print(f"bench_net: {args.device}: best {best[0]:,.0f} positions/s ({best[1][1]} net, side {best[1][2]}, "
+              f"batch {best[1][3]}, {best[1][4]})")
+        return
 
     parts = []
     side, batch = max(args.sides), args.compile_batch if args.compile_batch in args.batches else args.batches[0]
@@ -285,6 +355,9 @@ def main() -> None:
         base, cl, bf = row(BASELINE.name), row("float32 channels_last"), row("bfloat16 channels_last")
         parts += [f"side {side} batch {batch} {args.nets[0]} net: float32 channels_last {cl[0]:.1f} ms "
                   f"vs float32 nchw {base[0]:.1f} ms (speed-up {cl[1]:.2f}x)", f"bfloat16 {bf[1]:.2f}x"]
+        frozen = row(FROZEN[0].name)
+        if frozen:
+            parts.append(f"jit.freeze channels_last {frozen[1]:.2f}x")
         if row(COMPILED.name):
             compiled = row(COMPILED.name)
             parts.append(f"compile {compiled[1]:.2f}x after {compiled[2]:.0f} s")

@@ -72,3 +72,17 @@ def komi_model_value(even: float, steepness: float, komi: int) -> float:
     return math.tanh(steepness * (even - komi))
 
 
+
+
+def signed_bot_bytes(weights: dict, header_text: str, version: str | None = None) -> bytes:
+    """A bot file with this header text (crafted, e.g. a hostile one) and a valid checksum: what
+    an attacker who knows the format writes, so the checks behind the checksum are reached."""
+    from safetensors.torch import save
+
+    from catena_zero.bot.export import BOT_FORMAT, BOT_VERSION, bot_digest
+
+    version = str(BOT_VERSION) if version is None else version
+    first = save(weights, metadata={"format": BOT_FORMAT, "version": version, "header": header_text, "sha256": ""})
+    data = first[8 + int.from_bytes(first[:8], "little"):]
+    return save(weights, metadata={"format": BOT_FORMAT, "version": version, "header": header_text,
+                                   "sha256": bot_digest(version, header_text, data)})

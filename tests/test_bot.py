@@ -352,3 +352,39 @@ def test_budget_per_call_and_play_and_analyze(tmp_path):
         bot.select_move(game, simulations=3, seconds=1.0)
     with pytest.raises(ValueError, match="positive whole number"):
         bot.analyze(game, simulations=0)
+
+
+def test_first_stone_values_and_the_stone_closest_to_even_by_hand():
+    from catena_zero.search.komi import closest_to_even, first_stone_values
+
+    env = VecEnv(GameConfig(side=3, game_type="no_komi"))
+    cells = env.spec.num_cells
+    # White's value after Black's stone on cell c: 0.9 - 0.1 c (so Black's is 0.1 c - 0.9); the
+    # score margin for White is 10 - c. Black's value is closest to even on cell 9 (exactly 0).
+    def evaluator(state):
+        stone = state.history[:, 0].astype(np.int64)
+        value = (0.9 - 0.1 * stone).astype(np.float32)
+        priors = env.legal_actions(state) / env.legal_actions(state).sum(axis=1, keepdims=True)
+        return Evaluation(priors=priors.astype(np.float32), value=value, score=(10.0 - stone).astype(np.float32))
+
+    stones, value, score = first_stone_values(evaluator, env)
+    assert stones.tolist() == list(range(cells))  # every cell, no button (R7)
+    assert value == pytest.approx([0.1 * c - 0.9 for c in range(cells)], abs=1e-6)
+    assert score == pytest.approx([c - 10.0 for c in range(cells)], abs=1e-6)
+    assert closest_to_even(stones, value, score) == 9
+    # Within VALUE_RESOLUTION the score decides: cells 8 and 9 both "even", cell 10 scores 0.
+    assert closest_to_even(stones, np.where(stones >= 8, 0.004, 0.5), score) == 10
+    with pytest.raises(ValueError, match="no_komi"):
+        first_stone_values(evaluator, VecEnv(GameConfig(side=3)))
+
+
+def test_the_bot_places_the_no_komi_first_stone_closest_to_even(komi_bot_path):
+    bot = Bot.load(komi_bot_path, simulations=4, device="cpu")
+    config = GameConfig(side=3, game_type="no_komi")
+    # The hand-made net values every first stone alike (one opponent stone), so the tie goes to the
+    # first cell; select_move at move 0 is that choice, not a search for Black's best.
+    stone = bot.choose_first_stone(config)
+    assert stone == VecEnv(config).spec.action_name(0)
+    assert bot.select_move(Game(config)) == stone
+    with pytest.raises(ValueError, match="no_komi"):
+        bot.choose_first_stone(GameConfig(side=3))

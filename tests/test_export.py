@@ -14,7 +14,7 @@ import pytest
 import torch
 from safetensors.torch import save
 
-from bot_files import save_tiny_checkpoint, tiny_config
+from bot_files import save_tiny_checkpoint, signed_bot_bytes, tiny_config
 from catena_zero.bot import Bot, BotFileError, RuleSet
 from catena_zero.bot.export import (BOT_FORMAT, BOT_VERSION, export_bot, header_from_checkpoint,
                                     read_bot, trained_for_from_config)
@@ -180,8 +180,7 @@ def test_wrong_version_other_files_missing_and_folders(exported, tmp_path):
     # A header whose settings this catena-zero does not know.
     fields = json.loads(_metadata(out)["header"])
     fields["net"]["flux_capacitors"] = 3
-    bad = {"format": BOT_FORMAT, "version": str(BOT_VERSION), "header": json.dumps(fields)}
-    (tmp_path / "unknown.bot").write_bytes(save(weights, metadata=bad))
+    (tmp_path / "unknown.bot").write_bytes(signed_bot_bytes(weights, json.dumps(fields)))
     assert "flux_capacitors" in one_line_error(tmp_path / "unknown.bot")
 
 

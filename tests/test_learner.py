@@ -183,3 +183,45 @@ def test_train_and_replay_sections_load_from_yaml(tmp_path):
     cfg = load_config(path)
     assert cfg.train.optimizer == "adamw" and cfg.train.learning_rate == 0.001 and cfg.train.batch_size == 256
     assert cfg.replay.capacity == 5000 and cfg.replay.train_ratio == 2.0
+
+
+def test_weight_average_by_hand(batch):
+    config = dataclasses.replace(FAST, ema_decay=0.9)
+    a = learner(config)
+    assert [a.average_decay(s) for s in (1, 2, 100)] == [pytest.approx(0.1), pytest.approx(2 / 11), 0.9]
+    start = a.weights()
+    assert all(torch.equal(start[k], v) for k, v in a.averaged_weights().items())  # no step yet: the start
+    a.step(batch)
+    after_one = a.weights()
+    a.step(batch)
+    after_two = a.weights()
+    d1, d2 = a.average_decay(1), a.average_decay(2)
+    average = a.averaged_weights()
+    for name, value in average.items():
+        if not value.is_floating_point():
+            assert torch.equal(value, after_two[name])  # counters are copied
+            continue
+        expected = d2 * (d1 * start[name] + (1 - d1) * after_one[name]) + (1 - d2) * after_two[name]
+        assert torch.allclose(value, expected, atol=1e-6), name
+    assert not all(torch.equal(average[k], after_two[k]) for k in average if average[k].is_floating_point())
+    # Off: the average is the raw weights.
+    b = learner()
+    b.step(batch)
+    assert all(torch.equal(v, b.weights()[k]) for k, v in b.averaged_weights().items())
+
+
+def test_weight_average_survives_a_checkpoint(batch):
+    config = dataclasses.replace(FAST, ema_decay=0.9)
+    a = learner(config)
+    for _ in range(3):
+        a.step(batch)
+    buffer = io.BytesIO()
+    torch.save(a.state_dict(), buffer)
+    buffer.seek(0)
+    b = learner(config, seed=5)
+    b.load_state_dict(torch.load(buffer, weights_only=True))
+    for k, v in a.averaged_weights().items():
+        assert torch.equal(v, b.averaged_weights()[k]), k
+    a.step(batch), b.step(batch)
+    for k, v in a.averaged_weights().items():
+        assert torch.equal(v, b.averaged_weights()[k]), k

@@ -134,3 +134,17 @@ def test_losses_record_floats_and_items():
     assert [name for name, _ in floats.items()] == ["total", "policy", "value", "score", "ownership", "weight_decay"]
     assert floats.is_finite()
     assert not dataclasses.replace(floats, value=float("nan")).is_finite()
+
+
+def test_cheap_search_positions_weigh_their_value_targets_by_cheap_value_weight():
+    # Sample 0 has a full search (policy target), sample 1 a cheap one. WDL logits 0: every class
+    # ln 3; sample 0's outcome is a win, sample 1's too but its logits favour a loss by ln 2 more.
+    out = output([[0.0, 0.0], [0.0, 0.0]], wdl=[[0.0, 0.0, 0.0], [0.0, 0.0, LN2]])
+    t = targets([[1.0, 0.0], [0.0, 0.0]], [True, False], value=[0, 0], weight=[1.0, 1.0])
+    ce1 = -math.log(1.0 / 4.0)  # softmax([0, 0, ln 2]) = [1/4, 1/4, 1/2]
+    full = compute_losses([(out, t)], config(value_weight=1.0, cheap_value_weight=1.0))
+    assert float(full.value) == pytest.approx((LN3 + ce1) / 2, rel=1e-6)
+    none = compute_losses([(out, t)], config(value_weight=1.0, cheap_value_weight=0.0))
+    assert float(none.value) == pytest.approx(LN3, rel=1e-6)
+    quarter = compute_losses([(out, t)], config(value_weight=1.0, cheap_value_weight=0.25))
+    assert float(quarter.value) == pytest.approx((LN3 + 0.25 * ce1) / 1.25, rel=1e-6)

@@ -686,3 +686,18 @@ def test_compiled_evaluator_gives_the_eager_evaluations():
     compiled = NetEvaluator(net, env, dataclasses.replace(TINY, compile=True))(state)
     assert np.allclose(compiled.priors, eager.priors, atol=1e-5)
     assert np.allclose(compiled.value, eager.value, atol=1e-5)
+
+
+def test_cpu_precision_auto_takes_bfloat16_only_where_the_cpu_has_it(monkeypatch):
+    import contextlib
+
+    from catena_zero.net import device as device_module
+
+    cpu = torch.device("cpu")
+    monkeypatch.setattr(device_module, "cpu_has_fast_bfloat16", lambda: False)
+    assert isinstance(device_module.inference_autocast(cpu, False, "auto"), contextlib.nullcontext)
+    monkeypatch.setattr(device_module, "cpu_has_fast_bfloat16", lambda: True)
+    with device_module.inference_autocast(cpu, False, "auto"):
+        assert torch.get_autocast_dtype("cpu") == torch.bfloat16 and torch.is_autocast_enabled("cpu")
+    with pytest.raises(ValueError, match="'auto'"):
+        device_module.inference_autocast(cpu, False, "float16")

@@ -899,3 +899,42 @@ def test_net_player_plays_a_checkpoint_and_estimates_the_komi(tmp_path):
     assert player.fair_komi(KOMI3) == estimate_fair_komi(player.env, player.eval_fn).komi
     with pytest.raises(ValueError, match="was trained for side 3"):
         build_net_player(str(path), Config(game=GameConfig(side=4)))
+
+
+class HashedEvaluator:
+    """A deterministic evaluator without ties: priors and values are pseudo-random functions of
+    each state alone (not of the batch it comes in), so a search's choices depend only on its noise."""
+
+    def __init__(self, env: VecEnv) -> None:
+        self.env = env
+        self.mix = np.random.default_rng(12345).random(env.reset(1).data.shape[1])
+
+    def __call__(self, state) -> Evaluation:
+        x = state.data.astype(np.float64) @ self.mix  # [B]
+        actions = np.arange(self.env.num_actions) + 1.0
+        raw = np.abs(np.sin(x[:, None] * actions * 12.9898) * 43758.5453) % 1.0 + 0.05
+        priors = np.where(self.env.legal_actions(state), raw, 0.0)
+        priors = (priors / priors.sum(axis=1, keepdims=True)).astype(np.float32)
+        value = (0.9 * np.sin(7.1 * x)).astype(np.float32)
+        return Evaluation(priors=priors, value=value, score=3 * value)
+
+
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+def test_root_noise_per_game(algorithm):
+    """add_noise as a [B] array (self-play's cheap searches go without): the games without noise
+    search exactly as a noiseless search does, whatever the seed; the noised ones vary."""
+    env = VecEnv(GameConfig(side=3))
+    rng = np.random.default_rng(0)
+    state = env.from_games([random_position(env.config, 2, rng) for _ in range(4)])
+    config = SearchConfig(algorithm=algorithm, num_simulations=24, gumbel_num_considered=8, tree_reuse=False,
+                          temperature_moves=100)
+    mask = np.array([True, False, True, False])
+    plain = MCTS(env, HashedEvaluator(env), config).run(state, np.random.default_rng(99), add_noise=False)
+    outputs = [MCTS(env, HashedEvaluator(env), config).run(state, np.random.default_rng(seed), add_noise=mask)
+               for seed in range(4)]
+    for out in outputs:
+        assert np.allclose(out.policy[~mask], plain.policy[~mask], atol=1e-6)
+        assert (out.action[~mask] == plain.action[~mask]).all()
+    assert not all(np.allclose(out.policy[mask], plain.policy[mask], atol=1e-6) for out in outputs)
+    with pytest.raises(ValueError, match="add_noise"):
+        MCTS(env, HashedEvaluator(env), config).run(state, rng, add_noise=np.array([1, 0, 1, 0]))

@@ -129,3 +129,83 @@ def test_stats_add_field_by_field():
     a = SelfPlayStats(plies=2, games=1, seconds=1.5)
     b = SelfPlayStats(plies=3, black_wins=1, seconds=0.5)
     assert a + b == SelfPlayStats(plies=5, games=1, black_wins=1, seconds=2.0)
+
+
+def test_resignation_counts_each_colours_moves_not_plies():
+    # A lost game as the movers see it: Black (to move on even plies) reads -0.95, White +0.95.
+    # Counted per ply the run would reset every ply and never reach 3; per colour it reaches 3 on
+    # Black's third move (ply 4).
+    config = _config(selfplay={"resign_threshold": 0.9, "resign_consecutive": 3, "games_per_actor": 2})
+    player = SelfPlayer(config, np.random.default_rng(0))
+    [group] = player.groups
+    black, white = np.array([1, 1], np.int8), np.array([2, 2], np.int8)
+    lost, won = np.array([-0.95, -0.95], np.float32), np.array([0.95, -0.5], np.float32)
+    resigned_at = []
+    for ply in range(6):
+        if ply % 2 == 0:
+            player._track_resignation(group, lost, black)
+        else:
+            player._track_resignation(group, won, white)  # game 1: White is not doing well either
+        resigned_at.append(group.would_resign.copy())
+    assert [r.tolist() for r in resigned_at[:4]] == [[EMPTY, EMPTY]] * 4
+    assert resigned_at[4].tolist() == [1, 1]  # Black's third hopeless move in a row
+    # One hopeful move of a colour resets that colour's run only.
+    player._start_games(group, np.arange(2))
+    for value, mover in ((-0.95, 1), (-0.95, 2), (-0.95, 1), (0.0, 1), (-0.95, 2), (-0.95, 1), (-0.95, 2)):
+        player._track_resignation(group, np.full(2, value, np.float32), np.full(2, mover, np.int8))
+    assert group.would_resign.tolist() == [2, 2]  # White: three in a row; Black's run was reset
+
+
+def test_cheap_searches_go_without_root_noise(monkeypatch):
+    import catena_zero.selfplay.play as play
+
+    seen = []
+    original = play.run_lockstep
+
+    def spy(searches, evaluate_many):
+        seen.extend((np.asarray(s.add_noise).copy(), np.asarray(s.num_simulations).copy()) for s in searches)
+        return original(searches, evaluate_many)
+
+    monkeypatch.setattr(play, "run_lockstep", spy)
+    for cheap_noise in (False, True):
+        seen.clear()
+        config = _config(selfplay={"cheap_search_noise": cheap_noise, "games_per_actor": 8})
+        SelfPlayer(config, np.random.default_rng(3)).play(6)
+        noise = np.concatenate([n for n, _ in seen])
+        full = np.concatenate([b for _, b in seen]) == config.search.num_simulations
+        assert full.any() and (~full).any()
+        assert (noise == (full | cheap_noise)).all()
+
+
+def test_no_komi_self_play_chooses_a_balanced_first_stone():
+    config = _config(game={"side": 3, "game_type": "no_komi"}, selfplay={"games_per_actor": 6})
+    player = SelfPlayer(config, np.random.default_rng(8))
+    result = player.play(40)
+    [group] = player.groups
+    distribution, black_value = group.opening, group.opening_black_value
+    # By hand: the stones' values from the network, the distribution exp(-|v| / T) over them.
+    env = group.env
+    legal = np.flatnonzero(env.legal_actions(env.reset(1))[0])
+    children = env.reset(legal.size)
+    env.step(children, legal)
+    values = -group.evaluator(children).value
+    assert np.allclose(black_value[legal], values, atol=1e-6)
+    expected = np.exp(-np.abs(values) / config.selfplay.opening_temperature)
+    assert np.allclose(distribution[legal], expected / expected.sum(), atol=1e-6)
+    assert distribution[env.spec.button_action] == 0
+    # Every game's first position carries that distribution as its policy target.
+    [trajectory] = result.trajectories
+    _, move_number, _ = _movers(env, trajectory.states)
+    first = move_number == 0
+    assert trajectory.has_policy[first].all()
+    assert np.allclose(trajectory.policy[first].astype(np.float64), distribution[None, :], atol=2e-3)
+    assert result.stats.openings >= result.stats.games and 0 <= result.stats.swaps <= result.stats.openings
+    # The weights change: the distribution is recomputed with them.
+    player.set_weights({k: v * 0.5 if v.is_floating_point() else v for k, v in player.model.state_dict().items()}, 1)
+    assert group.opening is None
+
+
+def test_cpu_seconds_are_measured():
+    result = SelfPlayer(_config(), np.random.default_rng(9)).play(5)
+    s = result.stats
+    assert 0 < s.inference_cpu_seconds <= s.cpu_seconds

@@ -42,19 +42,25 @@ def _last_step(run_dir: Path) -> int:
 
 
 def test_run_checkpoints_logs_and_resumes(tmp_path, capsys):
-    assert main(_argv(tmp_path, sets=["run.max_steps=5"])) == 0
+    assert main(_argv(tmp_path, sets=["run.max_steps=5", "train.ema_decay=0.5"])) == 0
     run_dir = tmp_path / "t"
     out = capsys.readouterr().out
     assert "newest checkpoint:" in out and "tensorboard --logdir" in out and "last evaluation" in out
+    assert "CPU time (2 CPUs x" in out and "positions per self-play CPU-second" in out
     steps = [step for step, _ in list_checkpoints(run_dir)]
     assert steps[-1] == 5 and 3 in steps
     checkpoint = load_checkpoint(run_dir)
+    # With a weight average, the checkpoint's network is the average, not the raw weights.
+    learner_state = checkpoint.extra["learner"]
+    assert all(torch.equal(checkpoint.model[k], v) for k, v in learner_state["average"].items())
+    assert any(not torch.equal(checkpoint.model[k], v) for k, v in learner_state["model"].items()
+               if v.is_floating_point())
     assert checkpoint.counters["positions"] > 0
     assert all(torch.isfinite(v).all() for v in checkpoint.model.values() if v.is_floating_point())
     assert list((run_dir / "tensorboard").glob("events.out.tfevents.*"))
     assert load_config(run_dir / "config.yaml").run.max_steps == 5
     # Resume with a higher bound (bounds may change): the step count goes on from 5.
-    assert main(_argv(tmp_path, "--resume", sets=["run.max_steps=8"])) == 0
+    assert main(_argv(tmp_path, "--resume", sets=["run.max_steps=8", "train.ema_decay=0.5"])) == 0
     assert _last_step(run_dir) == 8
     resumed = load_checkpoint(run_dir).counters
     assert resumed["samples"] == checkpoint.counters["samples"] + 3 * 16  # 3 more batches of 16

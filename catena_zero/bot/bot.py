@@ -32,6 +32,9 @@ Set-up choices (R7) read the value and score heads directly, one batched network
   smallest (|V(k)| rounded to VALUE_RESOLUTION, |S(k)|).
 - Colour (second player, game type komi): Black if Black's (value, score) at that komi is better
   than even, else White.
+- First stone (first player, no_komi): the second player may take over Black after it, so the
+  first player places the stone after which Black's (value, score) is closest to even, by the same
+  order as the komi (``choose_first_stone``; self-play trains the network on such openings).
 - Swap (second player, no_komi, after Black's opening stone): take over Black if the position is
   better for Black than for White by the same (value, score) order.
 
@@ -61,7 +64,7 @@ from ..config import SearchConfig
 from ..game.options import GAME_TYPES, SCORINGS, GameConfig
 from ..game.rules import Game
 from ..game.vec_env import EnvState, VecEnv
-from ..search.komi import VALUE_RESOLUTION, fair_komi, komi_curve_of
+from ..search.komi import VALUE_RESOLUTION, closest_to_even, fair_komi, first_stone_values, komi_curve_of
 from ..search.mcts import MCTS
 from ..search.tree import ROOT, UNVISITED
 from ..search.types import SearchOutput
@@ -327,6 +330,9 @@ class Bot:
                 if len(legal) == 1:  # nothing to think about
                     self._budget(simulations, seconds)  # still refuse a bad budget
                     return legal[0]
+                if game.config.game_type == "no_komi" and game.move_number == 0:
+                    self._budget(simulations, seconds)
+                    return self._first_stone(game.config)
             output, searcher, _, _ = self._search(game, simulations, seconds)
             return searcher.env.spec.action_name(int(output.action[0]))
 
@@ -342,6 +348,9 @@ class Bot:
                 if len(legal) == 1:
                     self._budget(simulations, seconds)
                     return legal[0], None
+                if game.config.game_type == "no_komi" and game.move_number == 0:
+                    self._budget(simulations, seconds)  # R7's opening stone: chosen as select_move does
+                    return self._first_stone(game.config), None
             analysis = self.analyze(game, simulations=simulations, seconds=seconds)
             return analysis.best, analysis
 
@@ -436,6 +445,20 @@ class Bot:
         game = Game(dataclasses.replace(config, komi=komi))  # ValueError if komi is out of range
         value, score = self.evaluate(game)  # Black to move on the empty board
         return "black" if better_than_even(value, score) else "white"
+
+    def choose_first_stone(self, config: GameConfig) -> str:
+        """As first player under no_komi (R7): Black's first stone, the one closest to even by its
+        heads (the second player then gains nothing by taking Black). ``select_move`` plays it."""
+        with self._lock:
+            return self._first_stone(config)
+
+    def _first_stone(self, config: GameConfig) -> str:
+        if isinstance(config, GameConfig) and config.game_type != "no_komi":
+            raise ValueError(f"the first stone is a set-up choice only under game type no_komi (R7), "
+                             f"not {config.game_type!r}")
+        searcher = self._searcher(self.check_supported(config))
+        stones, value, score = first_stone_values(searcher.evaluator, searcher.env)
+        return searcher.env.spec.action_name(closest_to_even(stones, value, score))
 
     def choose_swap(self, game: Game) -> bool:
         """As second player under no_komi (R7), after Black's first stone: take over Black?"""

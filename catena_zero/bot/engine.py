@@ -53,6 +53,7 @@ from ..game.notation import parse_move
 from ..game.options import GAME_TYPES, SCORINGS, GameConfig, komi_range
 from ..game.render import render_ascii
 from ..game.rules import Game, IllegalMove
+from ..messages import one_line, quote
 
 if TYPE_CHECKING:
     from .bot import Bot
@@ -60,11 +61,21 @@ if TYPE_CHECKING:
 PROTOCOL_VERSION = "2"
 ENGINE_NAME = "catena-zero"
 _ID = re.compile(r"^([0-9]+)\s*(.*)$")
+MAX_DIGITS = 9  # of an id or a number argument: GTP ids are small integers, and no option needs more
 _COLOURS = {"black": "black", "b": "black", "white": "white", "w": "white"}
 
 
 class CommandError(ValueError):
     """A command that cannot be carried out; its message is the ``?`` reply."""
+
+
+def _whole_number(text: str, what: str, note: str = "") -> int:
+    """An ASCII whole number of at most ``MAX_DIGITS`` digits (``str.isdigit`` accepts "²" and
+    ``int`` refuses 4,300 digits); CommandError otherwise."""
+    if not re.fullmatch(f"[0-9]{{1,{MAX_DIGITS}}}", text):
+        suffix = f" {note}" if note else ""
+        raise CommandError(f"{what} must be a whole number of at most {MAX_DIGITS} digits{suffix}, got {quote(text)}")
+    return int(text)
 
 
 @dataclass(frozen=True)
@@ -125,6 +136,9 @@ class Engine:
         ident = None
         found = _ID.match(text)
         if found:
+            if len(found.group(1)) > MAX_DIGITS:  # int() of 4,300+ digits raises; no GTP id is that big
+                return Reply(False, f"the id must be a whole number of at most {MAX_DIGITS} digits, "
+                                    f"got {len(found.group(1)):,} digits")
             ident, text = int(found.group(1)), found.group(2)
         words = text.split()
         if not words:
@@ -136,7 +150,7 @@ class Engine:
         try:
             return Reply(True, handler(args), ident)
         except (CommandError, ValueError) as exc:  # IllegalMove, UnsupportedGame are ValueErrors
-            return Reply(False, " ".join(str(exc).split()) or type(exc).__name__, ident)
+            return Reply(False, one_line(exc) or type(exc).__name__, ident)
 
     def run(self, stdin: TextIO, stdout: TextIO, stderr: TextIO = sys.stderr) -> int:
         """Answer commands from ``stdin`` until ``quit`` or the end of the input."""
@@ -145,7 +159,7 @@ class Engine:
                 reply = self.handle(line)
             except Exception as exc:  # a bug must not kill a GUI's session: report it and go on
                 traceback.print_exc(file=stderr)
-                reply = Reply(False, f"internal error: {type(exc).__name__}: {' '.join(str(exc).split())}")
+                reply = Reply(False, f"internal error: {type(exc).__name__}: {one_line(exc)}")
             if reply is not None:
                 stdout.write(str(reply))
                 stdout.flush()
@@ -210,9 +224,7 @@ class Engine:
         values = {"side": self.config.side, "type": self.config.game_type, "scoring": self.config.scoring}
         for key, value in zip(args[::2], args[1::2]):
             if key == "side":
-                if not value.isdigit():
-                    raise CommandError(f"side must be a whole number, got {value!r}")
-                values["side"] = int(value)
+                values["side"] = _whole_number(value, "side")
             elif key == "type":
                 if value not in GAME_TYPES:
                     raise CommandError(f"type must be one of {', '.join(GAME_TYPES)}; got {value!r}")
@@ -232,9 +244,7 @@ class Engine:
 
     def _komi(self, args: list[str]) -> str:
         self._arity(args, "komi K", 1)
-        if not re.fullmatch(r"[0-9]+", args[0]):
-            raise CommandError(f"komi must be a whole number (R6), got {args[0]!r}")
-        komi = int(args[0])
+        komi = _whole_number(args[0], "komi", "(R6)")
         if self.config.game_type != "komi" and komi != 0:
             raise CommandError(f"game type {self.config.game_type} has no komi (R7, R8): only komi 0")
         lo, hi = komi_range(self.config.scoring)
@@ -302,9 +312,9 @@ class Engine:
         self._arity(args, "analyze [N]", 0, 1)
         top = 10
         if args:
-            if not args[0].isdigit() or int(args[0]) < 1:
+            top = _whole_number(args[0], "analyze's number of moves")
+            if top < 1:
                 raise CommandError(f"analyze takes a positive number of moves, got {args[0]!r}")
-            top = int(args[0])
         if self.game.is_over:
             raise CommandError("the game is over")
         info = self.bot.analyze(self.game, top=top)

@@ -7,11 +7,18 @@ TensorBoard and none of the training code (``catena_zero.train`` is never import
 Layout: a safetensors file (weights that cannot execute code when loaded, unlike a pickle).
 Its ``__metadata__`` (string to string, the format's only place for text) holds
     format    "catena-zero-bot"   (BOT_FORMAT)
-    version   "1"                 (BOT_VERSION)
-    header    JSON of the ``BotHeader`` below, plus ``data_sha256``: the SHA-256 of the tensor
-              data section, so a damaged or truncated file is caught before any weight is used
-              (safetensors itself checks offsets, not contents).
-The tensors are the network's state dict (``CatenaNet``), on the CPU.
+    version   "2"                 (BOT_VERSION)
+    header    JSON of the ``BotHeader`` below
+    sha256    the SHA-256 of the format, the version, the header text and the tensor data section
+              (``bot_digest``): a damaged or truncated file, or a changed setting (a flipped bit in
+              the default komi), is caught before anything is used (safetensors itself checks
+              offsets, not contents).
+The tensors are the network's state dict (``CatenaNet``), on the CPU, all finite.
+
+Reading checks, in this order and before any network is built: the checksum; every header field's
+type and range (``_header_from_fields``; the network and search settings as a config file's); the
+tensors' names, shapes and dtypes against the network the header describes (``_check_shapes``, on
+PyTorch's "meta" device, which allocates nothing); that every weight is finite.
 
 Header fields (``BotHeader``):
     step            learner steps of the checkpoint it was exported from
@@ -42,6 +49,7 @@ from .. import __version__
 from ..config import Config, ConfigError, NetConfig, SearchConfig, config_from_dict
 from ..fileio import write_bytes_atomic
 from ..game.options import GameConfig
+from ..messages import quote
 
 if TYPE_CHECKING:
     import torch
@@ -49,8 +57,12 @@ if TYPE_CHECKING:
     from ..train.checkpoint import Checkpoint  # only for the type: nothing from train is imported
 
 BOT_FORMAT = "catena-zero-bot"
-BOT_VERSION = 1
+BOT_VERSION = 2  # 2: the checksum covers the header
 _HEADER_LIMIT = 100_000_000  # safetensors' own limit on the JSON header (bytes)
+_MAX_STEP = 2**53  # learner steps a header may claim (a float-exact integer; real runs: < 10**8)
+_MAX_TEXT = 4096  # characters of the source and version strings
+_MAX_RULE_SETS = 1000  # 9 sides x 3 game types x 3 scorings = 81 exist
+_HEADER_KEYS = ("format", "version", "catena_zero", "step", "source", "net", "search", "game", "trained_for")
 
 
 class BotFileError(ValueError):
@@ -132,12 +144,6 @@ def trained_for_from_config(config: Config) -> tuple[RuleSet, ...]:
     return _unique(first + rules)
 
 
-def _rule_set(entry: Any) -> RuleSet:
-    if isinstance(entry, dict):
-        return RuleSet(int(entry["side"]), str(entry["game_type"]), str(entry["scoring"]))
-    return RuleSet(int(entry.side), str(entry.game_type), str(entry.scoring))
-
-
 def _unique(rules: Iterable[RuleSet]) -> tuple[RuleSet, ...]:
     return tuple(dict.fromkeys(rules))
 
@@ -183,6 +189,8 @@ def _fitted_weights(net: NetConfig, weights: dict, where: str) -> dict:
     """The state dict of a ``net`` model loaded with ``weights`` (contiguous CPU tensors)."""
     from ..net import model_from_config
 
+    if isinstance(weights, dict) and all(hasattr(t, "shape") for t in weights.values()):
+        _check_shapes(net, weights, where)  # before a network of the config's size is built
     model = model_from_config(net)
     try:
         model.load_state_dict(weights)
@@ -192,7 +200,7 @@ def _fitted_weights(net: NetConfig, weights: dict, where: str) -> dict:
     return {name: tensor.detach().cpu().contiguous().clone() for name, tensor in model.state_dict().items()}
 
 
-def _header_json(header: BotHeader, digest: str) -> str:
+def _header_json(header: BotHeader) -> str:
     data = {
         "format": BOT_FORMAT,
         "version": BOT_VERSION,
@@ -203,26 +211,51 @@ def _header_json(header: BotHeader, digest: str) -> str:
         "search": dataclasses.asdict(header.search),
         "game": dataclasses.asdict(header.game),
         "trained_for": [dataclasses.asdict(r) for r in header.trained_for],
-        "data_sha256": digest,
     }
     return json.dumps(data, sort_keys=True)
 
 
+def bot_digest(version: str, header_text: str, data_section: bytes) -> str:
+    """The checksum of a bot file: SHA-256 of its format, version, header text and tensor data,
+    each length-prefixed (so no two different files give the same byte stream)."""
+    h = hashlib.sha256()
+    for part in (BOT_FORMAT.encode(), version.encode(), header_text.encode("utf-8", "surrogatepass")):
+        h.update(len(part).to_bytes(8, "little") + part)
+    h.update(data_section)
+    return h.hexdigest()
+
+
 def bot_bytes(header: BotHeader, weights: dict) -> bytes:
-    """The bytes of a bot file (safetensors with the metadata of the module docstring)."""
+    """The bytes of a bot file (safetensors with the metadata of the module docstring).
+
+    ``BotFileError`` if a weight is not finite: such a bot could only fail mid-game."""
     from safetensors.torch import save
 
+    bad = _non_finite(weights)
+    if bad is not None:
+        raise BotFileError(f"refusing to write a bot file: weight {bad} is not finite (NaN or inf)")
+    text = _header_json(header)
+
     def serialise(digest: str) -> bytes:
-        metadata = {"format": BOT_FORMAT, "version": str(BOT_VERSION), "header": _header_json(header, digest)}
-        return save(weights, metadata=metadata)
+        return save(weights, metadata={"format": BOT_FORMAT, "version": str(BOT_VERSION), "header": text,
+                                       "sha256": digest})
 
     # The data section does not depend on the metadata (offsets are relative to its start), so the
-    # digest of a first serialisation is the digest of the final one.
+    # digest over a first serialisation's data is the digest of the final one.
     first = serialise("")
-    digest = hashlib.sha256(_data_section(first)).hexdigest()
-    final = serialise(digest)
+    final = serialise(bot_digest(str(BOT_VERSION), text, _data_section(first)))
     assert _data_section(final) == _data_section(first)
     return final
+
+
+def _non_finite(weights: dict) -> Optional[str]:
+    """The name of the first floating tensor with a NaN or an infinity, None when all are finite."""
+    import torch
+
+    for name, tensor in weights.items():
+        if tensor.is_floating_point() and tensor.numel() and not bool(torch.isfinite(tensor).all()):
+            return name
+    return None
 
 
 def write_bot(out: str | Path, header: BotHeader, weights: dict) -> Path:
@@ -256,15 +289,16 @@ def parse_bot(data: bytes, path: Optional[Path] = None) -> BotFile:
     version = metadata.get("version")
     if version != str(BOT_VERSION):
         raise BotFileError(f"{where} has bot format version {version!r}; this catena-zero reads version {BOT_VERSION}")
+    text = metadata.get("header")
+    if not isinstance(text, str) or metadata.get("sha256") != bot_digest(version, text, _data_section(data)):
+        raise BotFileError(f"{where} is damaged or truncated: its contents do not match their checksum")
     try:
-        fields = json.loads(metadata["header"])
+        fields = json.loads(text)
         if not isinstance(fields, dict):
             raise TypeError("the header is not a JSON object")
-    except (KeyError, TypeError, json.JSONDecodeError) as exc:
-        raise BotFileError(f"{where} is damaged: its header is unreadable ({exc})") from None
-    digest = hashlib.sha256(_data_section(data)).hexdigest()
-    if fields.get("data_sha256") != digest:
-        raise BotFileError(f"{where} is damaged or truncated: its weights do not match their checksum")
+    except (TypeError, ValueError, RecursionError) as exc:  # RecursionError: nested too deep
+        reason = "nested too deeply" if isinstance(exc, RecursionError) else " ".join(str(exc).split())[:200]
+        raise BotFileError(f"{where} is damaged: its header is unreadable ({reason})") from None
     header = _header_from_fields(fields, where)
     try:
         from safetensors.torch import load
@@ -273,6 +307,10 @@ def parse_bot(data: bytes, path: Optional[Path] = None) -> BotFile:
     except Exception as exc:  # safetensors raises its own error type for bad offsets and dtypes
         reason = " ".join(str(exc).split())[:200] or type(exc).__name__
         raise BotFileError(f"{where} is damaged: its weights cannot be read ({reason})") from None
+    _check_shapes(header.net, weights, where)
+    bad = _non_finite(weights)
+    if bad is not None:
+        raise BotFileError(f"{where} holds non-finite weights ({bad} is NaN or inf): the network is broken")
     return BotFile(header=header, weights=weights, path=path)
 
 
@@ -295,19 +333,64 @@ def _read_metadata(data: bytes, where: str) -> dict:
 
 
 def _header_from_fields(fields: dict, where: str) -> BotHeader:
+    """The ``BotHeader`` of a header's JSON fields, every field's type and range checked."""
+    def bad(message: str) -> BotFileError:
+        return BotFileError(f"{where} has a bad header field: {message}")
+
+    unknown = sorted(set(fields) - set(_HEADER_KEYS), key=str)
+    if unknown:
+        raise bad(f"unknown field {quote(unknown[0])}")
+    missing = [key for key in ("step", "net", "search", "game", "trained_for") if key not in fields]
+    if missing:
+        raise bad(f"missing field {missing[0]!r}")
+    step = fields["step"]
+    if isinstance(step, bool) or not isinstance(step, int) or not 0 <= step <= _MAX_STEP:
+        raise bad(f"step must be a whole number in 0..{_MAX_STEP}, got {quote(step)}")
+    for key in ("source", "catena_zero"):
+        value = fields.get(key, "")
+        if not isinstance(value, str) or len(value) > _MAX_TEXT:
+            raise bad(f"{key} must be a string of at most {_MAX_TEXT} characters, got {quote(value)}")
+    for key in ("net", "search", "game"):
+        if not isinstance(fields[key], dict):
+            raise bad(f"{key} must be a mapping of settings, got {quote(fields[key])}")
+    rules = fields["trained_for"]
+    if not isinstance(rules, list) or not 1 <= len(rules) <= _MAX_RULE_SETS:
+        raise bad(f"trained_for must be a list of 1..{_MAX_RULE_SETS} rule sets, got {quote(rules)}")
+    for entry in rules:
+        if not isinstance(entry, dict) or set(entry) != {"side", "game_type", "scoring"}:
+            raise bad(f"trained_for entries must be {{side, game_type, scoring}}, got {quote(entry)}")
     try:
         config = config_from_dict({"game": fields["game"], "net": fields["net"], "search": fields["search"]})
-        rules = _unique(_rule_set(entry) for entry in fields["trained_for"])
-        return BotHeader(
-            step=int(fields["step"]),
-            net=config.net,
-            search=config.search,
-            game=config.game,
-            trained_for=rules,
-            source=str(fields.get("source", "")),
-            catena_zero=str(fields.get("catena_zero", "")),
-        )
+        trained_for = _unique(RuleSet(**entry) for entry in rules)
+        return BotHeader(step=step, net=config.net, search=config.search, game=config.game, trained_for=trained_for,
+                         source=fields.get("source", ""), catena_zero=fields.get("catena_zero", ""))
     except ConfigError as exc:
         raise BotFileError(f"{where}: its settings are not valid for this catena-zero: {exc}") from None
-    except (KeyError, TypeError, ValueError) as exc:
-        raise BotFileError(f"{where} is missing or has a bad header field: {exc}") from None
+    except (TypeError, ValueError) as exc:  # RuleSet and GameConfig check their fields (ValueError)
+        raise bad(" ".join(str(exc).split())[:200]) from None
+
+
+def expected_shapes(net: NetConfig) -> dict[str, tuple[tuple[int, ...], str]]:
+    """(shape, dtype) of every tensor of the network ``net`` describes, built on PyTorch's "meta"
+    device: no memory for weights is allocated, whatever the config claims."""
+    import torch
+
+    from ..net import model_from_config
+
+    with torch.device("meta"):
+        model = model_from_config(net)
+    return {name: (tuple(t.shape), str(t.dtype)) for name, t in model.state_dict().items()}
+
+
+def _check_shapes(net: NetConfig, weights: dict, where: str) -> None:
+    """``BotFileError`` unless ``weights`` has exactly the tensors of ``net``'s network."""
+    expected = expected_shapes(net)
+    missing, extra = sorted(set(expected) - set(weights)), sorted(set(weights) - set(expected))
+    if missing or extra:
+        which = f"missing {missing[0]}" if missing else f"unexpected {quote(extra[0])}"
+        raise BotFileError(f"{where}: weights do not fit its network config ({which})")
+    for name, (shape, dtype) in expected.items():
+        got = weights[name]
+        if tuple(got.shape) != shape or str(got.dtype) != dtype:
+            raise BotFileError(f"{where}: weights do not fit its network config ({name} is {tuple(got.shape)} "
+                               f"{got.dtype}, the config's network has {shape} {dtype})")

@@ -4,6 +4,8 @@ one-line descriptions."""
 from __future__ import annotations
 
 import argparse
+import os
+import stat
 import sys
 from typing import Optional, TextIO
 
@@ -61,6 +63,36 @@ def check_one_stdout(**outputs: Optional[str]) -> None:
                  if path is not None and writes_to_stdout(path)]
     if len(on_stdout) > 1:
         raise CliError(f"{' and '.join(on_stdout)} cannot both write to standard output")
+
+
+def _same_file(a: str, b: str) -> bool:
+    """Whether paths ``a`` and ``b`` name one regular file (or would: same resolved path)."""
+    if os.path.realpath(a) == os.path.realpath(b):
+        return not os.path.exists(a) or stat.S_ISREG(os.stat(a).st_mode)
+    try:
+        return os.path.samefile(a, b) and stat.S_ISREG(os.stat(a).st_mode)  # hard links
+    except OSError:
+        return False
+
+
+def check_distinct_files(inputs: dict[str, Optional[str]], outputs: dict[str, Optional[str]]) -> None:
+    """Refuse, before any work, an output that is one of the inputs (writing it would destroy
+    the input) or two outputs that are the same file (one would replace the other).
+
+    ``inputs`` and ``outputs`` map what names a file ("--out", "the checkpoint") to its path; None
+    and standard input/output ('-') are skipped, and special files (``/dev/null``) may repeat.
+    """
+    named_outputs = [(name, path) for name, path in outputs.items() if path is not None and path != "-"]
+    for name, path in named_outputs:
+        for source, source_path in inputs.items():
+            if source_path is not None and source_path != "-" and _same_file(path, source_path):
+                raise CliError(f"{name} {path} is {source} ({source_path}): writing it would destroy it; "
+                               "choose another file")
+    for i, (name, path) in enumerate(named_outputs):
+        for other, other_path in named_outputs[i + 1:]:
+            if _same_file(path, other_path):
+                raise CliError(f"{name} and {other} are the same file ({path}): one would replace the other; "
+                               "choose two files")
 
 
 def describe(config: GameConfig, komi_known: bool = True) -> str:

@@ -40,7 +40,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     import numpy as np
 
-    from ..eval.arena import play_match, report_lines, save_match_records
+    from ..eval.arena import play_match, prepare_records_folder, report_lines, save_match_records
     from ..eval.progress import progress_bar
     from ..eval.specs import build_agent, match_game_config, parse_agent_spec
 
@@ -51,6 +51,8 @@ def run(args: argparse.Namespace) -> int:
     if args.threads < 1:
         raise CliError(f"--threads must be at least 1, got {args.threads}")
     set_threads(args.threads)
+    if args.save_records:
+        prepare_records_folder(args.save_records)  # before the first game, not after the last
     if args.openings < 0:
         raise CliError(f"--openings must be >= 0, got {args.openings}")
     specs = [parse_agent_spec(text, simulations=args.sims) for text in (args.agent_a, args.agent_b)]

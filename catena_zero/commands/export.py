@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from .common import check_distinct_files
+
 HELP = "export a checkpoint as a self-contained bot file (safetensors weights + settings)"
 
 
@@ -16,9 +18,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..bot.export import export_bot  # torch: only when the command runs
-    from ..train.checkpoint import load_checkpoint
+    from ..train.checkpoint import load_checkpoint, resolve_checkpoint
 
-    checkpoint = load_checkpoint(args.checkpoint)  # CheckpointError (a ValueError): one line
+    source = resolve_checkpoint(args.checkpoint)  # a run folder's newest checkpoint
+    check_distinct_files({"the checkpoint to export": str(source)}, {"--out": args.out})
+    checkpoint = load_checkpoint(source)  # CheckpointError (a ValueError): one line
     header = export_bot(checkpoint, args.out)
     print(f"exported {checkpoint.path} to {args.out}: {header.describe()}", file=sys.stdout)
     print(f"default game: side {header.game.side}, {header.game.game_type}, {header.game.scoring}; "

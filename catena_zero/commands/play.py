@@ -32,7 +32,7 @@ from ..game.render import LAYOUTS, render_ascii
 from ..game.rules import IllegalMove
 from ..messages import quote
 from .bot_options import add_bot_options, load_bot
-from .common import CliError, add_game_options, describe, message_stream, resolve_config
+from .common import CliError, add_game_options, check_distinct_files, describe, message_stream, resolve_config
 
 HELP = "play in the terminal, against a person or a program"
 SEATS = ("first", "second")
@@ -145,6 +145,8 @@ class PlayResult:
 
 
 def run(args: argparse.Namespace) -> int:
+    inputs = {"the config": args.config, **{f"--bot {i + 1}": path for i, path in enumerate(args.bot or [])}}
+    check_distinct_files(inputs, {"--save": args.save})  # before a bot loads or a game starts
     bots, opponent = _bots(args), args.opponent
     config = resolve_config(args) if not bots else _bot_config(args, bots)
     if args.save:

@@ -46,6 +46,11 @@ def run(args: argparse.Namespace) -> int:
     print(f"run {summary.stop_reason}: {summary.step} steps, {summary.positions:,} positions, "
           f"{summary.games:,} games in {summary.minutes:.1f} min, self-play on {summary.actor_nodes} Ray node(s)"
           + (f"; {summary.actor_restarts} self-play actor restart(s)" if summary.actor_restarts else ""), file=out)
+    if summary.cpu is not None:
+        print(summary.cpu.describe(), file=out)
+    if summary.evaluations_skipped:
+        print(f"in-loop evaluations skipped to keep them within eval.max_cpu_share: "
+              f"{summary.evaluations_skipped}", file=out)
     print(f"run folder: {summary.run_dir}", file=out)
     if summary.checkpoint is not None:
         print(f"newest checkpoint: {summary.checkpoint}", file=out)

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -476,13 +477,33 @@ def record_text(result: MatchResult, outcome: GameOutcome) -> str:
     return "\n".join(lines[:1] + comments + lines[1:]) + "\n"
 
 
-def save_match_records(result: MatchResult, folder: str | Path) -> list[Path]:
-    """Write every game as ``folder/game-NNNN.txt`` (atomic; ``catena-zero show`` replays them)."""
+def prepare_records_folder(folder: str | Path) -> Path:
+    """Create ``folder`` for a match's records, or accept it empty; checked before the first game.
+
+    A folder that already holds files is refused (``OSError``, one line): its ``game-0001.txt``
+    would be overwritten and an earlier match's other records left beside the new ones.
+    """
     folder = Path(folder)
+    if folder.exists() and not folder.is_dir():
+        raise OSError(f"cannot write records into {folder}: it is a file, not a folder")
     try:
         folder.mkdir(parents=True, exist_ok=True)
+        present = sorted(entry.name for entry in folder.iterdir())
     except OSError as exc:
         raise OSError(f"cannot create {folder}: {exc.strerror}") from None
+    if present:
+        shown = ", ".join(present[:3]) + (", ..." if len(present) > 3 else "")
+        raise OSError(f"{folder} already holds {len(present)} file(s) ({shown}): records go into an empty "
+                      "or new folder, so that no earlier record is overwritten or mixed in")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise OSError(f"cannot write records into {folder}: Permission denied")
+    return folder
+
+
+def save_match_records(result: MatchResult, folder: str | Path) -> list[Path]:
+    """Write every game as ``folder/game-NNNN.txt`` (atomic; ``catena-zero show`` replays them)
+    into an empty or new folder (``prepare_records_folder``)."""
+    folder = prepare_records_folder(folder)
     width = max(4, len(str(len(result.games))))
     return [write_text_atomic(folder / f"game-{g.index + 1:0{width}d}.txt", record_text(result, g))
             for g in result.games]

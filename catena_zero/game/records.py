@@ -191,10 +191,37 @@ def _fail(lineno: int, message: str) -> RecordError:
     return RecordError(f"line {lineno}: {message}", line=lineno)
 
 
+def _control_character(line: str) -> str | None:
+    """The first control character of ``line`` other than tab (C0, DEL, C1, U+2028/U+2029)."""
+    for ch in line:
+        if ch != "\t" and (ord(ch) < 0x20 or 0x7F <= ord(ch) <= 0x9F or ch in "\u2028\u2029"):
+            return ch
+    return None
+
+
+def _lines(text: str) -> list[str]:
+    """The lines of ``text``, split at "\n" and "\r\n" only."""
+    return [raw[:-1] if raw.endswith("\r") else raw for raw in text.split("\n")]
+
+
+def _check_characters(text: str) -> None:
+    """``RecordError`` naming the line of the first control character other than tab."""
+    for lineno, raw in enumerate(_lines(text), start=1):
+        bad = _control_character(raw)
+        if bad is not None:
+            raise _fail(lineno, f"control character U+{ord(bad):04X} is not allowed in a record "
+                                "(lines end with a newline; only tabs may appear within them)")
+
+
 def _content_lines(text: str) -> list[tuple[int, str]]:
-    """(line number, text) of the non-blank lines, comments removed."""
+    """(line number, text) of the non-blank lines, comments removed.
+
+    Lines end at "\n" (or "\r\n") only: ``str.splitlines`` would also break at \x0b, \x0c, \x85
+    or U+2028, so a comment "# C5 was a blunder, retracted\x0bC5" would hide a real event. Any
+    other control character (tab aside) is refused, in comments too.
+    """
     out = []
-    for lineno, raw in enumerate(text.splitlines(), start=1):
+    for lineno, raw in enumerate(_lines(text), start=1):
         line = raw.split("#", 1)[0].strip()
         if line:
             out.append((lineno, line))
@@ -207,6 +234,7 @@ def parse_record(text: str) -> Record:
     A problem on the last line of a text that does not end with a newline is reported as a
     truncated file: a record cut off mid-line ("D1" cut to "D") is not an illegal move.
     """
+    _check_characters(text)  # before the truncation check below: a stray \x0b is not a cut-off line
     try:
         return _parse_record(text)
     except RecordError as exc:

@@ -34,21 +34,29 @@ def inference_autocast(
     """The autocast of an inference forward pass.
 
     CUDA: bfloat16 (float16 on GPUs without it) when ``mixed_precision``. CPU: bfloat16 autocast
-    when ``cpu_precision == "bfloat16"``, else plain float32. oneDNN runs bfloat16 convolutions fast
-    only on CPUs with AVX512_BF16 or AMX; on the AVX2 development machine bfloat16 measured 3-6x
-    slower than float32 with NHWC activations and 14-20x with NCHW (scripts/bench_net.py), so
-    float32 is the default.
+    when ``cpu_precision == "bfloat16"`` (or ``"auto"`` on a CPU with AVX512_BF16 or AMX), else plain
+    float32. oneDNN runs bfloat16 convolutions fast only on CPUs with those instructions; elsewhere
+    it is several times slower than float32 (scripts/bench_net.py measures both on the machine).
     """
     if device.type == "cuda":
         if not mixed_precision:
             return contextlib.nullcontext()
         dtype = torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
         return torch.autocast(device_type="cuda", dtype=dtype)
+    if cpu_precision == "auto":
+        cpu_precision = "bfloat16" if cpu_has_fast_bfloat16() else "float32"
     if cpu_precision == "bfloat16":
         return torch.autocast(device_type="cpu", dtype=torch.bfloat16)
     if cpu_precision != "float32":
-        raise ValueError(f"cpu_precision must be 'float32' or 'bfloat16', got {cpu_precision!r}")
+        raise ValueError(f"cpu_precision must be 'float32', 'bfloat16' or 'auto', got {cpu_precision!r}")
     return contextlib.nullcontext()
+
+
+def cpu_has_fast_bfloat16() -> bool:
+    """Whether this CPU runs bfloat16 convolutions natively (AVX512_BF16 or AMX), the condition
+    under which ``cpu_precision: auto`` takes bfloat16 (scripts/bench_net.py measures both)."""
+    probes = ("_is_avx512_bf16_supported", "_is_amx_tile_supported")  # torch.cpu's own CPUID checks
+    return any(bool(getattr(torch.cpu, name, lambda: False)()) for name in probes)
 
 
 def set_torch_threads(num_cpus: float) -> int:

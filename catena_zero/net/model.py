@@ -334,7 +334,7 @@ class CatenaNet(nn.Module):
 
     def board(self, grid_size: int, device: torch.device, sides: torch.Tensor | None = None) -> Board:
         """The uniform board of the grid, or with ``sides`` [B] one board per sample at the grid origin."""
-        key = (grid_size, device)
+        key = (int(grid_size), device)  # int: under TorchScript tracing a shape is a tensor
         if sides is not None:
             if key not in self._side_tables:
                 self._new_side_tables(key)

@@ -142,12 +142,13 @@ class GumbelPolicy:
     """
 
     def __init__(
-        self, tree: Tree, config: SearchConfig, rng: np.random.Generator, add_noise: bool, budget: np.ndarray
+        self, tree: Tree, config: SearchConfig, rng: np.random.Generator, add_noise: np.ndarray, budget: np.ndarray
     ) -> None:
         self.config = config
         root = tree.root_stats()
-        self.noisy = add_noise
-        scale = 1.0 if add_noise else 0.0  # mctx gumbel_scale: 0 gives a deterministic search
+        # add_noise: [B] bool, per game (self-play's cheap searches go without noise, KataGo 2019 sec. 3.1)
+        self.noisy = bool(add_noise.all())
+        scale = add_noise.astype(np.float32)[:, None]  # mctx gumbel_scale: 0 gives a deterministic search
         self.gumbel = (scale * rng.gumbel(size=root.priors.shape)).astype(np.float32)  # [B, A]
         self.logits = prior_logits(root.priors, root.legal)  # [B, A]
         self.logits -= self.logits.max(axis=1, keepdims=True)
@@ -183,7 +184,7 @@ class GumbelPolicy:
         root = tree.root_stats(games)
         considered = self.schedule[:, simulation] if games is None else self.schedule[games, simulation]
         scores = self._root_scores(root, considered, games)
-        if self.noisy:  # continuous Gumbel noise: equal scores have probability 0
+        if self.noisy:  # continuous Gumbel noise in every game: equal scores have probability 0
             return scores.argmax(axis=1)
         return argmax_random_ties(scores, self.keys if games is None else self.keys[games])
 

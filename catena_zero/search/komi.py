@@ -9,7 +9,9 @@ the value for Black (to move) at komi k. More komi helps White, so the value fal
 fair komi is the one whose value is closest to 0 (values within ``VALUE_RESOLUTION`` count as
 equal, and then the expected score margin closest to 0 decides; the smaller komi on exact ties).
 The first player under game type "komi" offers it so that the second player's colour choice
-gains nothing (R7).
+gains nothing (R7). Under game type "no_komi" the same reasoning picks Black's first stone: the
+second player may take Black after it, so the fair first stone is the one after which Black's
+value is closest to even (``first_stone_values``, ``closest_to_even``).
 """
 
 from __future__ import annotations
@@ -52,12 +54,31 @@ def komi_curve_of(eval_fn: "EvalFn", env: "VecEnv") -> tuple[np.ndarray, np.ndar
     return komis, evaluation.value.astype(np.float64), evaluation.score.astype(np.float64)
 
 
-def fair_komi(komis: np.ndarray, black_value: np.ndarray, black_score: np.ndarray) -> int:
-    """The komi with Black's value closest to even, ties (to VALUE_RESOLUTION) by the score closest to 0;
-    the smaller komi on exact ties."""
+def closest_to_even(keys: np.ndarray, black_value: np.ndarray, black_score: np.ndarray) -> int:
+    """The key (a komi, a first stone) with Black's value closest to even, ties (to VALUE_RESOLUTION)
+    by the score closest to 0; the smallest key on exact ties."""
     closeness = np.round(np.abs(black_value) / VALUE_RESOLUTION)
-    order = np.lexsort((komis, np.abs(black_score), closeness))  # last key sorts first
-    return int(komis[order[0]])
+    order = np.lexsort((keys, np.abs(black_score), closeness))  # last key sorts first
+    return int(keys[order[0]])
+
+
+def fair_komi(komis: np.ndarray, black_value: np.ndarray, black_score: np.ndarray) -> int:
+    """The komi with Black's value closest to even (``closest_to_even``)."""
+    return closest_to_even(komis, black_value, black_score)
+
+
+def first_stone_values(eval_fn: "EvalFn", env: "VecEnv") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """([F] first stones (cell actions), [F] Black's value, [F] Black's score) after each of Black's
+    possible first stones of a no_komi game (R7), in ONE call of ``eval_fn`` on F boards."""
+    if env.config.game_type != "no_komi":
+        raise ValueError(f"the first stone is a set-up choice only under game type no_komi (R7), "
+                         f"not {env.config.game_type!r}")
+    stones = np.flatnonzero(env.legal_actions(env.reset(1))[0]).astype(np.int64)  # every cell
+    boards = env.reset(stones.size)
+    env.step(boards, stones)
+    evaluation = eval_fn(boards)  # White to move after the stone: negate for Black
+    assert evaluation.value.shape == stones.shape, (evaluation.value.shape, stones.shape)
+    return stones, -evaluation.value.astype(np.float64), -evaluation.score.astype(np.float64)
 
 
 def estimate_fair_komi(env: "VecEnv", eval_fn: "EvalFn") -> KomiEstimate:

@@ -75,7 +75,7 @@ class MCTS:
         state: "EnvState",
         rng: np.random.Generator,
         *,
-        add_noise: bool,
+        add_noise: bool | np.ndarray,
         num_simulations: int | np.ndarray | None = None,
         seconds: float | None = None,
     ) -> SearchOutput:
@@ -95,7 +95,8 @@ class MCTS:
         samples the move by visit counts (temperature) for the first ``temperature_moves`` moves;
         Gumbel draws the root Gumbel noise, which is its exploration (the paper samples no
         temperature); without noise both searches are deterministic given the evaluator and
-        ``rng`` (which breaks ties, ``ties.py``).
+        ``rng`` (which breaks ties, ``ties.py``). A [B] bool array gives the choice per game:
+        self-play's cheap searches go without noise (KataGo 2019 sec. 3.1, playout cap randomisation).
         The evaluation function is called once for the roots not kept from the previous search,
         then once per simulation round on that round's new leaves (at most B states).
         The returned value and score are the root's mean backed-up estimates (mctx); under Gumbel
@@ -118,7 +119,7 @@ class MCTS:
         state: "EnvState",
         rng: np.random.Generator,
         *,
-        add_noise: bool,
+        add_noise: bool | np.ndarray,
         num_simulations: int | np.ndarray | None = None,
         seconds: float | None = None,
     ) -> Generator["EnvState", Evaluation, SearchOutput]:
@@ -136,12 +137,15 @@ class MCTS:
         if finished.size:
             raise ValueError(f"cannot search finished games (batch slots {finished[:8].tolist()})")
         budget = self._budget(num_simulations, batch)
+        noise = np.broadcast_to(np.asarray(add_noise), (batch,))
+        if noise.dtype != np.bool_:
+            raise ValueError(f"add_noise must be a bool or a [B] bool array, got dtype {noise.dtype}")
         if seconds is not None and not seconds > 0:
             raise ValueError(f"seconds must be a positive number, got {seconds!r}")
-        return self._search(state, rng, add_noise, budget, seconds)
+        return self._search(state, rng, noise, budget, seconds)
 
     def _search(
-        self, state: "EnvState", rng: np.random.Generator, add_noise: bool, budget: np.ndarray, seconds: float | None
+        self, state: "EnvState", rng: np.random.Generator, add_noise: np.ndarray, budget: np.ndarray, seconds: float | None
     ) -> Generator["EnvState", Evaluation, SearchOutput]:
         start = time.perf_counter()
         config, batch = self.config, state.batch_size
@@ -422,7 +426,7 @@ class LockstepSearch:
     mcts: MCTS
     state: "EnvState"
     rng: np.random.Generator  # its own, so that its draws do not depend on the other searches
-    add_noise: bool
+    add_noise: bool | np.ndarray  # one for all games or [B] bool, as in MCTS.run
     num_simulations: int | np.ndarray | None = None  # int or [B] budget, as in MCTS.run
     seconds: float | None = None
 

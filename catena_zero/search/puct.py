@@ -72,13 +72,16 @@ class PuctPolicy:
     """PUCT for one search call: root priors (noised or not), selection rules and the final decision."""
 
     def __init__(
-        self, tree: Tree, config: SearchConfig, rng: np.random.Generator, add_noise: bool, budget: np.ndarray
+        self, tree: Tree, config: SearchConfig, rng: np.random.Generator, add_noise: np.ndarray, budget: np.ndarray
     ) -> None:
         self.config = config
-        self.add_noise = add_noise
+        self.add_noise = add_noise  # [B] bool, per game (cheap self-play searches go without, KataGo)
         root = tree.root_stats()
         # [B, A] the root priors used by this search (the tree keeps the un-noised ones)
-        self.root_priors = dirichlet_noise(root.priors, root.legal, config, rng) if add_noise else root.priors.copy()
+        self.root_priors = root.priors.copy()
+        if add_noise.any():
+            noisy = np.flatnonzero(add_noise)
+            self.root_priors[noisy] = dirichlet_noise(root.priors[noisy], root.legal[noisy], config, rng)
         self.keys = tie_break_keys(rng, *root.priors.shape)  # [B, A] random ties (ties.py)
         self.coefficients = exploration_coefficients(config, 64)  # grown with the visit counts
 

@@ -27,6 +27,7 @@ from ..game.rules import Game
 from ..evaluation import Evaluation
 
 if TYPE_CHECKING:
+    from ..game.options import GameConfig
     from ..game.vec_env import EnvState, VecEnv
 
 WIN, DRAW, LOSS = 1, 0, -1
@@ -104,3 +105,38 @@ class SolverEvaluator:
             value=np.array(value, np.float32),
             score=np.zeros(state.batch_size, np.float32),
         )
+
+
+def first_player_wins(config: "GameConfig", komi: int, solver: Solver | None = None) -> bool:
+    """Whether Black, moving first on the empty board, wins at ``komi`` with perfect play."""
+    from dataclasses import replace
+
+    return (solver or Solver()).value(Game(replace(config, komi=komi))) == WIN
+
+
+def exact_fair_komi(config: "GameConfig") -> tuple[int, int]:
+    """(k, k + 1) for game type komi: Black wins with perfect play at komi k and loses at k + 1.
+
+    Komi only shifts the final margin, so Black wins at komi k iff the optimal margin at komi 0,
+    M, exceeds k: the wins are a prefix of the komi range, found by bisection (a few solves). With
+    the button's half point (R6, standard scoring) M is a whole number and a half, so k and k + 1
+    leave the same margin, 1/2, to one side or the other: both are fair, and no komi is fairer.
+    Raises ValueError when Black wins (or loses) over the whole range.
+    """
+    from ..game.options import komi_range
+
+    if config.game_type != "komi":
+        raise ValueError(f"the fair komi exists only under game type komi (R7), not {config.game_type!r}")
+    lo, hi = komi_range(config.scoring)
+    if not first_player_wins(config, lo):
+        raise ValueError(f"Black loses at komi {lo} already: no fair komi in {lo}..{hi}")
+    if first_player_wins(config, hi):
+        raise ValueError(f"Black wins even at komi {hi}: no fair komi in {lo}..{hi}")
+    win, loss = lo, hi  # Black wins at `win`, loses at `loss`
+    while loss - win > 1:
+        middle = (win + loss) // 2
+        if first_player_wins(config, middle):
+            win = middle
+        else:
+            loss = middle
+    return win, loss

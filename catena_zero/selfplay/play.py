@@ -8,6 +8,7 @@ refinements, KataGo 2019 sec. 3):
 - Playout cap randomisation: each game draws whether this move gets the full search
   (``search.num_simulations``, recording a policy target) or a cheap one
   (``selfplay.cheap_simulations``, value-type targets only); one search call serves both budgets.
+  Cheap searches go without root noise unless ``selfplay.cheap_search_noise`` (KataGo 2019 sec. 3.1).
 - Auto-reset: a finished game is turned into a ``Trajectory`` (outcome, final score margin and
   ownership for every position, from its mover's view) and its slot starts a new game at once,
   so the batch stays full and nobody waits for the longest game.
@@ -17,13 +18,22 @@ refinements, KataGo 2019 sec. 3):
   scorings, ``rule_sets``); each rule set is one vectorised env and one search, and the searches
   of all rule sets advance in lockstep (``search.mcts.run_lockstep``): one evaluation call per
   simulation serves every game, whatever its rules.
-- Soft resignation: a game whose mover's root value stays below ``-resign_threshold`` for
-  ``resign_consecutive`` moves continues with cheap searches only, its later positions weighted
-  ``resign_weight``; a share of games never resigns and measures false resignations.
+- Soft resignation: a game in which one colour's root value stays below ``-resign_threshold`` for
+  ``resign_consecutive`` of that colour's moves in a row continues with cheap searches only, its
+  later positions weighted ``resign_weight``; a share of games never resigns and measures false
+  resignations. The run is counted per colour: the mover alternates, and a lost game reads -0.95,
+  +0.95, -0.95 ... from the movers' views.
+- The no_komi set-up (R7): the first player places Black's first stone and the second player then
+  takes the better colour, so the first stone is chosen for balance, not for Black (``_opening``).
+  Which colour the second player takes does not change the game a colour-relative network sees.
+
+CPU time is measured per call (``time.process_time``, the actor's process), split into the
+network's inference and the rest (search, environment, bookkeeping).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import time
 from dataclasses import dataclass, fields
@@ -37,8 +47,8 @@ from ..evaluation import BatchEvalFn
 from ..game.options import GameConfig, komi_range
 from ..game.vec_env import BLACK, EMPTY, WHITE, VecEnv
 from ..net import NetEvaluator, model_from_config
-from ..search.komi import estimate_fair_komi
-from ..search.mcts import MCTS, LockstepSearch, run_lockstep
+from ..search.komi import estimate_fair_komi, first_stone_values
+from ..search.mcts import MCTS, LockstepSearch, SearchOutput, run_lockstep
 from .types import Trajectory
 
 
@@ -76,8 +86,12 @@ class SelfPlayStats:
     resign_checks: int = 0  # games that never resign but would have: the false-resignation sample
     false_resignations: int = 0  # ... of which the side that would have resigned won
     value_sq_error: float = 0.0  # sum over positions of (root value - final outcome)^2: calibration
+    openings: int = 0  # no_komi first stones chosen for balance (R7)
+    swaps: int = 0  # ... after which the second player takes Black (Black's value better than even)
     seconds: float = 0.0  # wall time of the call
     inference_seconds: float = 0.0  # of which in the network's evaluation
+    cpu_seconds: float = 0.0  # CPU time of the call (the actor's process)
+    inference_cpu_seconds: float = 0.0  # of which in the network's evaluation
 
     def __add__(self, other: "SelfPlayStats") -> "SelfPlayStats":
         return SelfPlayStats(**{f.name: getattr(self, f.name) + getattr(other, f.name) for f in fields(self)})
@@ -98,13 +112,15 @@ class _TimedBatchEvaluator:
     def __init__(self, evaluate_many: BatchEvalFn) -> None:
         self.evaluate_many = evaluate_many
         self.seconds = 0.0
+        self.cpu_seconds = 0.0
 
     def __call__(self, requests):
-        started = time.perf_counter()
+        started, cpu_started = time.perf_counter(), time.process_time()
         try:
             return self.evaluate_many(requests)
         finally:
             self.seconds += time.perf_counter() - started
+            self.cpu_seconds += time.process_time() - cpu_started
 
 
 class _Group:
@@ -127,10 +143,13 @@ class _Group:
         self.mover = np.zeros((games, plies), np.int8)  # [G, L] colour to move
         self.root_value = np.zeros((games, plies), np.float32)  # [G, L] for calibration
         self.length = np.zeros(games, np.int64)  # [G] plies recorded in the slot's game
-        self.low_value_run = np.zeros(games, np.int64)  # [G] consecutive moves below -threshold
+        # [G, 2] per colour (BLACK - 1, WHITE - 1): that colour's consecutive moves below -threshold
+        self.low_value_run = np.zeros((games, 2), np.int64)
         self.would_resign = np.full(games, EMPTY, np.int8)  # [G] colour that (would have) resigned
         self.resign_allowed = np.ones(games, bool)  # [G] False for the no-resignation share
         self.fair_komi = 0
+        self.opening: Optional[np.ndarray] = None  # [A] no_komi first-stone distribution (R7), per version
+        self.opening_black_value: Optional[np.ndarray] = None  # [A] Black's value after each first stone
         self.num_cells = cells
         self.state = self.env.reset(games)
 
@@ -164,6 +183,7 @@ class SelfPlayer:
         self.version = int(version)
         for group in self.groups:
             group.fair_komi = self._estimate_fair_komi(group)
+            group.opening = None  # recomputed with the new weights when a game needs it
             group.search.reset()  # the kept trees hold the old network's evaluations
 
     def fair_komi(self) -> dict[str, int]:
@@ -177,8 +197,8 @@ class SelfPlayer:
 
     def play(self, plies: int) -> SelfPlayResult:
         """Play ``plies`` moves in every game in flight; return the games that finished meanwhile."""
-        started = time.perf_counter()
-        self.evaluate_many.seconds = 0.0
+        started, cpu_started = time.perf_counter(), time.process_time()
+        self.evaluate_many.seconds = self.evaluate_many.cpu_seconds = 0.0
         finished: list[list[Trajectory]] = [[] for _ in self.groups]
         stats = SelfPlayStats()
         for _ in range(plies):
@@ -188,7 +208,9 @@ class SelfPlayer:
                 finished[index].extend(group_trajectories)
         merged = [_concat(group.game, trajs) for group, trajs in zip(self.groups, finished) if trajs]
         stats = stats + SelfPlayStats(seconds=time.perf_counter() - started,
-                                      inference_seconds=self.evaluate_many.seconds)
+                                      inference_seconds=self.evaluate_many.seconds,
+                                      cpu_seconds=time.process_time() - cpu_started,
+                                      inference_cpu_seconds=self.evaluate_many.cpu_seconds)
         return SelfPlayResult(trajectories=merged, stats=stats)
 
     def _ply(self) -> tuple[SelfPlayStats, list[list[Trajectory]]]:
@@ -197,12 +219,15 @@ class SelfPlayer:
         config, rng = self.config, self.rng
         full = [(rng.random(g.size) < config.selfplay.full_search_prob) & ~_resigned(g) for g in self.groups]
         budgets = [np.where(f, config.search.num_simulations, config.selfplay.cheap_simulations) for f in full]
-        searches = [LockstepSearch(g.search, g.state, rng, add_noise=True, num_simulations=b)
-                    for g, b in zip(self.groups, budgets)]
+        noise = [f | config.selfplay.cheap_search_noise for f in full]  # [G] root noise per game
+        searches = [LockstepSearch(g.search, g.state, rng, add_noise=n, num_simulations=b)
+                    for g, n, b in zip(self.groups, noise, budgets)]
         outputs = run_lockstep(searches, self.evaluate_many)
         stats, trajectories = SelfPlayStats(), []
         for group, out, group_full, budget in zip(self.groups, outputs, full, budgets):
+            out, group_full, opening_stats = self._opening(group, out, group_full)
             step, done = self._record_and_step(group, out, group_full, budget)
+            step = step + opening_stats
             stats = stats + step
             trajectories.append(done)
         return stats, trajectories
@@ -236,12 +261,56 @@ class SelfPlayer:
         self._start_games(group, done)
         return step, [trajectory for trajectory, _ in finished]
 
+    def _opening(self, group: _Group, out: SearchOutput, full: np.ndarray
+                 ) -> tuple[SearchOutput, np.ndarray, SelfPlayStats]:
+        """no_komi (R7): games at Black's first stone play a balanced stone instead of the search's.
+
+        The first player places Black's stone, then the second player takes the better colour, so
+        the first player's value is -|v| with v Black's value after the stone: the stone is drawn
+        with probability ~ exp(-|v| / opening_temperature), and that distribution is the position's
+        policy target (the empty board's policy so learns where the fair first stones are).
+        """
+        if group.game.game_type != "no_komi":
+            return out, full, SelfPlayStats()
+        first = np.flatnonzero(group.state.move_number == 0)
+        if first.size == 0:
+            return out, full, SelfPlayStats()
+        if group.opening is None:
+            group.opening, group.opening_black_value = self._opening_distribution(group)
+        actions = self.rng.choice(group.opening.size, size=first.size, p=group.opening)
+        action, policy, full = out.action.copy(), out.policy.copy(), full.copy()
+        action[first] = actions
+        policy[first] = group.opening
+        full[first] = True
+        swaps = int((group.opening_black_value[actions] > 0).sum())
+        return (dataclasses.replace(out, action=action, policy=policy), full,
+                SelfPlayStats(openings=int(first.size), swaps=swaps))
+
+    def _opening_distribution(self, group: _Group) -> tuple[np.ndarray, np.ndarray]:
+        """([A] first-stone distribution, [A] Black's value after each stone): one network call."""
+        env = group.env
+        stones, value, _ = first_stone_values(group.evaluator, env)
+        black_value = np.zeros(env.num_actions, np.float64)
+        black_value[stones] = value
+        logits = -np.abs(value) / self.config.selfplay.opening_temperature
+        weights = np.exp(logits - logits.max())
+        distribution = np.zeros(env.num_actions, np.float64)
+        distribution[stones] = weights / weights.sum()
+        return distribution, black_value
+
     def _track_resignation(self, group: _Group, value: np.ndarray, mover: np.ndarray) -> None:
-        """Soft resignation (KataGo 2019 sec. 5): count consecutive hopeless root values per game."""
+        """Soft resignation (KataGo 2019 sec. 5): count each colour's consecutive hopeless root values.
+
+        The count is per colour, not per ply: the player to move alternates (twice the same under
+        double, R8), and a lost game reads -0.95 for the loser and +0.95 for the winner in turn.
+        """
         play = self.config.selfplay
+        games = np.arange(group.size)
+        column = mover.astype(np.int64) - BLACK  # 0 Black, 1 White
         hopeless = value < -play.resign_threshold
-        group.low_value_run = np.where(hopeless, group.low_value_run + 1, 0)
-        trigger = (group.low_value_run >= play.resign_consecutive) & (group.would_resign == EMPTY)
+        run = np.where(hopeless, group.low_value_run[games, column] + 1, 0)
+        group.low_value_run[games, column] = run
+        trigger = (run >= play.resign_consecutive) & (group.would_resign == EMPTY)
         group.would_resign = np.where(trigger, mover, group.would_resign).astype(np.int8)
 
     def _finish(self, group: _Group, slot: int) -> tuple[Trajectory, SelfPlayStats]:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import logging
 import os
+import time
 from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
@@ -70,6 +71,7 @@ class Chunk:
     stats: SelfPlayStats
     version: int  # weight version the chunk ended with
     fair_komi: dict[str, int]  # the actor's fair-komi estimate per rule set
+    process_cpu_seconds: float  # the actor process's CPU time so far (train/cputime.py)
 
 
 class _SelfPlayActor:
@@ -90,7 +92,8 @@ class _SelfPlayActor:
     def play(self, plies: int) -> Chunk:
         result = self.player.play(plies)
         return Chunk(actor=self.actor, node=self.node, trajectories=result.trajectories, stats=result.stats,
-                     version=self.player.version, fair_komi=self.player.fair_komi())
+                     version=self.player.version, fair_komi=self.player.fair_komi(),
+                     process_cpu_seconds=time.process_time())
 
     def pid(self) -> int:
         return os.getpid()

@@ -5,8 +5,14 @@ checkpoint file is ``torch.save`` of a dict of tensors and plain Python values o
 with ``torch.load(weights_only=True)``: a damaged or hostile file cannot execute code. Files are
 written atomically (``fileio``), so a run killed at any moment leaves only whole checkpoints.
 
+Integrity: ``sha256`` is the SHA-256 of everything else the file holds (``payload_digest``: every
+tensor's dtype, shape and bytes, every plain value, in a fixed order), checked on every load, so
+a flipped bit anywhere (a weight, the step, the config) is refused instead of loading a silently
+changed network. Non-finite weights (NaN, inf) are refused when writing and when reading.
+
 Contents (``CHECKPOINT_FORMAT``, version ``CHECKPOINT_VERSION``):
     format, version    identify the file
+    sha256             the digest of all the fields below and ``format``, ``version``
     step               learner steps done
     config             the run's full config as a plain dict (``config.config_to_dict``)
     model              the network's state dict
@@ -17,8 +23,11 @@ Contents (``CHECKPOINT_FORMAT``, version ``CHECKPOINT_VERSION``):
 
 from __future__ import annotations
 
+import hashlib
 import io
+import math
 import re
+import struct
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
@@ -29,7 +38,7 @@ from ..config import Config, ConfigError, config_from_dict, config_to_dict
 from ..fileio import write_bytes_atomic
 
 CHECKPOINT_FORMAT = "catena-zero-checkpoint"
-CHECKPOINT_VERSION = 1
+CHECKPOINT_VERSION = 2  # 2: with the sha256 of the contents
 CHECKPOINT_DIR = "ckpt"
 _NAME = re.compile(r"^step-(\d{8,})\.pt$")
 
@@ -55,8 +64,73 @@ def checkpoint_name(step: int) -> str:
     return f"step-{step:08d}.pt"
 
 
+def _digest_into(h, value: Any) -> None:
+    """Feed ``value`` (tensors and plain values, nested) to the hash ``h`` unambiguously: a type
+    tag, then a length or fixed-size encoding, so different contents never give the same stream."""
+    if isinstance(value, torch.Tensor):
+        t = value.detach().cpu().contiguous()
+        h.update(b"T" + str(t.dtype).encode() + repr(tuple(t.shape)).encode())
+        raw = t.reshape(-1).view(torch.uint8).numpy().tobytes() if t.numel() else b""
+        h.update(struct.pack("<Q", len(raw)) + raw)
+    elif value is None:
+        h.update(b"N")
+    elif isinstance(value, bool):
+        h.update(b"B1" if value else b"B0")
+    elif isinstance(value, int):
+        text = str(value).encode()
+        h.update(b"I" + struct.pack("<Q", len(text)) + text)
+    elif isinstance(value, float):
+        h.update(b"F" + struct.pack("<d", value))
+    elif isinstance(value, (str, bytes)):
+        raw = value.encode("utf-8", "surrogatepass") if isinstance(value, str) else value
+        h.update((b"S" if isinstance(value, str) else b"Y") + struct.pack("<Q", len(raw)) + raw)
+    elif isinstance(value, (list, tuple)):
+        h.update((b"L" if isinstance(value, list) else b"U") + struct.pack("<Q", len(value)))
+        for item in value:
+            _digest_into(h, item)
+    elif isinstance(value, dict):
+        items = sorted(value.items(), key=lambda kv: (type(kv[0]).__name__, str(kv[0])))
+        h.update(b"D" + struct.pack("<Q", len(items)))
+        for key, item in items:
+            _digest_into(h, key)
+            _digest_into(h, item)
+    else:
+        raise TypeError(f"a checkpoint holds tensors and plain values only, not {type(value).__name__}")
+
+
+def payload_digest(payload: dict) -> str:
+    """SHA-256 (hex) of a checkpoint payload without its ``sha256`` field."""
+    h = hashlib.sha256()
+    _digest_into(h, {k: v for k, v in payload.items() if k != "sha256"})
+    return h.hexdigest()
+
+
+def non_finite_tensor(tensors: Any, prefix: str = "") -> Optional[str]:
+    """The name of the first floating tensor in ``tensors`` (nested dicts/lists) with a NaN or an
+    infinity, None when all are finite."""
+    if isinstance(tensors, torch.Tensor):
+        if tensors.is_floating_point() and tensors.numel() and not bool(torch.isfinite(tensors).all()):
+            return prefix or "a tensor"
+        return None
+    if isinstance(tensors, float) and not math.isfinite(tensors):
+        return prefix or "a value"
+    items = tensors.items() if isinstance(tensors, dict) else enumerate(tensors) if isinstance(tensors, (list, tuple)) else ()
+    for key, item in items:
+        found = non_finite_tensor(item, f"{prefix}.{key}" if prefix else str(key))
+        if found is not None:
+            return found
+    return None
+
+
 def save_checkpoint(run_dir: str | Path, checkpoint: Checkpoint) -> Path:
-    """Write ``checkpoint`` into ``run_dir/ckpt/`` atomically; returns its path."""
+    """Write ``checkpoint`` into ``run_dir/ckpt/`` atomically; returns its path.
+
+    ``CheckpointError`` if a weight (or optimiser state) is NaN or infinite: such a network can
+    only fail later, mid-game, so it is never written.
+    """
+    bad = non_finite_tensor({"model": checkpoint.model, "optimizer": checkpoint.optimizer})
+    if bad is not None:
+        raise CheckpointError(f"refusing to write checkpoint step {checkpoint.step}: {bad} is not finite (NaN or inf)")
     folder = Path(run_dir) / CHECKPOINT_DIR
     folder.mkdir(parents=True, exist_ok=True)
     payload = {
@@ -69,6 +143,7 @@ def save_checkpoint(run_dir: str | Path, checkpoint: Checkpoint) -> Path:
         "counters": dict(checkpoint.counters),
         "extra": dict(checkpoint.extra),
     }
+    payload["sha256"] = payload_digest(payload)
     buffer = io.BytesIO()
     torch.save(payload, buffer)
     return write_bytes_atomic(folder / checkpoint_name(checkpoint.step), buffer.getvalue())
@@ -90,6 +165,17 @@ def load_checkpoint(path: str | Path, map_location: str | torch.device = "cpu") 
         raise CheckpointError(
             f"{path} has checkpoint version {payload.get('version')!r}; this catena-zero reads version {CHECKPOINT_VERSION}")
     try:
+        intact = payload.get("sha256") == payload_digest(payload)
+    except TypeError as exc:
+        raise CheckpointError(f"{path} is damaged: {exc}") from None
+    if not intact:
+        raise CheckpointError(f"{path} is damaged: its contents do not match their checksum")
+    if not isinstance(payload.get("model"), dict):
+        raise CheckpointError(f"{path} is missing or has a bad field: model")
+    bad = non_finite_tensor({"model": payload["model"], "optimizer": payload.get("optimizer")})
+    if bad is not None:
+        raise CheckpointError(f"{path} holds non-finite weights ({bad} is NaN or inf): the network is broken")
+    try:
         config = config_from_dict(payload["config"])
         return Checkpoint(
             step=int(payload["step"]),
@@ -104,6 +190,25 @@ def load_checkpoint(path: str | Path, map_location: str | torch.device = "cpu") 
         raise CheckpointError(f"{path}: its config is not valid for this catena-zero: {exc}") from None
     except (KeyError, TypeError, ValueError) as exc:
         raise CheckpointError(f"{path} is missing or has a bad field: {exc}") from None
+
+
+def newest_intact_checkpoint(run_dir: str | Path, map_location: str | torch.device = "cpu"
+                             ) -> tuple[Optional[Checkpoint], list[str]]:
+    """The newest checkpoint of a run folder that loads (checksum, finite weights), and one line
+    for each newer one skipped as damaged; (None, lines) when no checkpoint loads."""
+    return newest_intact_checkpoint_of(list_checkpoints(run_dir), map_location)
+
+
+def newest_intact_checkpoint_of(found: list[tuple[int, Path]], map_location: str | torch.device = "cpu"
+                                ) -> tuple[Optional[Checkpoint], list[str]]:
+    """``newest_intact_checkpoint`` over (step, path) pairs, oldest first (``list_checkpoints``)."""
+    skipped = []
+    for _, path in reversed(found):
+        try:
+            return load_checkpoint(path, map_location), skipped
+        except CheckpointError as exc:
+            skipped.append(str(exc))
+    return None, skipped
 
 
 def list_checkpoints(run_dir: str | Path) -> list[tuple[int, Path]]:

@@ -9,7 +9,8 @@ The driver loop never blocks on self-play nor self-play on the learner (DESIGN.m
 3. publish the weights to the actors every ``run.publish_interval_steps`` steps (versioned: every
    position records the version that played it, and the staleness is logged);
 4. checkpoint every ``run.checkpoint_interval`` steps (atomic files; the replay buffer too), run
-   the in-loop matches every ``eval.interval_steps`` as a Ray task beside the loop;
+   the in-loop matches every ``eval.interval_steps`` as a Ray task beside the loop, skipped when
+   they would take more than ``eval.max_cpu_share`` of the session's CPU time (``cputime.py``);
 5. stop at the first bound reached (``run.max_steps/max_positions/max_minutes``), on Ctrl-C or on a
    diverged loss, always with a final checkpoint (the last good one when the loss diverged).
 """
@@ -31,7 +32,9 @@ from ..config import RESUMABLE_KEYS, Config, ConfigError, config_diff, config_to
 from ..fileio import write_text_atomic
 from ..selfplay.play import SelfPlayStats, rule_sets, rules_key
 from ..selfplay.types import Trajectory
-from .checkpoint import Checkpoint, list_checkpoints, load_checkpoint, prune_checkpoints, save_checkpoint
+from .checkpoint import (Checkpoint, list_checkpoints, load_checkpoint, newest_intact_checkpoint,
+                         newest_intact_checkpoint_of, prune_checkpoints, save_checkpoint)
+from .cputime import CpuAccount, CpuReport
 from .inloop import InLoopResult, evaluate_in_loop
 from .learner import Learner, TrainingDiverged
 from .progress import Progress
@@ -60,6 +63,8 @@ class RunSummary:
     last_eval: Optional[InLoopResult]
     actor_restarts: int
     actor_nodes: int  # distinct Ray nodes the self-play chunks of this session came from
+    cpu: Optional[CpuReport] = None  # where this session's CPU time went
+    evaluations_skipped: int = 0  # in-loop evaluations skipped to stay within eval.max_cpu_share
 
 
 def prepare_run(config: Config, default_name: str, run_name: Optional[str], resume: bool) -> tuple[Path, Config]:
@@ -156,7 +161,8 @@ class TrainingRun:
         # The learner gets the CPUs the actors leave free (one thread at least): torch's default of
         # all cores fights the actors for them and ran 4-5x slower here than one thread.
         run = config.run
-        free = (run.num_cpus or os.cpu_count() or 1) - run.num_actors * run.cpus_per_actor
+        self.cpus = float(run.num_cpus or os.cpu_count() or 1)
+        free = self.cpus - run.num_actors * run.cpus_per_actor
         torch.set_num_threads(max(1, int(free)))
         generator = torch.Generator().manual_seed(int(learner_seed.generate_state(1)[0]))
         self.learner = Learner(config.net, config.train, generator)
@@ -169,6 +175,9 @@ class TrainingRun:
         self.previous_weights: Optional[dict] = None  # the last kept checkpoint's, for "previous"
         self.last_checkpoint: Optional[Path] = None
         self.nodes: set[str] = set()  # Ray nodes that self-play ran on
+        self.cpu = CpuAccount(self.cpus)
+        self.evaluations_skipped = 0
+        self.last_eval_cpu = 0.0  # CPU seconds of the last in-loop evaluation (the next one's estimate)
         if resume:
             self._restore()
         from torch.utils.tensorboard import SummaryWriter
@@ -183,7 +192,14 @@ class TrainingRun:
         found = list_checkpoints(self.run_dir)
         if not found:
             return  # killed before the first checkpoint: start over in the same folder
-        checkpoint = load_checkpoint(found[-1][1])
+        checkpoint, skipped = newest_intact_checkpoint(self.run_dir)
+        for line in skipped:  # a damaged newest checkpoint: resume from the newest intact one
+            print(f"warning: skipping a damaged checkpoint: {line}", file=sys.stderr)
+        if checkpoint is None:
+            raise RunError(f"cannot resume {self.run_dir}: none of its {len(found)} checkpoint(s) is intact")
+        if skipped:
+            print(f"resuming from {checkpoint.path.name}, the newest intact checkpoint", file=sys.stderr)
+        found = [(step, path) for step, path in found if step <= checkpoint.step]
         self.learner.load_state_dict(checkpoint.extra["learner"])
         counters = checkpoint.counters
         self.counters = _Counters(step=checkpoint.step, positions=int(counters.get("positions", 0)),
@@ -193,7 +209,8 @@ class TrainingRun:
         self.fair_komi = dict(checkpoint.extra.get("fair_komi", {}))
         self.last_checkpoint = found[-1][1]
         if len(found) > 1:
-            self.previous_weights = load_checkpoint(found[-2][1]).model
+            previous, _ = newest_intact_checkpoint_of(found[:-1])
+            self.previous_weights = previous.model if previous is not None else None
         replay_path = self.run_dir / REPLAY_FILE
         if replay_path.exists():
             self.replay.load(replay_path)
@@ -204,13 +221,14 @@ class TrainingRun:
         workers, config = self.workers, self.config
         workers.start_ray(config.run.address, config.run.num_cpus)
         session_start = time.perf_counter()
+        self.cpu = CpuAccount(self.cpus)
         seconds_before = self.counters.seconds
         stop_reason = "interrupted"
         pool = None
         previous_sigterm = signal.signal(signal.SIGTERM, _raise_keyboard_interrupt)
         try:
             pool = workers.SelfPlayPool(config, self.actor_seeds)
-            pool.publish(self.learner.weights(), self.counters.step)
+            pool.publish(self.learner.averaged_weights(), self.counters.step)
             self.progress.start(self.counters.step, self._bounds())
             while True:
                 self.counters.seconds = seconds_before + time.perf_counter() - session_start
@@ -244,7 +262,8 @@ class TrainingRun:
         return RunSummary(run_dir=self.run_dir, checkpoint=self.last_checkpoint, step=self.counters.step,
                           positions=self.counters.positions, games=self.counters.games,
                           minutes=self.counters.seconds / 60, stop_reason=stop_reason, last_eval=self.last_eval,
-                          actor_restarts=restarts, actor_nodes=len(self.nodes))
+                          actor_restarts=restarts, actor_nodes=len(self.nodes), cpu=self.cpu.report(),
+                          evaluations_skipped=self.evaluations_skipped)
 
     def _bounds(self) -> dict[str, float]:
         run = self.config.run
@@ -275,6 +294,8 @@ class TrainingRun:
                 self.window.staleness_count += trajectory.num_positions
             self.counters.games += chunk.stats.games
             self.window.stats = self.window.stats + chunk.stats
+            self.cpu.add_actor(chunk.actor, chunk.process_cpu_seconds, chunk.stats.inference_cpu_seconds,
+                               chunk.stats.plies)
             self.fair_komi.update(chunk.fair_komi)
             if chunk.trajectories and self._due(self.config.run.sample_game_interval_steps, "_last_image"):
                 self._log_board(chunk.trajectories[0])
@@ -291,15 +312,17 @@ class TrainingRun:
 
     def _train_step(self, pool) -> None:
         config = self.config
+        cpu_started = time.process_time()
         batch = self.replay.sample(config.train.batch_size, self.rng)
         losses = self.learner.step(batch)
+        self.cpu.learner += time.process_time() - cpu_started
         self.replay.record_trained(config.train.batch_size)
         self.counters.step += 1
         self.counters.samples += config.train.batch_size
         step = self.counters.step
         self.last_losses = losses
         if step % config.run.publish_interval_steps == 0:
-            pool.publish(self.learner.weights(), step)
+            pool.publish(self.learner.averaged_weights(), step)
         if step % 10 == 0:
             for name, value in losses.items():
                 self.writer.add_scalar(f"loss/{name}", value, step)
@@ -318,7 +341,7 @@ class TrainingRun:
         checkpoint = Checkpoint(
             step=self.counters.step,
             config=self.config,
-            model=self.learner.weights(),
+            model=self.learner.averaged_weights(),  # the average when train.ema_decay > 0
             optimizer=None,
             counters=self.counters.as_dict(),
             extra={"learner": self.learner.state_dict(), "rng": self.rng.bit_generator.state,
@@ -337,11 +360,14 @@ class TrainingRun:
 
     # -- in-loop evaluation ----------------------------------------------------------------------
 
-    def _start_eval(self) -> None:
+    def _start_eval(self, final: bool = False) -> None:
         if self.pending_eval is not None or not self.config.eval.games:
             return  # one at a time: a slow evaluation is skipped, never queued
+        if not final and not self.cpu.evaluation_allowed(self.config.eval.max_cpu_share, self.last_eval_cpu):
+            self.evaluations_skipped += 1  # over its CPU share: self-play and the learner come first
+            return
         seed = int(self.eval_seeds.spawn(1)[0].generate_state(1)[0])
-        ref = self.workers.run_remote(evaluate_in_loop, self.config, self.learner.weights(),
+        ref = self.workers.run_remote(evaluate_in_loop, self.config, self.learner.averaged_weights(),
                                       self.previous_weights, dict(self.fair_komi), seed, self.counters.step)
         self.pending_eval = (ref, self.counters.step)
 
@@ -358,7 +384,7 @@ class TrainingRun:
         try:
             if self.pending_eval is None and self.config.eval.games and (
                     self.last_eval is None or self.last_eval.step != self.counters.step):
-                self._start_eval()
+                self._start_eval(final=True)
             if self.pending_eval is not None:
                 self.progress.note("finishing the in-loop evaluation ...")
                 ref, step = self.pending_eval
@@ -369,6 +395,9 @@ class TrainingRun:
 
     def _record_eval(self, result: InLoopResult, step: int) -> None:
         self.last_eval = result
+        self.last_eval_cpu = result.cpu_seconds
+        self.cpu.evaluation += result.cpu_seconds
+        self.writer.add_scalar("eval/cpu_seconds", result.cpu_seconds, step)
         for opponent, rate in result.win_rates.items():
             self.writer.add_scalar(f"eval/win_rate_vs_{opponent}", rate, step)
         self.progress.note(f"step {step}: {result.describe()}")
@@ -399,6 +428,13 @@ class TrainingRun:
             })
         if s.resign_checks:
             scalars["selfplay/false_resignation_rate"] = s.false_resignations / s.resign_checks
+        if s.openings:
+            scalars["selfplay/swap_rate"] = s.swaps / s.openings  # no_komi: second player takes Black
+        report = self.cpu.report()
+        for use, share in report.shares().items():
+            scalars[f"cpu/share_{use}"] = share
+        scalars["cpu/positions_per_selfplay_cpu_second"] = report.positions_per_selfplay_cpu_second
+        scalars["eval/skipped_for_cpu"] = self.evaluations_skipped
         for key, komi in self.fair_komi.items():
             scalars[f"selfplay/fair_komi/{key}"] = komi
         for tag, value in scalars.items():

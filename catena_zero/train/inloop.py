@@ -26,6 +26,7 @@ class InLoopResult:
     game: GameConfig  # the rule set and komi the matches were played at
     games: int  # per opponent
     win_rates: dict[str, float]  # opponent name -> score rate of the network in [0, 1]
+    cpu_seconds: float = 0.0  # CPU time the matches took (the task's process)
 
     def describe(self) -> str:
         rates = ", ".join(f"{rate:.0%} vs {name}" for name, rate in self.win_rates.items())
@@ -38,6 +39,8 @@ class InLoopResult:
 def evaluate_in_loop(config: Config, weights: dict, previous: Optional[dict], fair_komi: dict[str, int],
                      seed: int, step: int = 0) -> InLoopResult:
     """Play the configured matches of the network with ``weights`` (a CPU state dict)."""
+    import time
+
     import torch
 
     from ..eval.agents import NetAgent, RandomAgent, UCTAgent
@@ -45,6 +48,7 @@ def evaluate_in_loop(config: Config, weights: dict, previous: Optional[dict], fa
     from ..net import model_from_config
     from ..selfplay.play import rule_sets, rules_key
 
+    cpu_started = time.process_time()
     torch.set_num_threads(1)  # a guest on the actors' CPUs
     evaluation = config.eval
     rules = rule_sets(config)[0]
@@ -71,4 +75,5 @@ def evaluate_in_loop(config: Config, weights: dict, previous: Optional[dict], fa
     for name, opponent in opponents.items():
         result = play_match(current, opponent, game, evaluation.games, komi, rng)
         rates[name] = float(result.tally.score)
-    return InLoopResult(step=step, game=game, games=evaluation.games, win_rates=rates)
+    return InLoopResult(step=step, game=game, games=evaluation.games, win_rates=rates,
+                        cpu_seconds=time.process_time() - cpu_started)

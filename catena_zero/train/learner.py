@@ -1,8 +1,14 @@
 """The learner: the network, its optimiser and learning-rate schedule, one training step per batch.
 
 The driver samples a ``replay.Batch``, calls ``Learner.step`` (one optimiser step, returns the
-loss floats), publishes ``weights()`` to the self-play actors now and then, and checkpoints
-``state_dict()`` (model, optimiser, step; the schedule is a pure function of the step). A loss or
+loss floats), publishes ``averaged_weights()`` to the self-play actors now and then, and checkpoints
+``state_dict()`` (model, optimiser, step, the weight average; the schedule is a pure function of
+the step).
+
+With ``train.ema_decay`` > 0 the learner keeps an exponential moving average of the weights
+(batch-norm statistics included), the averaged copy KataGo exports (its stochastic weight averaging):
+the average of a noisy trajectory plays better than its last point. Everything outside the learner
+(self-play, checkpoints' ``model``, evaluation, export) uses the average. A loss or
 gradient that is not finite raises ``TrainingDiverged`` before the optimiser touches the weights,
 so the weights stay those of the last good step and the run can stop on its last checkpoint.
 """
@@ -71,6 +77,9 @@ class Learner:
             self.optimizer = torch.optim.AdamW(groups, lr=lr, betas=(config.momentum, 0.999))
         self._step = 0
         self.last_grad_norm = 0.0
+        # The moving average of the model's state (on its device), None when train.ema_decay is 0.
+        self._average: dict[str, torch.Tensor] | None = (
+            {k: v.detach().clone() for k, v in self.model.state_dict().items()} if config.ema_decay > 0 else None)
 
     @property
     def step_count(self) -> int:
@@ -135,7 +144,26 @@ class Learner:
         self.optimizer.step()
         self._step += 1
         self.last_grad_norm = grad_norm
+        self._update_average()
         return losses.floats()
+
+    def average_decay(self, step: int) -> float:
+        """The EMA decay after optimiser step ``step`` (1-based): min(ema_decay, (1 + t) / (10 + t)),
+        t = step - 1, so the first steps do not leave the average stuck at the random start."""
+        t = step - 1
+        return min(self.config.ema_decay, (1.0 + t) / (10.0 + t))
+
+    def _update_average(self) -> None:
+        if self._average is None:
+            return
+        decay = self.average_decay(self._step)
+        with torch.no_grad():
+            for name, value in self.model.state_dict().items():
+                average = self._average[name]
+                if average.is_floating_point():
+                    average.mul_(decay).add_(value.detach(), alpha=1.0 - decay)
+                else:  # counters (batch-norm's num_batches_tracked) are copied
+                    average.copy_(value)
 
     @staticmethod
     def _restore(buffers: list[tuple[torch.Tensor, torch.Tensor]]) -> None:
@@ -145,8 +173,15 @@ class Learner:
 
     # ------------------------------------------------------------------ checkpoints and publishing
     def weights(self) -> dict[str, torch.Tensor]:
-        """A CPU copy of the model's state dict, to publish to self-play actors."""
+        """A CPU copy of the model's state dict (the raw weights the optimiser trains)."""
         return {k: v.detach().to("cpu", copy=True) for k, v in self.model.state_dict().items()}
+
+    def averaged_weights(self) -> dict[str, torch.Tensor]:
+        """A CPU copy of the weights the rest of the run uses: the moving average when
+        ``train.ema_decay`` > 0, else the raw weights."""
+        if self._average is None:
+            return self.weights()
+        return {k: v.detach().to("cpu", copy=True) for k, v in self._average.items()}
 
     def state_dict(self) -> dict[str, Any]:
         """Model, optimiser and step: tensors and plain values only (``torch.load(weights_only=True)``)."""
@@ -157,6 +192,7 @@ class Learner:
             "optimizer_name": self.config.optimizer,
             "model": self.weights(),
             "optimizer": self.optimizer.state_dict(),
+            **({"average": self.averaged_weights()} if self._average is not None else {}),
         }
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
@@ -171,6 +207,13 @@ class Learner:
         try:
             self.model.load_state_dict(state["model"])
             self.optimizer.load_state_dict(state["optimizer"])
+            if self._average is not None:  # a state saved without an average starts one from its weights
+                saved = state.get("average", state["model"])
+                missing = set(self._average) ^ set(saved)
+                if missing:
+                    raise KeyError(f"weight average keys differ: {sorted(missing)[:3]}")
+                for name, average in self._average.items():
+                    average.copy_(saved[name])
         except (RuntimeError, ValueError, KeyError) as exc:
             first = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else type(exc).__name__
             raise ValueError(f"learner state does not fit this network or optimiser: {first}") from None

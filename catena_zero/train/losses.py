@@ -3,7 +3,8 @@
 Shape legend: B samples of one forward pass, A actions (N cells, then the button), N cells.
 
 Each term is a weighted mean over samples, each sample counting with its ``weight`` (lower after a
-soft resignation, KataGo):
+soft resignation, KataGo); the value, score and ownership terms further weight cheap-search samples
+(no policy target) by ``train.cheap_value_weight`` (KataGo 2019 sec. 3.1 trains on full searches only):
     policy     cross-entropy -sum_a pi_a log p_a to the search policy, over full-search positions
                only (``has_policy``; playout cap randomisation, KataGo 2019 sec. 3.1)
     value      win/draw/loss cross-entropy to the game's outcome (KataGo; AlphaZero used an MSE)
@@ -108,6 +109,8 @@ def compute_losses(pairs: Sequence[tuple[NetOutput, Targets]], config: TrainConf
         assert out.ownership.shape == t.ownership.shape and out.score.shape == (b,) and out.wdl_logits.shape == (b, 3)
         w = t.weight.float()
         pw = w * t.has_policy.float()
+        if config.cheap_value_weight != 1.0:  # value-type targets of cheap-search positions
+            w = torch.where(t.has_policy, w, w * config.cheap_value_weight)
         # Samples without a policy target may hold anything there: zero them before the product.
         policy_target = torch.where(t.has_policy[:, None], t.policy.float(), torch.zeros_like(t.policy, dtype=torch.float32))
         sums["policy"] = sums["policy"] + (pw * policy_cross_entropy(out.policy_logits.float(), policy_target)).sum()

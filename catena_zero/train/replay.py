@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import io
 import math
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
@@ -72,6 +73,29 @@ def window_size(positions: int, config: ReplayConfig) -> int:
         return positions
     grown = c * (1.0 + beta * ((positions / c) ** alpha - 1.0) / alpha)
     return min(positions, int(grown))
+
+
+def ring_bytes_per_position(width: int, actions: int, cells: int) -> int:
+    """Bytes of one ring slot: the arrays ``ReplayBuffer.__init__`` allocates, per position."""
+    return 2 * width + 2 * actions + cells + 1 + 1 + 4 + 2 + 4 + 1
+
+
+def machine_memory() -> int | None:
+    """Physical memory of this machine in bytes (None where the system does not say)."""
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def check_fits_in_memory(capacity: int, bytes_per_position: int) -> None:
+    """``ReplayError`` (one line, size and limit) when a full ring would not fit in the machine's
+    memory: checked before anything is allocated (and before Ray starts), not a MemoryError later."""
+    total, limit = capacity * bytes_per_position, machine_memory()
+    if limit is not None and total > limit:
+        raise ReplayError(f"replay.capacity {capacity:,} needs {total / 2**30:,.1f} GiB "
+                          f"({bytes_per_position:,} bytes per position), more than this machine's "
+                          f"{limit / 2**30:,.1f} GiB of memory; lower replay.capacity")
 
 
 @dataclass(frozen=True, eq=False)
@@ -206,6 +230,7 @@ class ReplayBuffer:
         self._rules = tuple(rules)
         width, actions, cells = _widest(rules)
         m = config.capacity
+        check_fits_in_memory(m, ring_bytes_per_position(width, actions, cells))
         # np.zeros maps untouched pages lazily: memory is committed as the ring fills.
         self._rows = np.zeros((m, width), dtype=np.int16)  # [M, W]
         self._policy = np.zeros((m, actions), dtype=np.float16)  # [M, A]

@@ -37,12 +37,13 @@ from typing import Any, Callable, Optional
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from ..game.options import GAME_TYPES, SCORINGS, GameConfig, komi_range
 from ..game.records import format_record
+from ..messages import one_line
 from .bots import BotPool, Snapshot, bot_answer, budget_kwargs, fair_komi_of
 from .sessions import SEATS, ApiError, GameSession, ServerConfig, SessionStore, check_strength
 from .views import GameView, InfoView, OptionsView, PositionView, StrengthView, supported_options, to_json
@@ -113,7 +114,9 @@ def create_app(pool: BotPool, config: ServerConfig = ServerConfig(),
             try:
                 data = json.loads(bytes(body).decode("utf-8"))
             except (UnicodeDecodeError, ValueError) as exc:
-                raise ApiError(400, f"the body is not valid JSON: {exc}") from None
+                raise ApiError(400, f"the body is not valid JSON: {one_line(exc)[:200]}") from None
+            except RecursionError:  # 15 KB of "[": json recurses once per level
+                raise ApiError(400, "the body is not valid JSON for this API: nested too deeply") from None
         if not isinstance(data, dict):
             raise ApiError(400, f"the body must be a JSON object, got {type(data).__name__}")
         for key, value in data.items():
@@ -237,7 +240,7 @@ def create_app(pool: BotPool, config: ServerConfig = ServerConfig(),
         try:
             await asyncio.shield(task)
         except Exception as exc:  # the bot failed or answered an illegal event: the game is unchanged
-            return JSONResponse({"error": f"the bot failed: {' '.join(str(exc).split()) or type(exc).__name__}"},
+            return JSONResponse({"error": f"the bot failed: {one_line(exc) or type(exc).__name__}"},
                                 status_code=500, headers=API_HEADERS)
         return state(session)
 
@@ -261,7 +264,7 @@ def create_app(pool: BotPool, config: ServerConfig = ServerConfig(),
                     isinstance(a.get("value"), (int, float)) and isinstance(a.get("score"), (int, float)):
                 session.record_value(game.move_number, game.to_move, a["value"], a["score"])
         except Exception as exc:
-            return JSONResponse({"error": f"the bot failed to evaluate: {' '.join(str(exc).split()) or type(exc).__name__}"},
+            return JSONResponse({"error": f"the bot failed to evaluate: {one_line(exc) or type(exc).__name__}"},
                                 status_code=500, headers=API_HEADERS)
         return JSONResponse(body, headers=API_HEADERS)
 
@@ -311,6 +314,11 @@ def create_app(pool: BotPool, config: ServerConfig = ServerConfig(),
             message = str(exc.detail)
         return JSONResponse({"error": message}, status_code=exc.status_code, headers=exc.headers)
 
+    async def client_gone(request: Request, exc: ClientDisconnect) -> Response:
+        # The client left mid-request (a partial body, or the request deadline closed it): nobody
+        # reads an answer, and it is no error of the server's, so nothing is logged.
+        return Response(status_code=400)
+
     async def server_error(request: Request, exc: Exception) -> JSONResponse:
         log.exception("internal error on %s %s", request.method, request.url.path)
         return JSONResponse({"error": f"internal server error: {type(exc).__name__}"}, status_code=500)
@@ -334,7 +342,7 @@ def create_app(pool: BotPool, config: ServerConfig = ServerConfig(),
         Route(game + "/review/{move}", review, methods=["GET"]),
     ]
     app = Starlette(routes=routes, exception_handlers={ApiError: api_error, HTTPException: http_error,
-                                                        Exception: server_error},
+                                                        ClientDisconnect: client_gone, Exception: server_error},
                     lifespan=_closing(pool))
     app.state.store = store  # for tests and the serve command
     app.state.pool = pool

@@ -77,6 +77,50 @@ def address_to_open(sock: socket.socket) -> tuple[str, bool]:
     return f"http://{shown}:{port}/", everywhere or not ipaddress.ip_address(host).is_loopback
 
 
+def timed_protocol(timeout_s: float) -> type:
+    """uvicorn's HTTP/1.1 protocol (h11) with a deadline: a request must arrive whole (headers and
+    body) within ``timeout_s`` of the connection opening or of the previous response, else the
+    connection is closed. uvicorn alone waits for slow headers and bodies forever."""
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    class TimedH11Protocol(H11Protocol):
+        def connection_made(self, transport) -> None:  # type: ignore[override]
+            super().connection_made(transport)
+            self._deadline = None
+            self._arm()
+
+        def _arm(self) -> None:
+            if self._deadline is not None:
+                self._deadline.cancel()
+            self._deadline = self.loop.call_later(timeout_s, self._too_slow)
+
+        def _too_slow(self) -> None:
+            cycle = self.cycle
+            waiting = cycle is None or cycle.response_complete or cycle.more_body  # headers or body still due
+            if waiting and not self.transport.is_closing():
+                self.transport.close()  # the app, if it was reading the body, sees a disconnect
+
+        def on_response_complete(self) -> None:
+            super().on_response_complete()
+            if not self.transport.is_closing():
+                self._arm()  # the next request on this connection has its own deadline
+
+        def connection_lost(self, exc) -> None:
+            if self._deadline is not None:
+                self._deadline.cancel()
+            super().connection_lost(exc)
+
+    return TimedH11Protocol
+
+
+def uvicorn_config(app, config: ServerConfig, log_level: str = "warning", lifespan: str = "off"):
+    """uvicorn's settings for the app: capped connections (503 beyond) and the request deadline."""
+    import uvicorn
+
+    return uvicorn.Config(app, log_level=log_level, lifespan=lifespan, http=timed_protocol(config.request_timeout_s),
+                          limit_concurrency=config.max_connections, timeout_keep_alive=5)
+
+
 def serve(bot: BotOptions, host: str, port: int, config: ServerConfig, out: TextIO = sys.stdout) -> None:
     """Load the bot, print the address to open, and serve until interrupted (Ctrl-C)."""
     import uvicorn
@@ -99,7 +143,7 @@ def serve(bot: BotOptions, host: str, port: int, config: ServerConfig, out: Text
     print(f"open {url} in a browser (Ctrl-C stops the server)", file=out, flush=True)
     # Lifespan off: uvicorn re-raises Ctrl-C once it has shut down, which would cancel a pending
     # lifespan task with a logged traceback; the pool is closed here instead.
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
+    server = uvicorn.Server(uvicorn_config(app, config))
     try:
         server.run(sockets=[sock])
     except KeyboardInterrupt:  # uvicorn shut down cleanly on Ctrl-C, then passed the signal on

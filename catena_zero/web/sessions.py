@@ -54,6 +54,11 @@ class ServerConfig:
     max_simulations, max_seconds: the strongest search a person may ask of the bot for a game
                 (2000 simulations or 10 s a move: one game's think must not hold a worker for
                 minutes while others wait).
+    max_connections: open connections served at once (uvicorn's ``limit_concurrency``); a request
+                beyond them gets 503 (64: a page holds one or two).
+    request_timeout_s: a request must arrive whole, headers and body, within this many seconds of
+                the connection opening or of the previous answer, else the connection is closed, so
+                slow (or stalled) clients cannot hold connections (10 s; a real request takes ms).
     """
 
     max_games: int = 64
@@ -62,17 +67,21 @@ class ServerConfig:
     max_body: int = 16384
     max_simulations: int = 2000
     max_seconds: float = 10.0
+    max_connections: int = 64
+    request_timeout_s: float = 10.0
 
     def __post_init__(self) -> None:
         if isinstance(self.max_seconds, bool) or not isinstance(self.max_seconds, (int, float)) \
-                or not self.max_seconds > 0:
+                or not 0 < self.max_seconds < float("inf"):
             raise ValueError(f"max_seconds must be a number of seconds > 0, got {self.max_seconds!r}")
-        for name in ("max_games", "workers", "max_body", "max_simulations"):
+        for name in ("max_games", "workers", "max_body", "max_connections", "max_simulations"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"{name} must be a whole number >= 1, got {value!r}")
-        if isinstance(self.expire_s, bool) or not isinstance(self.expire_s, (int, float)) or not self.expire_s > 0:
-            raise ValueError(f"expire_s must be a number of seconds > 0, got {self.expire_s!r}")
+        for name in ("expire_s", "request_timeout_s"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < float("inf"):
+                raise ValueError(f"{name} must be a number of seconds > 0, got {value!r}")
 
 
 def check_strength(simulations: Optional[int], seconds: Optional[float], config: ServerConfig) -> None:

@@ -1,0 +1,82 @@
+"""Does the fair komi a network names mean something? (R6, R7)
+
+Three checks, printed by ``scripts/fair_komi.py``:
+
+- **Black's share in self-play.** The network plays itself (the same search on both sides, no
+  noise) from varied openings (``opening_plies`` random plies, distinct up to symmetry, each played
+  twice with the colours swapped) at the komi it names, k, and at k - 2 and k + 2. At a fair komi
+  Black should win about half (40-60%), more at k - 2 (less komi for White) and less at k + 2.
+- **Settling.** The fair-komi estimate self-play logged during the run
+  (``selfplay/fair_komi/<rule set>`` in TensorBoard): its range over the last third of the run.
+- **Exact on side 3.** Exhaustive search (``search.solver.exact_fair_komi``) knows the komis k, k + 1
+  at which perfect play flips from a Black win to a White win; a side-3 network should name one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional
+
+import numpy as np
+
+from ..game.options import GameConfig
+
+
+@dataclass(frozen=True)
+class BlackShare:
+    """Self-play of one network at one komi."""
+
+    komi: int
+    games: int
+    black_wins: int
+    draws: int
+
+    @property
+    def share(self) -> float:
+        """Black's score rate: (wins + draws / 2) / games."""
+        return (self.black_wins + 0.5 * self.draws) / self.games
+
+    @property
+    def interval(self) -> tuple[float, float]:
+        from .ratings import score_interval
+
+        return score_interval(self.black_wins, self.draws, self.games - self.black_wins - self.draws)
+
+
+def black_share(agent, game: GameConfig, komi: int, games: int, rng: np.random.Generator,
+                opening_plies: int = 2) -> BlackShare:
+    """The network against itself at ``komi``: how often Black wins."""
+    from .arena import play_match
+
+    from ..game.rules import BLACK, EMPTY
+
+    result = play_match(agent, agent, game, games, komi, rng, opening_plies=opening_plies)
+    return BlackShare(komi=komi, games=games, black_wins=sum(g.winner == BLACK for g in result.games),
+                      draws=sum(g.winner == EMPTY for g in result.games))
+
+
+def komi_settling(run_dir: str | Path, rule_set_key: str) -> Optional[tuple[list[int], list[float]]]:
+    """(steps, fair komi) that self-play logged for ``rule_set_key`` (e.g. ``side4-komi-standard``)
+    in the run's TensorBoard events; None when the run logged none."""
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    folder = Path(run_dir) / "tensorboard"
+    if not folder.is_dir():
+        return None
+    events = EventAccumulator(str(folder), size_guidance={"scalars": 0})
+    events.Reload()
+    tag = f"selfplay/fair_komi/{rule_set_key}"
+    if tag not in events.Tags().get("scalars", []):
+        return None
+    scalars = events.Scalars(tag)
+    return [s.step for s in scalars], [s.value for s in scalars]
+
+
+def last_third_range(steps: list[int], komis: list[float]) -> tuple[float, float]:
+    """(lowest, highest) fair komi over the last third of the steps."""
+    if not steps:
+        raise ValueError("no fair-komi values logged")
+    cut = steps[0] + (steps[-1] - steps[0]) * 2 / 3
+    tail = [k for s, k in zip(steps, komis) if s >= cut]
+    return min(tail), max(tail)

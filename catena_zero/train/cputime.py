@@ -1,0 +1,88 @@
+"""Where a training run's CPU time goes: self-play search, network inference, the learner, the
+in-loop evaluation, the rest of the driver, and idle (what nobody used of wall time x CPUs).
+
+Each process measures its own CPU time with ``time.process_time``: a self-play actor reports its
+process's running total and its inference seconds with every chunk (``selfplay/workers.Chunk``),
+the in-loop evaluation task its own seconds (``InLoopResult.cpu_seconds``), and the driver its
+learner steps and its whole process. On 2 cores these shares decide the split of learner and actors
+(docs/TRAINING.md), so they are logged to TensorBoard (``cpu/*``) and printed at the end of a run.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class CpuReport:
+    """CPU seconds of one session of a run, by use; ``idle`` is wall x cpus minus the rest."""
+
+    wall: float  # seconds of the session
+    cpus: float  # CPUs the run had (run.num_cpus, else this machine's)
+    selfplay_search: float  # the actors' CPU time less inference: search, environment, bookkeeping
+    inference: float  # the actors' network evaluations
+    learner: float  # the driver's training steps (sampling, forward, backward, optimiser)
+    evaluation: float  # the in-loop matches
+    driver_other: float  # the rest of the driver process: replay, polling, checkpoints, TensorBoard
+    positions: int  # self-play positions made in the session
+
+    @property
+    def idle(self) -> float:
+        used = self.selfplay_search + self.inference + self.learner + self.evaluation + self.driver_other
+        return max(0.0, self.wall * self.cpus - used)
+
+    @property
+    def positions_per_selfplay_cpu_second(self) -> float:
+        return self.positions / max(self.selfplay_search + self.inference, 1e-9)
+
+    def shares(self) -> dict[str, float]:
+        """Each use as a share of wall x cpus (TensorBoard ``cpu/share_<use>``)."""
+        total = max(self.wall * self.cpus, 1e-9)
+        return {"selfplay_search": self.selfplay_search / total, "inference": self.inference / total,
+                "learner": self.learner / total, "evaluation": self.evaluation / total,
+                "driver_other": self.driver_other / total, "idle": self.idle / total}
+
+    def describe(self) -> str:
+        """One line for the end of a run."""
+        parts = ", ".join(f"{name.replace('_', ' ')} {share:.0%}" for name, share in self.shares().items())
+        return (f"CPU time ({self.cpus:g} CPUs x {self.wall / 60:.1f} min): {parts}; "
+                f"{self.positions_per_selfplay_cpu_second:.1f} positions per self-play CPU-second")
+
+
+@dataclass
+class CpuAccount:
+    """Running CPU totals of a session, fed by the driver loop."""
+
+    cpus: float
+    learner: float = 0.0
+    evaluation: float = 0.0
+    inference: float = 0.0
+    positions: int = 0
+    started: float = field(default_factory=time.perf_counter)
+    driver_started: float = field(default_factory=time.process_time)
+    _actor_latest: dict[int, float] = field(default_factory=dict)  # slot -> the process's running total
+    _actor_retired: float = 0.0  # totals of actor processes that were replaced
+
+    def add_actor(self, slot: int, process_seconds: float, inference_seconds: float, positions: int) -> None:
+        """A chunk's figures: its actor process's running CPU total and the chunk's inference."""
+        last = self._actor_latest.get(slot, 0.0)
+        if process_seconds < last:  # a new process in this slot (the old one died): keep the old total
+            self._actor_retired += last
+        self._actor_latest[slot] = process_seconds
+        self.inference += inference_seconds
+        self.positions += positions
+
+    def report(self) -> CpuReport:
+        actors = self._actor_retired + sum(self._actor_latest.values())
+        driver = time.process_time() - self.driver_started
+        return CpuReport(wall=time.perf_counter() - self.started, cpus=self.cpus,
+                         selfplay_search=max(0.0, actors - self.inference), inference=self.inference,
+                         learner=self.learner, evaluation=self.evaluation,
+                         driver_other=max(0.0, driver - self.learner), positions=self.positions)
+
+    def evaluation_allowed(self, max_share: float, expected_seconds: float) -> bool:
+        """Would one more evaluation of ``expected_seconds`` keep evaluation within ``max_share``
+        of the session's wall x cpus? (The first one is always allowed: its cost is unknown.)"""
+        budget = max_share * self.cpus * (time.perf_counter() - self.started)
+        return self.evaluation + expected_seconds <= budget
