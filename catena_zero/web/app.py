@@ -278,7 +278,7 @@ def create_app(pool: BotPool, config: ServerConfig = ServerConfig(),
                 session.komi_advice = await pool.run(lambda b: fair_komi_of(b, options))
             except Exception as exc:
                 return JSONResponse({"error": f"the bot failed to estimate the komi: "
-                                              f"{' '.join(str(exc).split()) or type(exc).__name__}"},
+                                              f"{one_line(exc) or type(exc).__name__}"},
                                     status_code=500, headers=API_HEADERS)
         return JSONResponse({"komi": session.komi_advice, "komi_min": lo, "komi_max": hi,
                              "game_type": c.game_type}, headers=API_HEADERS)
