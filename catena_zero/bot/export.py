@@ -43,12 +43,12 @@ import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable, Optional
+from typing import TYPE_CHECKING, Iterable, Optional
 
 from .. import __version__
 from ..config import Config, ConfigError, NetConfig, SearchConfig, config_from_dict
 from ..fileio import write_bytes_atomic
-from ..game.options import GameConfig
+from ..game.options import GameConfig, RuleSet
 from ..messages import quote
 
 if TYPE_CHECKING:
@@ -67,29 +67,6 @@ _HEADER_KEYS = ("format", "version", "catena_zero", "step", "source", "net", "se
 
 class BotFileError(ValueError):
     """A bot file is missing, not a bot file, of an unknown version, damaged, or does not fit."""
-
-
-@dataclass(frozen=True)
-class RuleSet:
-    """The options a network was trained for, komi aside (komi is a network input)."""
-
-    side: int
-    game_type: str
-    scoring: str
-
-    def __post_init__(self) -> None:
-        GameConfig(side=self.side, game_type=self.game_type, scoring=self.scoring)  # ValueError if invalid
-
-    @classmethod
-    def of(cls, config: GameConfig) -> RuleSet:
-        return cls(config.side, config.game_type, config.scoring)
-
-    def covers(self, config: GameConfig) -> bool:
-        """Whether a game under ``config`` (any komi) is one this rule set describes."""
-        return (config.side, config.game_type, config.scoring) == (self.side, self.game_type, self.scoring)
-
-    def __str__(self) -> str:
-        return f"side {self.side} {self.game_type} {self.scoring}"
 
 
 @dataclass(frozen=True)
@@ -153,7 +130,7 @@ def _default_game(config: Config, trained_for: tuple[RuleSet, ...]) -> GameConfi
     if any(r.covers(config.game) for r in trained_for):
         return config.game
     first = trained_for[0]
-    return GameConfig(side=first.side, game_type=first.game_type, scoring=first.scoring)
+    return first.game()
 
 
 # ------------------------------------------------------------------------------ writing

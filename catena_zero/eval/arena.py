@@ -46,7 +46,8 @@ from ..game.options import GameConfig, komi_range
 from ..game.records import format_record
 from ..game.rules import Game
 from ..game.vec_env import BLACK, EMPTY, WHITE, VecEnv, random_legal_actions
-from .agents import Agent, KomiEstimate
+from ..search.komi import KomiEstimate
+from .agents import Agent
 from .ratings import elo_from_score, elo_interval, score_interval, score_rate
 from .specs import AgentSpec, build_agent
 

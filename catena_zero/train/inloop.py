@@ -15,7 +15,7 @@ from typing import Optional
 import numpy as np
 
 from ..config import Config
-from ..game.options import GameConfig
+from ..game.options import GameConfig, rules_key
 
 
 @dataclass(frozen=True)
@@ -46,7 +46,7 @@ def evaluate_in_loop(config: Config, weights: dict, previous: Optional[dict], fa
     from ..eval.agents import NetAgent, RandomAgent, UCTAgent
     from ..eval.arena import play_match
     from ..net import model_from_config
-    from ..selfplay.play import rule_sets, rules_key
+    from ..selfplay.play import rule_sets
 
     cpu_started = time.process_time()
     torch.set_num_threads(1)  # a guest on the actors' CPUs

@@ -128,18 +128,15 @@ class VecEnv(BatchedEngine, RowEngine):
         self._check_state(state)
         lay = self._lay
         row = state.data[i]
-        cfg = GameConfig(side=self.config.side, game_type=self.config.game_type,
-                         scoring=self.config.scoring, komi=int(row[lay.komi]))
+        cfg = lay.rules.game(komi=int(row[lay.komi]))
         moves = row[lay.history:lay.history + int(row[lay.move_number])]
         return Game.replay(cfg, [int(a) for a in moves])
 
     def from_games(self, games: list[Game]) -> EnvState:
         """A state holding ``games`` (same side, game type and scoring as this env)."""
         for g in games:
-            c = g.config
-            mine = self.config
-            if (c.side, c.game_type, c.scoring) != (mine.side, mine.game_type, mine.scoring):
-                raise ValueError(f"game options {c} do not match the environment's {self.config}")
+            if not self._lay.rules.covers(g.config):
+                raise ValueError(f"game options {g.config} do not match the environment's {self.config}")
         state = self.reset(len(games), np.array([g.config.komi for g in games], dtype=np.int64))
         histories = [g.actions for g in games]
         longest = max((len(h) for h in histories), default=0)

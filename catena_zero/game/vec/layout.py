@@ -58,7 +58,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..options import GameConfig
+from ..options import GameConfig, RuleSet
 from ..rules import BLACK
 from ..spec import BoardSpec, board_spec
 from .scores import _scores
@@ -75,7 +75,8 @@ _LOST_MAX = 15
 class _Layout:
     """Column offsets of the packed game row, and the static tables of one board size."""
 
-    config: GameConfig
+    config: GameConfig  # komi 0
+    rules: RuleSet  # what the layout and the stepping depend on (komi is per game)
     spec: BoardSpec
     n: int  # N
     p: int  # P = N + 2
@@ -104,11 +105,6 @@ class _Layout:
     adj: np.ndarray = field(repr=False)  # [P * P] bool, adj[c * P + d]: c and d are neighbours
     template: np.ndarray = field(repr=False)  # [W] int16, the packed row of a new game (komi 0)
 
-    @property
-    def rules(self) -> tuple[int, str, str]:
-        """(side, game type, scoring): what the layout and the stepping depend on (komi is per game)."""
-        return _rules(self.config)
-
     def __reduce__(self):
         # Pickled as its rules only (the tables are about 53 KB on side 6): unpickling looks the
         # layout up in this process's cache, so states sent between processes (Ray) stay small
@@ -116,25 +112,21 @@ class _Layout:
         return (_layout_for, (self.config,))
 
 
-def _rules(config: GameConfig) -> tuple[int, str, str]:
-    return (config.side, config.game_type, config.scoring)
-
-
 # One layout per rule set and process, shared by every VecEnv and every unpickled EnvState.
-_LAYOUTS: dict[tuple[int, str, str], _Layout] = {}
+_LAYOUTS: dict[RuleSet, _Layout] = {}
 
 
 def _layout_for(config: GameConfig) -> _Layout:
     """The cached layout of ``config``'s rules (built on first use; komi plays no part)."""
-    key = _rules(config)
-    layout = _LAYOUTS.get(key)
+    rules = RuleSet.of(config)
+    layout = _LAYOUTS.get(rules)
     if layout is None:
-        layout = _LAYOUTS[key] = _make_layout(GameConfig(side=config.side, game_type=config.game_type,
-                                                         scoring=config.scoring))
+        layout = _LAYOUTS[rules] = _make_layout(rules)
     return layout
 
 
-def _make_layout(config: GameConfig) -> _Layout:
+def _make_layout(rules: RuleSet) -> _Layout:
+    config = rules.game()
     spec = board_spec(config.side)
     n = spec.num_cells
     p, sent = n + 2, n + 1
@@ -169,7 +161,7 @@ def _make_layout(config: GameConfig) -> _Layout:
     t[offsets["history"]:offsets["history"] + n + 1] = -1
     for arr in (nbr, adj, t):
         arr.setflags(write=False)
-    return _Layout(config=config, spec=spec, n=n, p=p, sent=sent, width=width, **offsets,
+    return _Layout(config=config, rules=rules, spec=spec, n=n, p=p, sent=sent, width=width, **offsets,
                    nbr=nbr, adj=adj.ravel(), template=t)
 
 
