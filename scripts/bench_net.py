@@ -53,7 +53,7 @@ import torch
 from catena_zero.config import NetConfig
 from catena_zero.game import GameConfig
 from catena_zero.game.vec_env import VecEnv, random_legal_actions
-from catena_zero.net import NetEvaluator, encode, model_from_config, num_parameters
+from catena_zero.net import NetEvaluator, encode, model_from_config, model_from_weights, num_parameters
 from catena_zero.net.device import inference_autocast, set_torch_threads
 from catena_zero.net.evaluator import masked_softmax
 from catena_zero.net.features import pad_features
@@ -135,9 +135,7 @@ class Runner:
 
     def __init__(self, config: NetConfig, state_dict: dict, variant: Variant) -> None:
         self.variant = variant
-        model = model_from_config(dataclasses.replace(config, channels_last=variant.channels_last))
-        model.load_state_dict(state_dict)
-        self.model = model.eval()
+        self.model = model_from_weights(dataclasses.replace(config, channels_last=variant.channels_last), state_dict)
         self.forward = torch.compile(self.model) if variant.compiled else self.model
         self.compile_seconds = 0.0
         self._traced = None

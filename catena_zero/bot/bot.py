@@ -218,15 +218,13 @@ class Bot:
     @classmethod
     def from_file(cls, bot_file: BotFile, **options) -> Bot:
         """The bot of a ``BotFile`` record (``export.read_bot``)."""
-        from ..net import model_from_config
+        from ..net import WeightsMismatch, model_from_weights
         from .export import BotFileError
 
-        model = model_from_config(bot_file.header.net)
         try:
-            model.load_state_dict(bot_file.weights)
-        except RuntimeError as exc:
-            first = str(exc).strip().splitlines()[0][:200]
-            raise BotFileError(f"{bot_file.path or 'bot file'}: weights do not fit its network config: {first}") from None
+            model = model_from_weights(bot_file.header.net, bot_file.weights)
+        except WeightsMismatch as exc:
+            raise BotFileError(f"{bot_file.path or 'bot file'}: {exc}") from None
         return cls(model, bot_file.header, path=bot_file.path, **options)
 
     # -- what it plays -----------------------------------------------------------------------------

@@ -164,16 +164,14 @@ def export_bot(checkpoint: "Checkpoint", out: str | Path, trained_for: Optional[
 
 def _fitted_weights(net: NetConfig, weights: dict, where: str) -> dict:
     """The state dict of a ``net`` model loaded with ``weights`` (contiguous CPU tensors)."""
-    from ..net import model_from_config
+    from ..net import WeightsMismatch, model_from_weights
 
     if isinstance(weights, dict) and all(hasattr(t, "shape") for t in weights.values()):
         _check_shapes(net, weights, where)  # before a network of the config's size is built
-    model = model_from_config(net)
     try:
-        model.load_state_dict(weights)
-    except (RuntimeError, TypeError, AttributeError) as exc:
-        first = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else type(exc).__name__
-        raise BotFileError(f"{where}: weights do not fit its network config: {first}") from None
+        model = model_from_weights(net, weights)
+    except WeightsMismatch as exc:
+        raise BotFileError(f"{where}: {exc}") from None
     return {name: tensor.detach().cpu().contiguous().clone() for name, tensor in model.state_dict().items()}
 
 

@@ -45,7 +45,7 @@ def evaluate_in_loop(config: Config, weights: dict, previous: Optional[dict], fa
 
     from ..eval.agents import NetAgent, RandomAgent, UCTAgent
     from ..eval.arena import play_match
-    from ..net import model_from_config
+    from ..net import model_from_weights
     from ..selfplay.play import rule_sets
 
     cpu_started = time.process_time()
@@ -57,9 +57,7 @@ def evaluate_in_loop(config: Config, weights: dict, previous: Optional[dict], fa
     rng = np.random.default_rng(seed)
 
     def network(state: dict, name: str) -> NetAgent:
-        model = model_from_config(config.net)
-        model.load_state_dict(state)
-        return NetAgent(model.eval(), config.net, config.search, name=name, simulations=evaluation.simulations,
+        return NetAgent(model_from_weights(config.net, state), config.net, config.search, name=name, simulations=evaluation.simulations,
                         device="cpu")
 
     opponents = {}
