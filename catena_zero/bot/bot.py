@@ -155,8 +155,9 @@ class _Searcher:
 class Bot:
     """A network with its search settings that plays Catena (see the module docstring).
 
-    Not safe to call from several threads at once for the same bot: callers are serialised by a
-    lock, so a web server may share one bot between requests.
+    Safe to share between threads: every call that searches or evaluates holds the bot's lock, so
+    calls on one bot run one at a time (a web server may share one bot between requests; for
+    moves in parallel, load one bot per thread).
     """
 
     def __init__(

@@ -5,7 +5,7 @@ A actions (N cells + the button, ``game/spec.py``), K komi values of a range (R6
 
 ``Agent.act(env, state, rng) -> [B] int64`` legal actions. A batched search agent runs ONE search
 call per move for every game it is thinking in (one evaluator call per simulation serves every
-leaf of the batch, house rule 5), so a match of G games costs a side one search per ply, not G.
+leaf of the batch, DESIGN.md sec. 3), so a match of G games costs a side one search per ply, not G.
 ``reset()`` forgets what the agent kept between calls (its search trees) before a new set of games.
 
 Implementations:
@@ -183,7 +183,7 @@ class UCTAgent(SearchAgent):
 
     def prepare(self, rng: np.random.Generator) -> None:
         assert self._rollout is not None
-        self._rollout.rng = rng  # randomness stays the caller's (house rule 7)
+        self._rollout.rng = rng  # randomness is passed in, never global (same seed, same games)
 
 
 class NetAgent(SearchAgent):

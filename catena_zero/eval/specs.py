@@ -1,7 +1,7 @@
 """Agent specs: picklable descriptions of agents, parsed from the command line's strings.
 
 A spec names an agent without holding a live model, so a match can be cut into chunks that run
-in other processes (the lead's Ray actors build each chunk's agents from the specs):
+in other processes (each chunk builds its agents from the specs, ``arena.play_match_chunk``):
 
     random | greedy | mcts:K          the baselines (``agents.py``)
     PATH/step-00001000.pt            a checkpoint file (``train/checkpoint.py``)

@@ -116,12 +116,6 @@ class VecEnv(BatchedEngine, RowEngine):
         self._check_state(src)
         dst.data[np.asarray(dst_idx)] = src.data if src_idx is None else src.data[np.asarray(src_idx)]
 
-    def concat(self, states: list[EnvState]) -> EnvState:
-        """One state holding the games of ``states`` in order."""
-        for s in states:
-            self._check_state(s)
-        return EnvState(np.concatenate([s.data for s in states]), self._lay)
-
     # ------------------------------------------------------------------ reference engine
     def to_game(self, state: EnvState, i: int) -> Game:
         """Game ``i`` as a reference ``Game`` (its history replayed)."""
