@@ -16,6 +16,18 @@ from .layout import _LOST_MAX, _Layout
 from .scores import _scores, _standard_row_scores
 
 
+def _write_where(F: list, labels: list, key: int, offset: int, value: int) -> None:
+    """``F[offset + i] = value`` for every cell i with ``labels[i] == key`` (list.index scans at
+    C speed)."""
+    at = -1
+    try:
+        while True:
+            at = labels.index(key, at + 1)
+            F[offset + at] = value
+    except ValueError:
+        pass
+
+
 class RowEngine:
     """The one-row engine of ``VecEnv`` (a mixin): reads ``self._lay``, ``self._double``,
     ``self.config`` and the list tables ``self._nbr_rows``, ``self._adj_list`` that
@@ -116,16 +128,8 @@ class RowEngine:
         F[white_ + rid] = white_a + white_b + (not is_black)
         for c, d in zip(nb, deg):
             F[deg_ + c] = d + 1
-        if k == 2:  # relabel the shorter ribbon's stones (list.index scans at C speed)
-            loser = rb if a_wins else ra
-            labels = F[label_:label_ + lay.n]
-            at = -1
-            try:
-                while True:
-                    at = labels.index(loser, at + 1)
-                    F[label_ + at] = rid
-            except ValueError:
-                pass
+        if k == 2:  # relabel the shorter ribbon's stones
+            _write_where(F, F[label_:label_ + lay.n], rb if a_wins else ra, label_, rid)
         # --- legality
         F[lay.num_legal] -= len(lost)
         around = [c for z in lost for c in nbr[z]]
@@ -185,16 +189,9 @@ class RowEngine:
             if black > 0 and white > 0:
                 recolour[r] = winner
         if recolour:
-            label_, colour_ = lay.label, lay.colour
-            labels = F[label_:label_ + lay.n]
+            labels = F[lay.label:lay.label + lay.n]
             for r, winner in recolour.items():
-                at = -1
-                try:
-                    while True:
-                        at = labels.index(r, at + 1)
-                        F[colour_ + at] = winner
-                except ValueError:
-                    pass
+                _write_where(F, labels, r, lay.colour, winner)
 
     def _row_winner(self, F: list) -> None:
         """``_set_winner`` for one finished game (scores on a one-row array: once per game)."""
