@@ -31,7 +31,7 @@ SMALL_BATCH = 4
 
 
 class VecEnv(BatchedEngine, RowEngine):
-    """Steps B games of one configuration at once; see the module docstring for the state.
+    """Steps B games of one configuration at once; the packed state is described in ``layout.py``.
 
     The side, game type and scoring are fixed per environment; komi varies per game
     (``config.komi`` is the default for ``reset``).
