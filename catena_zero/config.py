@@ -41,16 +41,17 @@ class NetConfig:
     device: str = "auto"  # "auto" = CUDA when available, else CPU; or "cpu", "cuda", "cuda:1"
     mixed_precision: bool = True  # bfloat16 (float16 where unsupported) autocast on CUDA
     # CPU inference precision: "float32", "bfloat16" autocast, or "auto" = bfloat16 on CPUs with
-    # AVX512_BF16 or AMX (native bfloat16 convolutions), float32 elsewhere. bfloat16 is off by ~3e-4
-    # in value; it pays only on such CPUs (scripts/bench_net.py measures the speed on the machine).
+    # AVX512_BF16 or AMX (native bfloat16 convolutions), float32 elsewhere. bfloat16 costs a little
+    # accuracy and pays only on such CPUs (scripts/bench_net.py measures both on the machine; its
+    # docstring has the figures).
     cpu_precision: str = "float32"
-    channels_last: bool = True  # NHWC activations: CPU inference measured 1.25-1.6x faster than NCHW
-    # torch.compile the inference forward: measured 1.05-1.1x over eager channels_last for the
-    # default net, 1.2-1.4x for a 3x32 net, but 12-180 s of compiling per input shape
+    channels_last: bool = True  # NHWC activations: faster CPU inference than NCHW (scripts/bench_net.py)
+    # torch.compile the inference forward: a small gain for a long compile per input shape, so off
+    # by default (scripts/bench_net.py)
     compile: bool = False
     # Mixed-side batches in NetEvaluator.evaluate_many: "pad" = ONE forward padded to the largest grid
     # (self-play with rule randomisation keeps one network call per simulation); "by_side" = one
-    # forward per board side, unpadded: measured 1.3-2x faster on the CPU with >= 64 games per side.
+    # forward per board side, unpadded: faster on the CPU with many games per side (scripts/bench_net.py).
     mixed_sides: str = "pad"
 
     def __post_init__(self) -> None:
@@ -93,11 +94,10 @@ class SearchConfig:
     gumbel_num_considered: int = 16
     gumbel_c_visit: float = 50.0
     gumbel_c_scale: float = 0.1
-    # Keep the chosen child's subtree for the next move. Measured in self-play-like use (side 6,
-    # Gumbel, S = 32, scripts/bench_search.py --tree-reuse): about 3 kept root visits per move
-    # (10% of S) for +14-15% time with a zero-cost evaluator (batch 64 and 256), and no
-    # measurable cost with the default network on CPU (it takes ~95% of the time): on by default
-    # (CPU self-play, bots); turn it off where the search dominates (cheap evaluators, fast GPU).
+    # Keep the chosen child's subtree for the next move: a few kept root visits per move, for time
+    # that counts only where the search itself dominates (scripts/bench_search.py --tree-reuse has
+    # the figures): on by default (CPU self-play, bots, where the network takes nearly all the
+    # time); turn it off where the search dominates (cheap evaluators, fast GPU).
     tree_reuse: bool = True
     # Score utility (KataGo, Wu 2019 sec. 4.1): search maximises value + w * (2/pi) *
     # arctan(score / (scale * unit)), unit = sqrt(cells) (quadratic scoring: cells), see

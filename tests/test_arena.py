@@ -14,7 +14,7 @@ import torch
 from catena_zero.cli import main
 from catena_zero.config import load_config
 from catena_zero.evaluation import Evaluation
-from catena_zero.eval.agents import Agent, GreedyAgent, KomiEstimate, NetAgent, RandomAgent, UCTAgent
+from catena_zero.eval.agents import Agent, GreedyAgent, NetAgent, RandomAgent, UCTAgent
 from catena_zero.eval.arena import (
     _canonical,
     draw_openings,
@@ -26,9 +26,11 @@ from catena_zero.eval.arena import (
 )
 from catena_zero.eval.specs import AgentSpec, build_agent, match_game_config, parse_agent_spec
 from catena_zero.game import BLACK, EMPTY, WHITE, Game, GameConfig
+from catena_zero.game.options import RuleSet
 from catena_zero.game.records import load_record
 from catena_zero.game.vec_env import VecEnv
 from catena_zero.net import model_from_config
+from catena_zero.search.komi import KomiEstimate
 from catena_zero.train.checkpoint import Checkpoint, save_checkpoint
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -230,7 +232,8 @@ class FakeNetwork(Agent):
 
     def komi_estimate(self, game):
         komis = np.arange(16)
-        return KomiEstimate(komi=self.fair, komis=komis, black_value=(self.fair - komis) / 10.0, source=self.name)
+        return KomiEstimate(rules=RuleSet.of(game), komi=self.fair, komis=komis, black_value=(self.fair - komis) / 10.0,
+                            black_score=(self.fair - komis) * 1.0, source=self.name)
 
 
 def test_fair_komi_is_the_stronger_networks_and_falls_back_to_the_config():

@@ -208,7 +208,7 @@ def test_the_hand_made_bot_chooses_komi_colour_and_swap_as_worked_out_by_hand(ko
     assert curve.black_value == pytest.approx(expected, abs=1e-4)
     assert curve.black_score == pytest.approx([6.3 - k for k in range(16)], abs=1e-3)
     # |V(6)| = tanh(0.15) < |V(7)| = tanh(0.35): the first player names komi 6.
-    assert bot.choose_komi(config) == curve.fair_komi == 6
+    assert bot.choose_komi(config) == curve.komi == 6
     # The second player: Black while Black's value is positive (komi <= 6), White above.
     assert [bot.choose_colour(config, k) for k in (0, 6, 7, 15)] == ["black", "black", "white", "white"]
     # no_komi: after Black's opening stone White's value is negative, so the bot takes over Black.

@@ -111,3 +111,20 @@ def test_every_shipped_config_loads():
 def test_negative_seed_is_refused_for_every_command():
     with pytest.raises(ConfigError, match="seed must be a whole number >= 0, got -1"):
         config_from_dict({"seed": -1})
+
+
+def test_rule_set_is_the_options_komi_aside_with_a_stable_key():
+    from catena_zero.game.options import RuleSet, rules_key
+
+    game = GameConfig(side=4, scoring="longest", komi=3)
+    rules = RuleSet.of(game)
+    assert rules == RuleSet(4, "komi", "longest") and rules.covers(game) and rules.covers(rules.game())
+    assert not rules.covers(GameConfig(side=4, game_type="double", scoring="longest"))
+    assert rules.game(komi=3) == game and rules.game().komi == 0
+    # The key is stored in checkpoints (fair komi per rule set), replay files and TensorBoard tags.
+    assert rules.key == rules_key(game) == "side4-komi-longest"
+    assert str(rules) == "side 4 komi longest"
+    with pytest.raises(ValueError, match="scoring must be one of"):
+        RuleSet(4, "komi", "shortest")
+    with pytest.raises(ValueError, match="side must be in 2..10"):
+        RuleSet(11, "komi", "standard")

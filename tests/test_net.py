@@ -34,7 +34,9 @@ from catena_zero.net.model import (
     HexConv2d,
     MaskedBatchNorm2d,
     SideTables,
+    WeightsMismatch,
     masked_global_pool,
+    model_from_weights,
     num_parameters,
 )
 
@@ -701,3 +703,19 @@ def test_cpu_precision_auto_takes_bfloat16_only_where_the_cpu_has_it(monkeypatch
         assert torch.get_autocast_dtype("cpu") == torch.bfloat16 and torch.is_autocast_enabled("cpu")
     with pytest.raises(ValueError, match="'auto'"):
         device_module.inference_autocast(cpu, False, "float16")
+
+
+def test_model_from_weights_rebuilds_the_network_or_names_the_mismatch():
+    net = tiny_net(3)
+    rebuilt = model_from_weights(TINY, net.state_dict())
+    assert not rebuilt.training
+    planes, globals_ = random_inputs(3, 4, seed=1)
+    with torch.no_grad():
+        before, after = net(planes, globals_), rebuilt(planes, globals_)
+    for field in dataclasses.fields(before):
+        assert torch.equal(getattr(before, field.name), getattr(after, field.name)), field.name
+    wider = dataclasses.replace(TINY, channels=24)
+    with pytest.raises(WeightsMismatch, match="^weights do not fit its network config: "):
+        model_from_weights(wider, net.state_dict())
+    with pytest.raises(WeightsMismatch, match="^weights do not fit its network config"):
+        model_from_weights(TINY, {"not a tensor": 1})

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from catena_zero.config import ReplayConfig
-from catena_zero.game.options import GameConfig
+from catena_zero.game.options import GameConfig, rules_key
 from catena_zero.game.rules import Game
 from catena_zero.game.spec import board_spec
 from catena_zero.game.vec_env import EMPTY, VecEnv
@@ -21,7 +21,6 @@ from catena_zero.train.replay import (
     ReplayBuffer,
     ReplayError,
     position_bytes,
-    rule_set_name,
     window_size,
 )
 from trajectories import mixture_policy, random_games
@@ -151,7 +150,7 @@ def test_samples_equal_the_positions_of_the_transformed_games():
     """Each sample under symmetry k is exactly the position of the game whose moves are mapped by k:
     planes, policy target and ownership alike, for several rule sets sharing one buffer."""
     rng = np.random.default_rng(7)
-    records = {rule_set_name(g): random_games(g, 3, rng) for g in MIXED}
+    records = {rules_key(g): random_games(g, 3, rng) for g in MIXED}
     buffer = ReplayBuffer(ReplayConfig(capacity=1000, min_positions=1), MIXED)
     starts = {}
     for name, rec in records.items():
@@ -163,7 +162,7 @@ def test_samples_equal_the_positions_of_the_transformed_games():
     for part in batch.parts:
         for i in range(part.size):
             name = next(n for n, s in sorted(starts.items(), key=lambda kv: -kv[1]) if part.position[i] >= s)
-            game, rec = next(g for g in MIXED if rule_set_name(g) == name), records[name]
+            game, rec = next(g for g in MIXED if rules_key(g) == name), records[name]
             row = int(part.position[i] - starts[name])
             k = int(part.symmetry[i])
             seen.add(k)

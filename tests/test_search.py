@@ -901,7 +901,7 @@ def test_net_player_plays_a_checkpoint_and_estimates_the_komi(tmp_path):
         build_net_player(str(path), Config(game=GameConfig(side=4)))
 
 
-class HashedEvaluator:
+class NoTieEvaluator:
     """A deterministic evaluator without ties: priors and values are pseudo-random functions of
     each state alone (not of the batch it comes in), so a search's choices depend only on its noise."""
 
@@ -929,12 +929,12 @@ def test_root_noise_per_game(algorithm):
     config = SearchConfig(algorithm=algorithm, num_simulations=24, gumbel_num_considered=8, tree_reuse=False,
                           temperature_moves=100)
     mask = np.array([True, False, True, False])
-    plain = MCTS(env, HashedEvaluator(env), config).run(state, np.random.default_rng(99), add_noise=False)
-    outputs = [MCTS(env, HashedEvaluator(env), config).run(state, np.random.default_rng(seed), add_noise=mask)
+    plain = MCTS(env, NoTieEvaluator(env), config).run(state, np.random.default_rng(99), add_noise=False)
+    outputs = [MCTS(env, NoTieEvaluator(env), config).run(state, np.random.default_rng(seed), add_noise=mask)
                for seed in range(4)]
     for out in outputs:
         assert np.allclose(out.policy[~mask], plain.policy[~mask], atol=1e-6)
         assert (out.action[~mask] == plain.action[~mask]).all()
     assert not all(np.allclose(out.policy[mask], plain.policy[mask], atol=1e-6) for out in outputs)
     with pytest.raises(ValueError, match="add_noise"):
-        MCTS(env, HashedEvaluator(env), config).run(state, rng, add_noise=np.array([1, 0, 1, 0]))
+        MCTS(env, NoTieEvaluator(env), config).run(state, rng, add_noise=np.array([1, 0, 1, 0]))

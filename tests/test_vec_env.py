@@ -15,7 +15,8 @@ import pytest
 
 from catena_zero.game import BLACK, EMPTY, WHITE, Game, GameConfig, board_spec
 from catena_zero.game.options import GAME_TYPES, SCORINGS, komi_range
-from catena_zero.game.vec_env import _LOST_MAX, EnvState, VecEnv, random_legal_actions
+from catena_zero.game.vec.layout import _LOST_MAX
+from catena_zero.game.vec_env import EnvState, VecEnv, random_legal_actions
 
 COMBOS = [(t, s) for t in GAME_TYPES for s in SCORINGS]
 WINNER_CODE = {None: EMPTY, "black": BLACK, "white": WHITE}
@@ -439,7 +440,7 @@ def test_states_pickle_compactly_and_stay_valid(monkeypatch) -> None:
     worker, it belongs to any VecEnv of the same rules: it steps exactly like the original."""
     import pickle
 
-    import catena_zero.game.vec_env as vec_env_module
+    import catena_zero.game.vec.layout as layout_module
 
     config = GameConfig(side=6, game_type="no_komi", scoring="longest")
     env = VecEnv(config)
@@ -456,7 +457,7 @@ def test_states_pickle_compactly_and_stay_valid(monkeypatch) -> None:
 
     same_process = pickle.loads(blob)
     assert same_process.layout is state.layout  # re-attached from the cache
-    monkeypatch.setattr(vec_env_module, "_LAYOUTS", {})  # a fresh process: nothing cached yet
+    monkeypatch.setattr(layout_module, "_LAYOUTS", {})  # a fresh process: nothing cached yet
     fresh = pickle.loads(blob)
     assert fresh.layout is not state.layout and fresh.layout.rules == state.layout.rules
     np.testing.assert_array_equal(fresh.data, state.data)
@@ -478,7 +479,7 @@ def test_states_pickle_compactly_and_stay_valid(monkeypatch) -> None:
 def test_row_engine_writes_exactly_the_vectorised_rows(game_type: str, scoring: str, monkeypatch) -> None:
     """A handful of games is stepped by the one-row engine (Python lists): after every move of
     random games, each packed row is byte for byte the row the vectorised step writes."""
-    import catena_zero.game.vec_env as vec_env_module
+    import catena_zero.game.vec.env as env_module
 
     for side, batch in ((2, 60), (3, 40), (5, 12), (6, 6)):
         cfg = GameConfig(side=side, game_type=game_type, scoring=scoring)
@@ -488,9 +489,9 @@ def test_row_engine_writes_exactly_the_vectorised_rows(game_type: str, scoring: 
         vectorised, by_rows = env.reset(batch, komi), env.reset(batch, komi)
         while not vectorised.done.all():
             actions = random_actions(env.legal_actions(vectorised), rng)
-            monkeypatch.setattr(vec_env_module, "SMALL_BATCH", 0)
+            monkeypatch.setattr(env_module, "SMALL_BATCH", 0)
             env.step(vectorised, actions)
-            monkeypatch.setattr(vec_env_module, "SMALL_BATCH", 1)
+            monkeypatch.setattr(env_module, "SMALL_BATCH", 1)
             for i in range(batch):  # one game at a time: the row engine
                 one = env.take(by_rows, [i])
                 env.step(one, actions[i:i + 1])
@@ -504,7 +505,7 @@ def test_row_engine_writes_exactly_the_vectorised_rows(game_type: str, scoring: 
 @pytest.mark.parametrize("game_type,scoring", COMBOS)
 def test_row_engine_matches_reference_engine(game_type: str, scoring: str) -> None:
     """Batches of at most SMALL_BATCH running games go through the one-row engine: R3-R8 against Game."""
-    from catena_zero.game.vec_env import SMALL_BATCH
+    from catena_zero.game.vec import SMALL_BATCH
 
     for side, games in ((3, 40), (6, 8)):
         cfg = GameConfig(side=side, game_type=game_type, scoring=scoring)

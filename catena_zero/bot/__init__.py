@@ -7,8 +7,10 @@
 - engine.py: the GTP-style text protocol around a ``Bot`` (``catena-zero engine``).
 """
 
-from .bot import Analysis, Bot, KomiCurve, MoveAnalysis, UnsupportedGame
-from .export import BOT_FORMAT, BOT_VERSION, BotFileError, BotHeader, RuleSet
+from ..game.options import RuleSet
+from ..search.komi import KomiEstimate
+from .bot import Analysis, Bot, MoveAnalysis, UnsupportedGame
+from .export import BOT_FORMAT, BOT_VERSION, BotFileError, BotHeader
 from .players import Player, PlayerKind, RandomPlayer, choose_event, make_player, player_kinds
 
 __all__ = [
@@ -18,7 +20,7 @@ __all__ = [
     "BotHeader",
     "BOT_FORMAT",
     "BOT_VERSION",
-    "KomiCurve",
+    "KomiEstimate",
     "MoveAnalysis",
     "RuleSet",
     "UnsupportedGame",

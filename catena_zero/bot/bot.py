@@ -64,7 +64,7 @@ from ..config import SearchConfig
 from ..game.options import GAME_TYPES, SCORINGS, GameConfig
 from ..game.rules import Game
 from ..game.vec_env import EnvState, VecEnv
-from ..search.komi import VALUE_RESOLUTION, closest_to_even, fair_komi, first_stone_values, komi_curve_of
+from ..search.komi import VALUE_RESOLUTION, KomiEstimate, closest_to_even, estimate_fair_komi, first_stone_values
 from ..search.mcts import MCTS
 from ..search.tree import ROOT, UNVISITED
 from ..search.types import SearchOutput
@@ -111,22 +111,6 @@ class Analysis:
     net_score: float  # the network's own score margin
 
 
-@dataclass(frozen=True)
-class KomiCurve:
-    """The value of the empty board for Black at each komi of a scoring's range (R6, R7)."""
-
-    rules: RuleSet  # game type komi
-    komis: tuple[int, ...]  # [K] every komi of the range, ascending
-    black_value: tuple[float, ...]  # [K] value head, Black to move on the empty board
-    black_score: tuple[float, ...]  # [K] score head: Black's predicted margin
-    fair_komi: int  # ``fair_komi`` of the curve
-
-    def at(self, komi: int) -> tuple[float, float]:
-        """(Black's value, Black's score margin) at ``komi``."""
-        i = self.komis.index(komi)
-        return self.black_value[i], self.black_score[i]
-
-
 # ------------------------------------------------------------------------------ set-up choices (R7)
 
 
@@ -159,7 +143,7 @@ class _Searcher:
     """
 
     def __init__(self, rules: RuleSet, evaluator_factory, config: SearchConfig) -> None:
-        self.env = VecEnv(GameConfig(side=rules.side, game_type=rules.game_type, scoring=rules.scoring))
+        self.env = VecEnv(rules.game())
         self.evaluator = evaluator_factory(self.env)
         self.evaluator(self.env.reset(1))  # warm-up: the first forward pass is slow (allocations, kernels)
         # A fresh tree per move (no reuse): the move then depends on the position alone. The MCTS
@@ -183,8 +167,9 @@ class _Searcher:
 class Bot:
     """A network with its search settings that plays Catena (see the module docstring).
 
-    Not safe to call from several threads at once for the same bot: callers are serialised by a
-    lock, so a web server may share one bot between requests.
+    Safe to share between threads: every call that searches or evaluates holds the bot's lock, so
+    calls on one bot run one at a time (a web server may share one bot between requests; for
+    moves in parallel, load one bot per thread).
     """
 
     def __init__(
@@ -239,15 +224,13 @@ class Bot:
     @classmethod
     def from_file(cls, bot_file: BotFile, **options) -> Bot:
         """The bot of a ``BotFile`` record (``export.read_bot``)."""
-        from ..net import model_from_config
+        from ..net import WeightsMismatch, model_from_weights
         from .export import BotFileError
 
-        model = model_from_config(bot_file.header.net)
         try:
-            model.load_state_dict(bot_file.weights)
-        except RuntimeError as exc:
-            first = str(exc).strip().splitlines()[0][:200]
-            raise BotFileError(f"{bot_file.path or 'bot file'}: weights do not fit its network config: {first}") from None
+            model = model_from_weights(bot_file.header.net, bot_file.weights)
+        except WeightsMismatch as exc:
+            raise BotFileError(f"{bot_file.path or 'bot file'}: {exc}") from None
         return cls(model, bot_file.header, path=bot_file.path, **options)
 
     # -- what it plays -----------------------------------------------------------------------------
@@ -417,25 +400,17 @@ class Bot:
 
     # -- the set-up (R7) ---------------------------------------------------------------------------
 
-    def komi_curve(self, config: GameConfig) -> KomiCurve:
+    def komi_curve(self, config: GameConfig) -> KomiEstimate:
         """Black's value and score on the empty board at every komi of the range (game type komi)."""
         with self._lock:
             if isinstance(config, GameConfig) and config.game_type != "komi":
                 raise ValueError(f"komi is chosen only under game type komi (R7), not {config.game_type!r}")
-            rules = self.check_supported(config)
-            searcher = self._searcher(rules)
-            komis, value, score = komi_curve_of(searcher.evaluator, searcher.env)
-            return KomiCurve(
-                rules=rules,
-                komis=tuple(int(k) for k in komis),
-                black_value=tuple(float(v) for v in value),
-                black_score=tuple(float(s) for s in score),
-                fair_komi=fair_komi(komis, value, score),
-            )
+            searcher = self._searcher(self.check_supported(config))
+            return estimate_fair_komi(searcher.env, searcher.evaluator, source=f"value and score heads of {self.name}")
 
     def choose_komi(self, config: GameConfig) -> int:
         """As first player under game type komi (R7): the komi closest to even by its heads."""
-        return self.komi_curve(config).fair_komi
+        return self.komi_curve(config).komi
 
     def choose_colour(self, config: GameConfig, komi: int) -> str:
         """As second player under game type komi (R7): "black" or "white", whichever its heads prefer."""
@@ -494,10 +469,10 @@ class Bot:
         return f"Bot({self.name}, {budget}, {', '.join(str(r) for r in self.trained_for)})"
 
 
-def komi_table(curve: KomiCurve, around: Optional[int] = 5) -> str:
+def komi_table(curve: KomiEstimate, around: Optional[int] = 5) -> str:
     """The komi curve as a text table, the fair komi marked; only komis within ``around`` of it
     (every komi when ``around`` is None). The first player's value at komi k is -|V(k)| (R7)."""
-    fair = curve.fair_komi
+    fair = curve.komi
     rules = curve.rules
     lines = [
         f"fair komi {fair} for side {rules.side}, {rules.scoring} scoring (game type komi, R7), "

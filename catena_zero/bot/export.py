@@ -43,12 +43,12 @@ import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable, Optional
+from typing import TYPE_CHECKING, Iterable, Optional
 
 from .. import __version__
 from ..config import Config, ConfigError, NetConfig, SearchConfig, config_from_dict
 from ..fileio import write_bytes_atomic
-from ..game.options import GameConfig
+from ..game.options import GameConfig, RuleSet
 from ..messages import quote
 
 if TYPE_CHECKING:
@@ -67,29 +67,6 @@ _HEADER_KEYS = ("format", "version", "catena_zero", "step", "source", "net", "se
 
 class BotFileError(ValueError):
     """A bot file is missing, not a bot file, of an unknown version, damaged, or does not fit."""
-
-
-@dataclass(frozen=True)
-class RuleSet:
-    """The options a network was trained for, komi aside (komi is a network input)."""
-
-    side: int
-    game_type: str
-    scoring: str
-
-    def __post_init__(self) -> None:
-        GameConfig(side=self.side, game_type=self.game_type, scoring=self.scoring)  # ValueError if invalid
-
-    @classmethod
-    def of(cls, config: GameConfig) -> RuleSet:
-        return cls(config.side, config.game_type, config.scoring)
-
-    def covers(self, config: GameConfig) -> bool:
-        """Whether a game under ``config`` (any komi) is one this rule set describes."""
-        return (config.side, config.game_type, config.scoring) == (self.side, self.game_type, self.scoring)
-
-    def __str__(self) -> str:
-        return f"side {self.side} {self.game_type} {self.scoring}"
 
 
 @dataclass(frozen=True)
@@ -153,7 +130,7 @@ def _default_game(config: Config, trained_for: tuple[RuleSet, ...]) -> GameConfi
     if any(r.covers(config.game) for r in trained_for):
         return config.game
     first = trained_for[0]
-    return GameConfig(side=first.side, game_type=first.game_type, scoring=first.scoring)
+    return first.game()
 
 
 # ------------------------------------------------------------------------------ writing
@@ -187,16 +164,14 @@ def export_bot(checkpoint: "Checkpoint", out: str | Path, trained_for: Optional[
 
 def _fitted_weights(net: NetConfig, weights: dict, where: str) -> dict:
     """The state dict of a ``net`` model loaded with ``weights`` (contiguous CPU tensors)."""
-    from ..net import model_from_config
+    from ..net import WeightsMismatch, model_from_weights
 
     if isinstance(weights, dict) and all(hasattr(t, "shape") for t in weights.values()):
         _check_shapes(net, weights, where)  # before a network of the config's size is built
-    model = model_from_config(net)
     try:
-        model.load_state_dict(weights)
-    except (RuntimeError, TypeError, AttributeError) as exc:
-        first = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else type(exc).__name__
-        raise BotFileError(f"{where}: weights do not fit its network config: {first}") from None
+        model = model_from_weights(net, weights)
+    except WeightsMismatch as exc:
+        raise BotFileError(f"{where}: {exc}") from None
     return {name: tensor.detach().cpu().contiguous().clone() for name, tensor in model.state_dict().items()}
 
 

@@ -11,9 +11,7 @@ from typing import Optional, TextIO
 
 from ..config import Config, config_from_dict, load_config
 from ..fileio import writes_to_stdout
-from ..game.match import Match
 from ..game.options import GAME_TYPES, SCORINGS, GameConfig
-from ..game.rules import Game
 
 
 class CliError(Exception):
@@ -103,19 +101,3 @@ def describe(config: GameConfig, komi_known: bool = True) -> str:
 
 def plural(count: int, word: str) -> str:
     return f"{count} {word}" + ("" if count == 1 else "s")
-
-
-def result_line(game: Game, match: Optional[Match] = None) -> str:
-    """One line with the result (R6), naming the seats when a match decided the colours.
-
-    The boards of ``render.render_ascii`` end with the result already (its status lines);
-    this is for output without a board."""
-    if not game.is_over:
-        return "game not finished"
-    scores = game.scores()
-    score_text = f"black {scores['black']:g}, white {scores['white']:g}"
-    winner = game.winner
-    if winner is None:
-        return f"result: draw ({score_text})"
-    seat = f" ({match.player_of(winner)} player)" if match is not None else ""
-    return f"result: {winner}{seat} wins ({score_text})"

@@ -7,7 +7,7 @@ Elo intervals, Bradley-Terry fits), ``ladder`` (a run's checkpoints against each
 baselines). Data flows one way: game -> net/search -> eval; nothing below imports eval.
 """
 
-from .agents import Agent, GreedyAgent, KomiEstimate, NetAgent, RandomAgent, UCTAgent
+from .agents import Agent, GreedyAgent, NetAgent, RandomAgent, UCTAgent
 from .arena import GameOutcome, MatchResult, MatchSpec, Tally, play_match, play_match_chunk, report_lines
 from .ratings import PairResult, RatingFit, fit_ratings
 from .specs import AgentSpec, build_agent, parse_agent_spec
@@ -17,7 +17,6 @@ __all__ = [
     "AgentSpec",
     "GameOutcome",
     "GreedyAgent",
-    "KomiEstimate",
     "MatchResult",
     "MatchSpec",
     "NetAgent",

@@ -5,7 +5,7 @@ A actions (N cells + the button, ``game/spec.py``), K komi values of a range (R6
 
 ``Agent.act(env, state, rng) -> [B] int64`` legal actions. A batched search agent runs ONE search
 call per move for every game it is thinking in (one evaluator call per simulation serves every
-leaf of the batch, house rule 5), so a match of G games costs a side one search per ply, not G.
+leaf of the batch, DESIGN.md sec. 3), so a match of G games costs a side one search per ply, not G.
 ``reset()`` forgets what the agent kept between calls (its search trees) before a new set of games.
 
 Implementations:
@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import dataclasses
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Optional
 
 import numpy as np
@@ -40,6 +39,7 @@ from ..config import NetConfig, SearchConfig
 from ..evaluation import EvalFn
 from ..game.options import GameConfig
 from ..game.vec_env import BLACK, EnvState, VecEnv, random_legal_actions
+from ..search.komi import KomiEstimate, estimate_fair_komi
 
 if TYPE_CHECKING:
     from ..net.model import CatenaNet
@@ -47,16 +47,6 @@ if TYPE_CHECKING:
 # The greedy agent steps every legal action of every game; above this many copies at once it works
 # through the batch in slices, so a side-10 batch (271 actions a game) stays a few tens of MB.
 GREEDY_MAX_ROWS = 16384
-
-
-@dataclass(frozen=True)
-class KomiEstimate:
-    """What an agent's value head says about komi on the empty board (R6, R7)."""
-
-    komi: int  # the fair komi: value for Black closest to 0, ties by the score head (search.komi.fair_komi)
-    komis: np.ndarray  # [K] int the komi values evaluated (the whole range of the scoring)
-    black_value: np.ndarray  # [K] float32 value for Black (to move) at the empty board per komi
-    source: str  # who estimated it, e.g. "value head of step-00001000"
 
 
 class Agent(ABC):
@@ -193,7 +183,7 @@ class UCTAgent(SearchAgent):
 
     def prepare(self, rng: np.random.Generator) -> None:
         assert self._rollout is not None
-        self._rollout.rng = rng  # randomness stays the caller's (house rule 7)
+        self._rollout.rng = rng  # randomness is passed in, never global (same seed, same games)
 
 
 class NetAgent(SearchAgent):
@@ -248,11 +238,7 @@ class NetAgent(SearchAgent):
         closest to 0, so a match's fair komi is the komi an exported bot of this network would name.
         Game types without komi (R7 no_komi, R8) have none to choose: None.
         """
-        from ..search.komi import fair_komi, komi_curve_of
-
         if game.game_type != "komi":
             return None
         env = VecEnv(game)
-        komis, value, score = komi_curve_of(self.evaluator(env), env)  # [K] each, Black to move
-        return KomiEstimate(komi=fair_komi(komis, value, score), komis=komis, black_value=value.astype(np.float32),
-                            source=f"value head of {self.name}")
+        return estimate_fair_komi(env, self.evaluator(env), source=f"value head of {self.name}")

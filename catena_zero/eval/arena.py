@@ -22,7 +22,7 @@ How a match is played (``play_match``):
 - A match can be split into chunks run in parallel: ``play_match_chunk(spec, chunk_seed, n, first)``
   is a pure function of picklable inputs (``MatchSpec`` holds agent SPECS, not live models), and
   ``play_match(..., map_fn=...)`` maps it over the chunks; ``map_fn`` defaults to the builtin map
-  (the lead's Ray module passes its own). Same rng, same chunking: same match.
+  (a caller with worker processes may pass a parallel map). Same rng, same chunking: same match.
 
 The report (``report_lines``): W/D/L overall and by A's colour, the score rate with its 95% Wilson
 interval and the Elo difference with its interval (``ratings.py``), the speed, and a final
@@ -46,7 +46,8 @@ from ..game.options import GameConfig, komi_range
 from ..game.records import format_record
 from ..game.rules import Game
 from ..game.vec_env import BLACK, EMPTY, WHITE, VecEnv, random_legal_actions
-from .agents import Agent, KomiEstimate
+from ..search.komi import KomiEstimate
+from .agents import Agent
 from .ratings import elo_from_score, elo_interval, score_interval, score_rate
 from .specs import AgentSpec, build_agent
 

@@ -1,7 +1,7 @@
 """Agent specs: picklable descriptions of agents, parsed from the command line's strings.
 
 A spec names an agent without holding a live model, so a match can be cut into chunks that run
-in other processes (the lead's Ray actors build each chunk's agents from the specs):
+in other processes (each chunk builds its agents from the specs, ``arena.play_match_chunk``):
 
     random | greedy | mcts:K          the baselines (``agents.py``)
     PATH/step-00001000.pt            a checkpoint file (``train/checkpoint.py``)
@@ -130,13 +130,11 @@ def build_agent(spec: AgentSpec | str, device: Optional[str] = None, tree_reuse:
                          tree_reuse=tree_reuse, trained_for=checkpoint.config.game)
         return agent
     if spec.kind == "weights":
-        from ..net import model_from_config
+        from ..net import model_from_weights
 
         if spec.config is None or spec.weights is None:
             raise ValueError(f"agent spec {spec.name!r} of kind 'weights' needs a config and weights")
-        model = model_from_config(spec.config.net)
-        model.load_state_dict(spec.weights)
-        agent = NetAgent(model.eval(), spec.config.net, spec.config.search, name=spec.name, step=spec.step,
+        agent = NetAgent(model_from_weights(spec.config.net, spec.weights), spec.config.net, spec.config.search, name=spec.name, step=spec.step,
                          simulations=spec.simulations, device=device, tree_reuse=tree_reuse,
                          trained_for=spec.config.game)
         return agent
@@ -149,12 +147,10 @@ def _build_bot_agent(spec: AgentSpec, device: Optional[str], tree_reuse: bool) -
     """An exported bot file as a batched network agent: its weights, its default search settings
     (``--sims`` overrides the simulation count), and only the rule sets it was trained for."""
     from ..bot.export import read_bot
-    from ..net import model_from_config
+    from ..net import model_from_weights
 
     bot = read_bot(spec.path)  # BotFileError (a ValueError): missing, damaged, unknown version
-    model = model_from_config(bot.header.net)
-    model.load_state_dict(bot.weights)
-    return NetAgent(model.eval(), bot.header.net, bot.header.search, name=spec.name, step=bot.header.step,
+    return NetAgent(model_from_weights(bot.header.net, bot.weights), bot.header.net, bot.header.search, name=spec.name, step=bot.header.step,
                     simulations=spec.simulations, device=device, tree_reuse=tree_reuse,
                     trained_for=bot.header.game, rule_sets=bot.header.trained_for)
 

@@ -1,4 +1,4 @@
-"""Game options (RULES.md R9): board side, game type, scoring and komi."""
+"""Game options (RULES.md R9): board side, game type, scoring and komi; ``RuleSet``, the options komi aside."""
 
 from __future__ import annotations
 
@@ -50,3 +50,43 @@ class GameConfig:
     def has_button(self) -> bool:
         """The button exists in komi and no_komi games, not in double (R8)."""
         return self.game_type != "double"
+
+
+@dataclass(frozen=True)
+class RuleSet:
+    """The options that fix how a game is played, komi aside: what a network is trained for, what
+    a replay buffer and self-play keep apart, what a ``VecEnv`` is built for (komi varies per game
+    and is a network input). Invalid combinations raise ``ValueError``, as in ``GameConfig``."""
+
+    side: int
+    game_type: str
+    scoring: str
+
+    def __post_init__(self) -> None:
+        GameConfig(side=self.side, game_type=self.game_type, scoring=self.scoring)  # ValueError if invalid
+
+    @classmethod
+    def of(cls, config: GameConfig) -> RuleSet:
+        return cls(config.side, config.game_type, config.scoring)
+
+    @property
+    def key(self) -> str:
+        """The rule set as a short name for logs, TensorBoard tags and dict keys, e.g.
+        ``side6-komi-standard`` (stored in checkpoints and replay files: keep the text)."""
+        return f"side{self.side}-{self.game_type}-{self.scoring}"
+
+    def game(self, komi: int = 0) -> GameConfig:
+        """A ``GameConfig`` of this rule set at ``komi``."""
+        return GameConfig(side=self.side, game_type=self.game_type, scoring=self.scoring, komi=komi)
+
+    def covers(self, config: GameConfig) -> bool:
+        """Whether a game under ``config`` (any komi) is one this rule set describes."""
+        return (config.side, config.game_type, config.scoring) == (self.side, self.game_type, self.scoring)
+
+    def __str__(self) -> str:
+        return f"side {self.side} {self.game_type} {self.scoring}"
+
+
+def rules_key(game: GameConfig) -> str:
+    """``RuleSet.of(game).key``, for callers holding a ``GameConfig``."""
+    return RuleSet.of(game).key

@@ -284,11 +284,6 @@ def status_lines(game: Game, match: Optional[Match] = None) -> list[str]:
     return ["; ".join(parts)]
 
 
-def status_line(view: BoardView) -> str:
-    """The first status line: whose turn (or the set-up step, or the result)."""
-    return view.status[0]
-
-
 # ----------------------------------------------------------------------------------- ASCII
 
 

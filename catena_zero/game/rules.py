@@ -273,10 +273,6 @@ class Game:
         """Legal moves in notation: cells sorted by (column, row), then "button"; [] once over."""
         return [self.spec.action_name(a) for a in self.legal_actions()]
 
-    def is_legal_action(self, action: int) -> bool:
-        """Whether ``play_action(action)`` would succeed."""
-        return self._why_illegal(action) is None
-
     # ------------------------------------------------------------------ playing
     def play(self, move: str) -> None:
         """Play a move in R10 notation ("D5" or "button"); IllegalMove if malformed or illegal."""

@@ -13,7 +13,7 @@ from .features import (
     score_scale,
     transform_features,
 )
-from .model import PAD_LOGIT, CatenaNet, NetOutput, model_from_config, num_parameters
+from .model import PAD_LOGIT, CatenaNet, NetOutput, WeightsMismatch, model_from_config, model_from_weights, num_parameters
 
 __all__ = [
     "NUM_GLOBALS",
@@ -24,7 +24,9 @@ __all__ = [
     "NetEvaluator",
     "NetOutput",
     "encode",
+    "WeightsMismatch",
     "model_from_config",
+    "model_from_weights",
     "num_parameters",
     "pad_actions",
     "pad_cells",

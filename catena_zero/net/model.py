@@ -405,6 +405,23 @@ def model_from_config(config: NetConfig, generator: torch.Generator | None = Non
         return CatenaNet(config)
 
 
+class WeightsMismatch(ValueError):
+    """A state dict does not fit the network of a ``NetConfig`` (missing, unexpected or misshapen tensors)."""
+
+
+def model_from_weights(config: NetConfig, weights: dict) -> CatenaNet:
+    """The network of ``config`` holding ``weights`` (a state dict), in eval mode: the one way a
+    checkpoint, a bot file or weights sent to a worker become a model. ``WeightsMismatch`` (one
+    line, torch's first) if they do not fit; callers prefix where the weights came from."""
+    model = CatenaNet(config)
+    try:
+        model.load_state_dict(weights)
+    except (RuntimeError, TypeError, AttributeError) as exc:
+        first = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else type(exc).__name__
+        raise WeightsMismatch(f"weights do not fit its network config: {first}") from None
+    return model.eval()
+
+
 def num_parameters(model: nn.Module) -> int:
     """Number of trainable parameters (masked corner taps of hex kernels included)."""
     return sum(p.numel() for p in model.parameters() if p.requires_grad)

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..game.options import komi_range
+from ..game.options import RuleSet, komi_range
 
 if TYPE_CHECKING:
     from ..evaluation import EvalFn
@@ -30,14 +30,17 @@ if TYPE_CHECKING:
 VALUE_RESOLUTION = 0.01  # values closer than this are "equal" in the set-up choices
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class KomiEstimate:
-    """The empty-board value for Black at every komi of the range, and the fairest komi."""
+    """An evaluator's value and score of the empty board for Black at every komi of the range, and
+    the fair komi read off them: the one record of a fair-komi estimate (self-play, matches, bot)."""
 
-    komi: int  # ``fair_komi`` of the curve
-    komis: np.ndarray  # [K] int64 every komi of the range
+    rules: RuleSet  # the rule set estimated
+    komi: int  # the fair komi: ``fair_komi`` of the curve; 0 under game types without komi
+    komis: np.ndarray  # [K] int64 every komi of the range ([1] zero without komi)
     black_value: np.ndarray  # [K] float64 value for Black to move on the empty board
     black_score: np.ndarray  # [K] float64 expected score margin for Black (points)
+    source: str = ""  # who estimated it, e.g. "value head of step-00001000"
 
 
 def komi_curve_of(eval_fn: "EvalFn", env: "VecEnv") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -81,11 +84,14 @@ def first_stone_values(eval_fn: "EvalFn", env: "VecEnv") -> tuple[np.ndarray, np
     return stones, -evaluation.value.astype(np.float64), -evaluation.score.astype(np.float64)
 
 
-def estimate_fair_komi(env: "VecEnv", eval_fn: "EvalFn") -> KomiEstimate:
+def estimate_fair_komi(env: "VecEnv", eval_fn: "EvalFn", source: str = "") -> KomiEstimate:
     """The komi curve of ``env``'s rule set and its fair komi; 0 under game types without komi
-    (no_komi, double; R7, R8)."""
+    (no_komi, double; R7, R8). ``source`` names the estimator in reports."""
+    rules = RuleSet.of(env.config)
     if env.config.game_type != "komi":
         zero = np.zeros(1)
-        return KomiEstimate(komi=0, komis=np.zeros(1, np.int64), black_value=zero, black_score=zero)
+        return KomiEstimate(rules=rules, komi=0, komis=np.zeros(1, np.int64), black_value=zero, black_score=zero,
+                            source=source)
     komis, value, score = komi_curve_of(eval_fn, env)
-    return KomiEstimate(komi=fair_komi(komis, value, score), komis=komis, black_value=value, black_score=score)
+    return KomiEstimate(rules=rules, komi=fair_komi(komis, value, score), komis=komis, black_value=value,
+                        black_score=score, source=source)

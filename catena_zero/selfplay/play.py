@@ -44,7 +44,7 @@ import torch
 
 from ..config import Config
 from ..evaluation import BatchEvalFn
-from ..game.options import GameConfig, komi_range
+from ..game.options import GameConfig, komi_range, rules_key
 from ..game.vec_env import BLACK, EMPTY, WHITE, VecEnv
 from ..net import NetEvaluator, model_from_config
 from ..search.komi import estimate_fair_komi, first_stone_values
@@ -62,11 +62,6 @@ def rule_sets(config: Config) -> list[GameConfig]:
     game_types = play.game_types or (game.game_type,)
     scorings = play.scorings or (game.scoring,)
     return [GameConfig(side=s, game_type=t, scoring=c) for s, t, c in itertools.product(sides, game_types, scorings)]
-
-
-def rules_key(game: GameConfig) -> str:
-    """A short name of a rule set for logs and tags, e.g. ``side6-komi-standard``."""
-    return f"side{game.side}-{game.game_type}-{game.scoring}"
 
 
 @dataclass(frozen=True)

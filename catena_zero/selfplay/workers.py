@@ -56,11 +56,6 @@ def stop_ray() -> None:
         ray.shutdown()
 
 
-def cluster_nodes() -> int:
-    """Number of live nodes of the Ray cluster."""
-    return sum(1 for node in ray.nodes() if node.get("Alive"))
-
-
 @dataclass(frozen=True)
 class Chunk:
     """What one ``play`` call of an actor returns to the driver."""

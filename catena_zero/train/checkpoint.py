@@ -255,13 +255,9 @@ def prune_checkpoints(run_dir: str | Path, keep_last: int, keep_every: int) -> l
 
 def model_from_checkpoint(checkpoint: Checkpoint):
     """The checkpoint's network (``CatenaNet``, on the CPU, eval mode), built from its ``net`` config."""
-    from ..net import model_from_config
+    from ..net import WeightsMismatch, model_from_weights
 
-    model = model_from_config(checkpoint.config.net)
     try:
-        model.load_state_dict(checkpoint.model)
-    except RuntimeError as exc:
-        first = str(exc).strip().splitlines()[0][:200]
-        where = checkpoint.path or "checkpoint"
-        raise CheckpointError(f"{where}: weights do not fit its network config: {first}") from None
-    return model.eval()
+        return model_from_weights(checkpoint.config.net, checkpoint.model)
+    except WeightsMismatch as exc:
+        raise CheckpointError(f"{checkpoint.path or 'checkpoint'}: {exc}") from None

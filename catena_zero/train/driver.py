@@ -30,7 +30,8 @@ import torch
 
 from ..config import RESUMABLE_KEYS, Config, ConfigError, config_diff, config_to_yaml, load_config
 from ..fileio import write_text_atomic
-from ..selfplay.play import SelfPlayStats, rule_sets, rules_key
+from ..game.options import rules_key
+from ..selfplay.play import SelfPlayStats, rule_sets
 from ..selfplay.types import Trajectory
 from .checkpoint import (Checkpoint, list_checkpoints, load_checkpoint, newest_intact_checkpoint,
                          newest_intact_checkpoint_of, prune_checkpoints, save_checkpoint)

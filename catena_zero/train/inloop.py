@@ -15,7 +15,7 @@ from typing import Optional
 import numpy as np
 
 from ..config import Config
-from ..game.options import GameConfig
+from ..game.options import GameConfig, rules_key
 
 
 @dataclass(frozen=True)
@@ -45,8 +45,8 @@ def evaluate_in_loop(config: Config, weights: dict, previous: Optional[dict], fa
 
     from ..eval.agents import NetAgent, RandomAgent, UCTAgent
     from ..eval.arena import play_match
-    from ..net import model_from_config
-    from ..selfplay.play import rule_sets, rules_key
+    from ..net import model_from_weights
+    from ..selfplay.play import rule_sets
 
     cpu_started = time.process_time()
     torch.set_num_threads(1)  # a guest on the actors' CPUs
@@ -57,9 +57,7 @@ def evaluate_in_loop(config: Config, weights: dict, previous: Optional[dict], fa
     rng = np.random.default_rng(seed)
 
     def network(state: dict, name: str) -> NetAgent:
-        model = model_from_config(config.net)
-        model.load_state_dict(state)
-        return NetAgent(model.eval(), config.net, config.search, name=name, simulations=evaluation.simulations,
+        return NetAgent(model_from_weights(config.net, state), config.net, config.search, name=name, simulations=evaluation.simulations,
                         device="cpu")
 
     opponents = {}

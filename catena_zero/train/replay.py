@@ -44,7 +44,7 @@ import numpy as np
 
 from ..config import ReplayConfig
 from ..fileio import write_bytes_atomic
-from ..game.options import GameConfig
+from ..game.options import GameConfig, rules_key
 from ..game.spec import NUM_SYMMETRIES, BoardSpec
 from ..game.vec_env import EnvState, VecEnv
 from ..net.features import encode, grid_symmetries, score_scale
@@ -59,11 +59,6 @@ WIN, DRAW, LOSS = 0, 1, 2
 
 class ReplayError(ValueError):
     """A replay file is missing, damaged or does not fit this buffer (one-line message)."""
-
-
-def rule_set_name(game: GameConfig) -> str:
-    """The rule set of a game as a name, e.g. ``side6-komi-standard`` (komi varies per position)."""
-    return f"side{game.side}-{game.game_type}-{game.scoring}"
 
 
 def window_size(positions: int, config: ReplayConfig) -> int:
@@ -99,7 +94,7 @@ def check_fits_in_memory(capacity: int, bytes_per_position: int) -> None:
 
 
 @dataclass(frozen=True, eq=False)
-class _RuleSet:
+class _RuleTables:
     """One rule set of the buffer: its environment (for ``encode``) and row sizes."""
 
     game: GameConfig
@@ -188,7 +183,7 @@ def _state_from_rows(env: VecEnv, rows: np.ndarray) -> EnvState:
 
 def position_bytes(games: Sequence[GameConfig]) -> int:
     """Bytes one position takes in a buffer over the rule sets ``games`` (see ``_ARRAYS``)."""
-    width, actions, cells = _widest([_make_rule_set(g) for g in games])
+    width, actions, cells = _widest([_make_rule_tables(g) for g in games])
     return width * 2 + actions * 2 + cells + _SCALAR_BYTES
 
 
@@ -196,12 +191,12 @@ def position_bytes(games: Sequence[GameConfig]) -> int:
 _SCALAR_BYTES = 1 + 1 + 4 + 2 + 4 + 1
 
 
-def _make_rule_set(game: GameConfig) -> _RuleSet:
+def _make_rule_tables(game: GameConfig) -> _RuleTables:
     env = VecEnv(game)
-    return _RuleSet(game=game, env=env, spec=env.spec, width=env.bytes_per_game // 2, score_scale=score_scale(game))
+    return _RuleTables(game=game, env=env, spec=env.spec, width=env.bytes_per_game // 2, score_scale=score_scale(game))
 
 
-def _widest(rules: Sequence[_RuleSet]) -> tuple[int, int, int]:
+def _widest(rules: Sequence[_RuleTables]) -> tuple[int, int, int]:
     return (max(r.width for r in rules), max(r.spec.num_actions for r in rules), max(r.spec.num_cells for r in rules))
 
 
@@ -215,13 +210,13 @@ class ReplayBuffer:
     def __init__(self, config: ReplayConfig, games: Sequence[GameConfig]) -> None:
         if not isinstance(config, ReplayConfig):
             raise ValueError(f"ReplayBuffer needs a ReplayConfig, got {type(config).__name__}")
-        rules: list[_RuleSet] = []
+        rules: list[_RuleTables] = []
         self._ids: dict[str, int] = {}
         for game in games:
-            name = rule_set_name(game)
+            name = rules_key(game)
             if name not in self._ids:
                 self._ids[name] = len(rules)
-                rules.append(_make_rule_set(game))
+                rules.append(_make_rule_tables(game))
         if not rules:
             raise ValueError("ReplayBuffer needs at least one rule set")
         if len(rules) > 127:
@@ -339,7 +334,7 @@ class ReplayBuffer:
         self._credit = min(self._credit + self.config.train_ratio * t, float(self.config.max_credit))
 
     def _rule_id(self, game: GameConfig) -> int:
-        name = rule_set_name(game)
+        name = rules_key(game)
         if name not in self._ids:
             raise ValueError(f"rule set {name} is not one of this replay buffer's ({', '.join(self._ids)})")
         return self._ids[name]
@@ -405,7 +400,7 @@ class ReplayBuffer:
         """
         keep = self.window
         slots = (self._added - keep + np.arange(keep)) % self.capacity
-        names = np.array([rule_set_name(r.game) for r in self._rules])
+        names = np.array([rules_key(r.game) for r in self._rules])
         buffer = io.BytesIO()
         np.savez(
             buffer,
@@ -480,9 +475,9 @@ def _read_npz(path: Path) -> dict[str, np.ndarray]:
     return data
 
 
-def _check_trajectory(t: Trajectory, rule: _RuleSet) -> None:
+def _check_trajectory(t: Trajectory, rule: _RuleTables) -> None:
     """Shapes, dtypes and value ranges of a trajectory of rule set ``rule``; ValueError names the field."""
-    name = rule_set_name(rule.game)
+    name = rules_key(rule.game)
     count, n, a = t.num_positions, rule.spec.num_cells, rule.spec.num_actions
     expected = {"states": (count, rule.width), "policy": (count, a), "ownership": (count, n)}
     for field, shape in expected.items():

@@ -1,0 +1,87 @@
+"""The bots that ship with catena-zero (the folder ``catena_zero/bots/``, index in its README.md).
+
+``play``, ``engine`` and ``serve`` use the shipped bot for the chosen rules when no ``--bot`` is
+given (``shipped_bot_for``), and say which. A shipped bot is an ordinary bot file, checked on
+loading like any other (``bot/export.py``); the folder's ``index.json`` adds what a file cannot
+say about itself (how long it trained, how strong it measured), and ``scripts/ship_bot.py`` writes
+the bot, the index and the README together.
+
+Choice among several bots for one rule set: a specialist (its default game has these rules) before
+a generalist (a multi-rule network), then the one trained longer (more steps).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional
+
+from ..game.options import GameConfig, RuleSet
+from .export import BotHeader, read_bot
+
+SHIPPED_DIR = Path(__file__).resolve().parent.parent / "bots"
+INDEX_FILE = "index.json"
+
+
+@dataclass(frozen=True)
+class ShippedBot:
+    """One shipped bot file, its header and its index entry."""
+
+    path: Path
+    header: BotHeader
+    trained: str = ""  # how it was trained, for people (e.g. "60 min on 2 CPU cores, 501k positions")
+    strength: str = ""  # its measured strength, for people (e.g. "92.5% vs mcts:1000 at komi 7, 40 games")
+
+    @property
+    def name(self) -> str:
+        return self.path.name
+
+    def covers(self, config: GameConfig) -> bool:
+        return any(rule.covers(config) for rule in self.header.trained_for)
+
+    def describe(self) -> str:
+        """One line naming it for a person: file, what it was trained for, how strong."""
+        parts = [f"the shipped bot {self.name} ({self.header.describe()})"]
+        if self.strength:
+            parts.append(self.strength)
+        return "; ".join(parts)
+
+
+def _index(folder: Path) -> dict:
+    path = folder / INDEX_FILE
+    if not path.exists():
+        return {}
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        raise ValueError(f"{path}: not a readable bot index (JSON)") from None
+    return data if isinstance(data, dict) else {}
+
+
+def shipped_bots(folder: Path = SHIPPED_DIR) -> list[ShippedBot]:
+    """Every bot file of the folder, by name; a damaged file is an error (one line, naming it)."""
+    index = _index(folder)
+    bots = []
+    for path in sorted(folder.glob("*.bot")):
+        entry = index.get(path.name, {}) if isinstance(index.get(path.name), dict) else {}
+        bots.append(ShippedBot(path=path, header=read_bot(path).header, trained=str(entry.get("trained", "")),
+                               strength=str(entry.get("strength", ""))))
+    return bots
+
+
+def shipped_bot_for(config: GameConfig, folder: Path = SHIPPED_DIR) -> Optional[ShippedBot]:
+    """The shipped bot for the rules of ``config`` (any komi), or None if none was trained for them."""
+    rules = RuleSet.of(config)
+    candidates = [b for b in shipped_bots(folder) if b.covers(config)]
+    if not candidates:
+        return None
+    return max(candidates, key=lambda b: (RuleSet.of(b.header.game) == rules, b.header.step, b.name))
+
+
+def no_shipped_bot_line(config: GameConfig) -> str:
+    """What to say when no shipped bot covers ``config``: which rules have one, how to get one."""
+    have = sorted({str(rule) for bot in shipped_bots() for rule in bot.header.trained_for})
+    shipped = f"shipped bots cover: {', '.join(have)}" if have else "no bot ships with this installation"
+    return (f"no shipped bot for {RuleSet.of(config)} ({shipped}); train one (catena-zero train) and "
+            "export it (catena-zero export RUN --out FILE), then pass --bot FILE")

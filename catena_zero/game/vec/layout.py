@@ -1,0 +1,253 @@
+"""The packed layout of vectorised Catena: one int16 row per game (RULES.md R1-R10).
+
+Shape legend:
+    B  games in the batch (1 .. tens of thousands)
+    N  cells, 3n(n-1)+1, indexed in notation order as in ``spec.py``
+    A  actions, N + 1: one per cell, then N = "take the button"
+    P  per-cell slots of a field, N + 2: cells 0..N-1, slot N (the button action, used by
+       the LEGAL field only) and slot N+1, the sentinel ``SENT`` that pads neighbour tables
+    W  width of one packed game row (``_Layout.width``)
+    G  axial grid width 2n-1 (``spec.py``; the network's business)
+
+Why one packed array. A search tree stores the state of every expanded node (DESIGN.md
+sec. 3, as in mctx), so gathering and scattering game states must be cheap: with every
+field of a game in one int16 row, ``take``/``put`` are one fancy-index call each. The
+public fields of ``EnvState`` (``board``, ``to_move`` ...) are typed read-only snapshots of
+column slices. int16 holds every value: cells and ids < 273, lengths <= 271, komi <= 1000.
+
+Why it is fast (DESIGN.md sec. 1). Every group is a ribbon (a path), so a placement on x
+only changes things near x and at the two ends of x's ribbon: a step gathers and scatters
+a few dozen values per game (x's 6 neighbours, those of its <= 2 stone neighbours and of
+the ribbon's ends, and the neighbours of the cells that became illegal) in the flattened
+``[B * W]`` array with precomputed row offsets: a fixed number of numpy calls (about 100)
+whatever B is, and no Python loop over games. Rare events (joins that relabel a ribbon,
+claims that recolour one, the endgame pair rule of R8, game ends) run on the compacted
+subset of games where they happen. Everything is gathers, scatters, scatter-adds,
+elementwise arithmetic and nonzero, which map one to one onto torch for a GPU port
+(``index_select``/``index_put_``/``index_add_``/``nonzero``); only the scratch arrays
+behind ``_first_of_each`` would become a sort-based unique there.
+
+Per game, the packed row holds these fields (each per-cell field is P wide):
+    COLOUR[P]    EMPTY/BLACK/WHITE now, after claims (R5); at the end the final owners
+    LEGAL[P]     nonzero where placing is legal by R3 (illegal is forever, so it only ever
+                 drops); 1: a legal action now, 2: R3-legal but forbidden as the first stone
+                 of a double turn by R8's pair rule (set when the turn starts, reset to 1
+                 after that stone); slot N: 1 if the button may be taken (R4, R7)
+    DEG[P]       number of neighbouring stones; for a stone its degree in its chain, so a
+                 stone is an end iff DEG <= 1 (R2); for an empty cell the k of R3
+    LABEL[P]     ribbon id of a stone (SENT for empty cells): the cell of one of its stones,
+                 the ribbon's root, whose slot holds the ribbon's statistics. Two ends are
+                 in one ribbon iff their LABELs are equal (the ring test of R3). A merge
+                 keeps the longer ribbon's id and relabels the other's stones (a row
+                 compare on the few games that merged).
+    PARTNER[P]   for an end, the other end of its ribbon (a single stone is its own partner)
+    NLEGAL[P]    number of R3-legal neighbouring cells; a ribbon is limited (R2) iff both
+                 ends have none (cells next to a middle stone are never legal)
+    BLACK[P], WHITE[P]   at a root: the ribbon's stones of each colour (length = sum)
+    CLAIMED[P]   at a root: the ribbon was claimed (R5 when it became limited, or R8's
+                 final claim); a claimed ribbon is monochrome and never changes again
+    HISTORY[N+1] actions played in order, -1 padded
+    scalars      TO_MOVE, MOVE_NUMBER, BUTTON, DONE, WINNER, KOMI, NUM_LEGAL (legal cells)
+The SENT slot reads as an empty, illegal cell without ribbon; its DEG and NLEGAL entries
+take the writes aimed at padding and are scratch.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..options import GameConfig, RuleSet
+from ..rules import BLACK
+from ..spec import BoardSpec, board_spec
+from .scores import _scores
+
+# A stone on x (with k stone neighbours) makes legal cells illegal only among (DESIGN.md
+# sec. 1): x; its 6 - k empty neighbours; for each stone neighbour that stops being an end,
+# its neighbours other than x and its chain neighbour (4); and if x joins two ribbons, the
+# common neighbours of the new ends (2 at most on a hex grid). That is at most
+# 1 + 4 + 2 * 4 + 2 = 15 cells, so with more legal cells every first stone of a double turn
+# leaves one for the second (R8) and the pair rule needs no per-cell check.
+_LOST_MAX = 15
+
+@dataclass(frozen=True, eq=False)
+class _Layout:
+    """Column offsets of the packed game row, and the static tables of one board size."""
+
+    config: GameConfig  # komi 0
+    rules: RuleSet  # what the layout and the stepping depend on (komi is per game)
+    spec: BoardSpec
+    n: int  # N
+    p: int  # P = N + 2
+    sent: int  # N + 1, the sentinel slot
+    width: int  # W
+    # scalar columns
+    to_move: int
+    move_number: int
+    button: int
+    done: int
+    winner: int
+    komi: int
+    num_legal: int
+    # per-cell fields: offset of slot 0
+    colour: int
+    legal: int
+    deg: int
+    label: int
+    partner: int
+    nlegal: int
+    black: int
+    white: int
+    claimed: int
+    history: int
+    nbr: np.ndarray = field(repr=False)  # [P, 8] neighbours, padded with SENT; rows N, SENT all SENT
+    adj: np.ndarray = field(repr=False)  # [P * P] bool, adj[c * P + d]: c and d are neighbours
+    template: np.ndarray = field(repr=False)  # [W] int16, the packed row of a new game (komi 0)
+
+    def __reduce__(self):
+        # Pickled as its rules only (the tables are about 53 KB on side 6): unpickling looks the
+        # layout up in this process's cache, so states sent between processes (Ray) stay small
+        # and belong to every VecEnv of the same rules on arrival.
+        return (_layout_for, (self.config,))
+
+
+# One layout per rule set and process, shared by every VecEnv and every unpickled EnvState.
+_LAYOUTS: dict[RuleSet, _Layout] = {}
+
+
+def _layout_for(config: GameConfig) -> _Layout:
+    """The cached layout of ``config``'s rules (built on first use; komi plays no part)."""
+    rules = RuleSet.of(config)
+    layout = _LAYOUTS.get(rules)
+    if layout is None:
+        layout = _LAYOUTS[rules] = _make_layout(rules)
+    return layout
+
+
+def _make_layout(rules: RuleSet) -> _Layout:
+    config = rules.game()
+    spec = board_spec(config.side)
+    n = spec.num_cells
+    p, sent = n + 2, n + 1
+    scalars = ("to_move", "move_number", "button", "done", "winner", "komi", "num_legal")
+    offsets = {name: i for i, name in enumerate(scalars)}
+    col = len(scalars)
+    for name in ("colour", "legal", "deg", "label", "partner", "nlegal", "black", "white", "claimed"):
+        offsets[name] = col
+        col += p
+    offsets["history"] = col
+    width = col + n + 1
+    assert width < 2**15, "flat offsets within a row must fit the int16 values they are added to"
+
+    # Eight columns (two always SENT) so that a row of 8 bools is one uint64: "any" and
+    # "how many" over a cell's neighbours are then one elementwise op (see _BYTE_DIR).
+    nbr = np.full((p, 8), sent, dtype=np.int64)
+    nbr[:n, :6] = np.where(spec.neighbours[:n] == spec.pad, sent, spec.neighbours[:n])
+    adj = np.zeros((p, p), dtype=bool)
+    rows = np.repeat(np.arange(n), 8)
+    adj[rows, nbr[:n].ravel()] = True
+    adj[:, sent] = False  # the sentinel is nobody's neighbour
+
+    t = np.zeros(width, dtype=np.int16)
+    t[offsets["to_move"]] = BLACK
+    t[offsets["num_legal"]] = n
+    t[offsets["legal"]:offsets["legal"] + n] = 1
+    # R4: the button can be taken from the start; R7 no_komi: only after Black's first stone.
+    t[offsets["legal"] + n] = config.game_type == "komi"
+    t[offsets["label"]:offsets["label"] + p] = sent
+    t[offsets["partner"]:offsets["partner"] + p] = np.arange(p)
+    t[offsets["nlegal"]:offsets["nlegal"] + n] = spec.degree
+    t[offsets["history"]:offsets["history"] + n + 1] = -1
+    for arr in (nbr, adj, t):
+        arr.setflags(write=False)
+    return _Layout(config=config, rules=rules, spec=spec, n=n, p=p, sent=sent, width=width, **offsets,
+                   nbr=nbr, adj=adj.ravel(), template=t)
+
+
+@dataclass(eq=False)
+class EnvState:
+    """B games of one ``VecEnv``. ``data`` is the packed state; the named properties are
+    typed read-only snapshots (copies) of it. Change games only through ``VecEnv``.
+
+    A state belongs to every ``VecEnv`` with the same rules (side, game type, scoring). It
+    pickles as its packed rows plus those rules (``_Layout.__reduce__``), about ``data.nbytes``
+    + 200 bytes, and is valid again after unpickling in any process (Ray).
+    """
+
+    data: np.ndarray  # [B, W] int16 packed rows, layout in the module docstring
+    layout: _Layout = field(repr=False)
+
+    @property
+    def batch_size(self) -> int:
+        return self.data.shape[0]
+
+    def _block(self, offset: int, size: int) -> np.ndarray:
+        return self.data[:, offset:offset + size]
+
+    @property
+    def board(self) -> np.ndarray:
+        """[B, N] int8 colour of every cell now (after claims); at the end the final owners."""
+        return self._block(self.layout.colour, self.layout.n).astype(np.int8)
+
+    @property
+    def to_move(self) -> np.ndarray:
+        """[B] int8 BLACK/WHITE to move; after the end, who would move next (R10)."""
+        return self.data[:, self.layout.to_move].astype(np.int8)
+
+    @property
+    def move_number(self) -> np.ndarray:
+        """[B] int32 moves played (stones and the button)."""
+        return self.data[:, self.layout.move_number].astype(np.int32)
+
+    @property
+    def pending_second(self) -> np.ndarray:
+        """[B] bool double (R8): the next stone is the second of a two-stone turn."""
+        m = self.data[:, self.layout.move_number]
+        if self.layout.config.game_type != "double":
+            return np.zeros(self.batch_size, dtype=bool)
+        # Black's opening stone is move 1; then each turn is stones (2t, 2t+1).
+        return (m >= 2) & (m % 2 == 0) & (self.data[:, self.layout.done] == 0)
+
+    @property
+    def button(self) -> np.ndarray:
+        """[B] int8 button holder, EMPTY if not taken; after the end the R6 assignment."""
+        return self.data[:, self.layout.button].astype(np.int8)
+
+    @property
+    def done(self) -> np.ndarray:
+        """[B] bool the game is over."""
+        return self.data[:, self.layout.done] != 0
+
+    @property
+    def winner(self) -> np.ndarray:
+        """[B] int8 where done: EMPTY (0) for a draw, BLACK or WHITE; 0 while running."""
+        return self.data[:, self.layout.winner].astype(np.int8)
+
+    @property
+    def komi(self) -> np.ndarray:
+        """[B] int32 komi of each game (R6, R7)."""
+        return self.data[:, self.layout.komi].astype(np.int32)
+
+    @property
+    def history(self) -> np.ndarray:
+        """[B, N+1] int16 actions played in order, -1 padded."""
+        return self._block(self.layout.history, self.layout.n + 1).copy()
+
+    @property
+    def scores(self) -> np.ndarray:
+        """[B, 2] float32 [black, white] scores as defined in the brief (R6), current during
+        the game and final at the end. Computed on demand, O(B * N)."""
+        return _scores(self.data, self.layout)
+
+
+@dataclass(frozen=True)
+class RibbonInfo:
+    """Per-cell ribbon features for the network, all [B, N]; zero on empty cells."""
+
+    is_end: np.ndarray  # [B, N] bool the stone is an end of its ribbon (R2)
+    limited: np.ndarray  # [B, N] bool its ribbon is claimed: limited (R5), or R8's final claim
+    length: np.ndarray  # [B, N] int16 stones in its ribbon
+    black: np.ndarray  # [B, N] int16 black stones in its ribbon
+    white: np.ndarray  # [B, N] int16 white stones in its ribbon
+    growth: np.ndarray  # [B, N] int16 distinct legal (R3) cells next to its ribbon's ends

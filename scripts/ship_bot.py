@@ -1,0 +1,69 @@
+"""Ship a trained bot with the project: export a checkpoint into catena_zero/bots/NAME.bot and
+rewrite the folder's index (index.json, README.md) from every shipped bot's header.
+
+Run: .venv/bin/python scripts/ship_bot.py CHECKPOINT_OR_RUN NAME --trained "60 min on 2 CPU cores, ..."
+        --strength "92.5% [78, 97] vs mcts:1000 at komi 7, 40 games, 400 sims"
+The figures in --trained and --strength are what you measured (docs/RESULTS.md has the commands);
+the script writes them as given. --index-only rewrites README.md from index.json and the files.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from catena_zero.bot.export import export_bot
+from catena_zero.bot.shipped import INDEX_FILE, SHIPPED_DIR, shipped_bots
+from catena_zero.fileio import write_text_atomic
+
+
+def readme() -> str:
+    lines = [
+        "# Shipped bots",
+        "",
+        "Trained networks that come with catena-zero, as bot files (`catena-zero export`). `play`, "
+        "`engine` and `serve` use the one for the chosen rules when no `--bot` is given (and say "
+        "which); `--bot FILE` takes any other. How each was trained and measured: "
+        "[docs/RESULTS.md](../../docs/RESULTS.md).",
+        "",
+        "| file | trained for | default game | step | network | trained | strength |",
+        "| --- | --- | --- | ---: | --- | --- | --- |",
+    ]
+    for bot in shipped_bots():
+        h = bot.header
+        rules = ", ".join(str(r) for r in h.trained_for)
+        game = f"side {h.game.side} {h.game.game_type} {h.game.scoring}"
+        lines.append(f"| `{bot.name}` | {rules} | {game} | {h.step:,} | {h.net.blocks}x{h.net.channels} | "
+                     f"{bot.trained or '-'} | {bot.strength or '-'} |")
+    return "\n".join(lines) + "\n"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("checkpoint", nargs="?", help="a checkpoint file or a run folder (its newest checkpoint)")
+    parser.add_argument("name", nargs="?", help="the bot's file name in catena_zero/bots/ (without .bot)")
+    parser.add_argument("--trained", default="", help="how it was trained (measured), for the index")
+    parser.add_argument("--strength", default="", help="its measured strength, for the index")
+    parser.add_argument("--index-only", action="store_true")
+    args = parser.parse_args()
+    index_path = SHIPPED_DIR / INDEX_FILE
+    index = json.loads(index_path.read_text()) if index_path.exists() else {}
+    if not args.index_only:
+        if not args.checkpoint or not args.name:
+            parser.error("CHECKPOINT and NAME are needed (or --index-only)")
+        from catena_zero.train.checkpoint import load_checkpoint, resolve_checkpoint
+
+        path = resolve_checkpoint(args.checkpoint)
+        out = SHIPPED_DIR / f"{args.name}.bot"
+        header = export_bot(load_checkpoint(path), out)
+        index[out.name] = {"trained": args.trained, "strength": args.strength, "source": str(path)}
+        write_text_atomic(index_path, json.dumps(index, indent=1, sort_keys=True) + "\n")
+        print(f"ship_bot: {out} ({out.stat().st_size:,} bytes): {header.describe()}")
+    write_text_atomic(SHIPPED_DIR / "README.md", readme())
+    print(f"ship_bot: index of {len(shipped_bots())} bot(s) written to {SHIPPED_DIR / 'README.md'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

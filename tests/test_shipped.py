@@ -1,0 +1,54 @@
+"""Shipped bots (catena_zero/bot/shipped.py): the bot for a rule set, specialists first, the index."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import pytest
+
+from bot_files import save_tiny_checkpoint, tiny_config
+from catena_zero.bot.export import export_bot
+from catena_zero.bot.shipped import SHIPPED_DIR, shipped_bot_for, shipped_bots
+from catena_zero.game import GameConfig, RuleSet
+from catena_zero.train.checkpoint import load_checkpoint
+
+
+def _bot(tmp_path, name: str, step: int, trained_for, game=None):
+    config = tiny_config(**(game or {}))
+    checkpoint = load_checkpoint(save_tiny_checkpoint(tmp_path / f"run-{name}", step=step, config=config))
+    (tmp_path / "bots").mkdir(exist_ok=True)
+    export_bot(checkpoint, tmp_path / "bots" / f"{name}.bot", trained_for=trained_for)
+
+
+def test_the_bot_for_a_rule_set_prefers_a_specialist_then_more_training(tmp_path):
+    folder = tmp_path / "bots"
+    assert shipped_bot_for(GameConfig(side=3), folder) is None
+    side3 = RuleSet(3, "komi", "standard")
+    longest3 = RuleSet(3, "komi", "longest")
+    _bot(tmp_path, "multi", 900, [side3, longest3], game={"scoring": "longest"})  # a generalist, longer trained
+    _bot(tmp_path, "side3-early", 100, [side3])
+    _bot(tmp_path, "side3", 300, [side3])
+    (folder / "index.json").write_text(json.dumps({"side3.bot": {"strength": "a measured line"}}))
+    assert [b.name for b in shipped_bots(folder)] == ["multi.bot", "side3-early.bot", "side3.bot"]
+    best = shipped_bot_for(GameConfig(side=3, komi=7), folder)
+    assert best.name == "side3.bot" and best.strength == "a measured line"
+    assert "the shipped bot side3.bot" in best.describe() and "a measured line" in best.describe()
+    assert shipped_bot_for(GameConfig(side=3, scoring="longest"), folder).name == "multi.bot"
+    assert shipped_bot_for(GameConfig(side=4), folder) is None
+
+
+def test_a_damaged_shipped_bot_is_an_error_naming_it(tmp_path):
+    _bot(tmp_path, "side3", 300, [RuleSet(3, "komi", "standard")])
+    path = tmp_path / "bots" / "side3.bot"
+    data = bytearray(path.read_bytes())
+    data[-5] ^= 0x10
+    path.write_bytes(bytes(data))
+    with pytest.raises(ValueError, match="side3.bot"):
+        shipped_bots(tmp_path / "bots")
+
+
+def test_every_bot_in_the_shipped_folder_loads_and_is_indexed():
+    index = json.loads((SHIPPED_DIR / "index.json").read_text()) if (SHIPPED_DIR / "index.json").exists() else {}
+    for bot in shipped_bots():
+        assert bot.name in index and index[bot.name]["strength"], bot.name
