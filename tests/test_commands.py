@@ -358,7 +358,7 @@ def test_komi_choice_shows_the_bots_fair_komi(tmp_path, capsys, monkeypatch):
     from web_helpers import make_bot_file
 
     path = make_bot_file(tmp_path)
-    fair = Bot.load(path, device="cpu").komi_curve(GameConfig(side=3)).fair_komi
+    fair = Bot.load(path, device="cpu").komi_curve(GameConfig(side=3)).komi
     code, out, _ = run(["play", "--bot", str(path), "--device", "cpu", "--simulations", "2"], capsys,
                        stdin="quit\n", monkeypatch=monkeypatch)
     assert code == 0

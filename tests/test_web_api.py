@@ -625,7 +625,7 @@ def test_komi_advice_is_the_bots_fair_komi(client, bot_file):
     bot = Bot.load(bot_file, simulations=1, device="cpu")
     gid = new_game(client)["id"]
     advice = client.get(f"/api/games/{gid}/komi-advice").json()
-    assert advice["komi"] == bot.komi_curve(GameConfig(side=3)).fair_komi
+    assert advice["komi"] == bot.komi_curve(GameConfig(side=3)).komi
     assert (advice["komi_min"], advice["komi_max"]) == (0, 15)
     assert client.get(f"/api/games/{gid}").json()["komi_advice"] == advice["komi"]
     gid = new_game(client, game_type="no_komi")["id"]

@@ -457,7 +457,7 @@ def fair_komi_estimate(player: Optional[Player], config) -> Optional[int]:
     --bot`` computes it; None for players without a network (their guess would mislead)."""
     curve = getattr(player, "komi_curve", None)  # an exported Bot
     if curve is not None:
-        return int(curve(config).fair_komi)
+        return int(curve(config).komi)
     estimate = getattr(player, "fair_komi", None)  # a network SearchPlayer (net:FILE)
     return None if estimate is None else estimate(config)
 

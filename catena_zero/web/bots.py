@@ -111,7 +111,7 @@ def fair_komi_of(bot: BotLike, config: GameConfig) -> Optional[int]:
     curve = getattr(bot, "komi_curve", None)
     if curve is None or config.game_type != "komi":
         return None
-    return int(curve(config).fair_komi)
+    return int(curve(config).komi)
 
 
 def bot_event(bot: BotLike, snap: Snapshot) -> str:
