@@ -52,3 +52,53 @@ def test_every_bot_in_the_shipped_folder_loads_and_is_indexed():
     index = json.loads((SHIPPED_DIR / "index.json").read_text()) if (SHIPPED_DIR / "index.json").exists() else {}
     for bot in shipped_bots():
         assert bot.name in index and index[bot.name]["strength"], bot.name
+
+
+# ----------------------------------------------------------------------- the commands without --bot
+
+
+@pytest.fixture
+def shipped_folder(tmp_path, monkeypatch):
+    """A shipped-bots folder holding one side-3 bot, in place of catena_zero/bots/."""
+    import catena_zero.bot.shipped as shipped
+
+    _bot(tmp_path, "side3", 300, [RuleSet(3, "komi", "standard")])
+    (tmp_path / "bots" / "index.json").write_text(json.dumps({"side3.bot": {"strength": "measured here"}}))
+    monkeypatch.setattr(shipped, "SHIPPED_DIR", tmp_path / "bots")
+    return tmp_path / "bots"
+
+
+def _run(argv, capsys, monkeypatch, stdin=""):
+    import io
+    import sys
+
+    from catena_zero.cli import main
+
+    monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
+    code = main(argv)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_play_opponent_bot_plays_the_shipped_bot_and_says_which(shipped_folder, capsys, monkeypatch):
+    code, out, err = _run(["play", "--side", "3", "--opponent", "bot", "--simulations", "2"], capsys, monkeypatch,
+                          stdin="quit\n")
+    assert code == 0
+    assert "no --bot given: playing the shipped bot side3.bot" in err and "measured here" in err
+    assert "the bot side3.bot" in out
+
+
+def test_without_a_shipped_bot_for_the_rules_the_line_says_what_ships(shipped_folder, capsys, monkeypatch):
+    code, _, err = _run(["play", "--side", "4", "--opponent", "bot"], capsys, monkeypatch)
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    assert "no shipped bot for side 4 komi standard (shipped bots cover: side 3 komi standard)" in err
+    assert "catena-zero export" in err
+
+
+def test_engine_and_komi_take_the_shipped_bot(shipped_folder, capsys, monkeypatch):
+    code, out, err = _run(["engine", "--side", "3", "--simulations", "2", "--device", "cpu"], capsys, monkeypatch,
+                          stdin="name\nquit\n")
+    assert code == 0 and "playing the shipped bot side3.bot" in err and "catena-zero" in out
+    # No rule flags and nothing shipped for the standard board: the one shipped bot there is.
+    code, out, err = _run(["komi", "--device", "cpu"], capsys, monkeypatch)
+    assert code == 0 and "side3.bot" in err and out.startswith("fair komi")

@@ -6,6 +6,8 @@ only when the player to move changes (R8 double turns keep the mover, R4 the but
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 from positions import random_position
@@ -127,3 +129,29 @@ def test_side3_opening_solved_exactly():
         child_value = solver.solve(child).value
         assert solution.move_values[move] == -child_value
     assert solution.value == max(solution.move_values.values())
+
+
+def test_margin_solver_agrees_with_the_outcome_solver_and_the_fair_komi():
+    from catena_zero.search.solver import MarginSolver, exact_fair_komi
+
+    config = GameConfig(side=2)
+    margins, outcomes = MarginSolver(), Solver()
+    # The empty board: Black wins at komi 2 and loses at 3, so its best margin at komi 0 lies
+    # between; the button's half point makes it 2.5 (R6).
+    assert exact_fair_komi(config) == (2, 3)
+    assert margins.margin(Game(config)) == 2.5
+    rng = np.random.default_rng(3)
+    for _ in range(40):
+        game = Game(dataclasses.replace(config, komi=int(rng.integers(0, 6))))
+        while not game.is_over and rng.random() < 0.8:
+            game.play_action(int(rng.choice(game.legal_actions())))
+        if game.is_over:
+            continue
+        margin = margins.margin(game)
+        assert np.sign(margin) == outcomes.value(game), game.history  # no draws: the half point
+        best, kept = margins.optimal_actions(game)
+        assert kept == margin and best
+        for action in game.legal_actions():  # an optimal move keeps the margin, the others lose some
+            assert (margins.move_margin(game, action) == margin) == (action in best)
+    with pytest.raises(ValueError, match="longest"):
+        margins.margin(Game(GameConfig(side=2, scoring="longest")))

@@ -86,7 +86,7 @@ def build_mcts_player(arg: str | None, config: Config) -> SearchPlayer:
 
 NET_NEEDS_FILE = ("player kind 'net' needs trained weights: write net:FILE with a training checkpoint "
                   "(catena-zero train writes them in its run folder) or an exported bot file "
-                  "(catena-zero export), or play a bot file with --bot FILE")
+                  "(catena-zero export), play a bot file with --bot FILE, or the shipped bot with --opponent bot")
 
 
 def build_net_player(arg: str | None, config: Config):

@@ -59,8 +59,10 @@ def _index(folder: Path) -> dict:
     return data if isinstance(data, dict) else {}
 
 
-def shipped_bots(folder: Path = SHIPPED_DIR) -> list[ShippedBot]:
-    """Every bot file of the folder, by name; a damaged file is an error (one line, naming it)."""
+def shipped_bots(folder: Optional[Path] = None) -> list[ShippedBot]:
+    """Every bot file of the folder (default ``SHIPPED_DIR``), by name; a damaged file is an error
+    (one line, naming it)."""
+    folder = SHIPPED_DIR if folder is None else folder
     index = _index(folder)
     bots = []
     for path in sorted(folder.glob("*.bot")):
@@ -70,7 +72,7 @@ def shipped_bots(folder: Path = SHIPPED_DIR) -> list[ShippedBot]:
     return bots
 
 
-def shipped_bot_for(config: GameConfig, folder: Path = SHIPPED_DIR) -> Optional[ShippedBot]:
+def shipped_bot_for(config: GameConfig, folder: Optional[Path] = None) -> Optional[ShippedBot]:
     """The shipped bot for the rules of ``config`` (any komi), or None if none was trained for them."""
     rules = RuleSet.of(config)
     candidates = [b for b in shipped_bots(folder) if b.covers(config)]

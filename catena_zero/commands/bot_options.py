@@ -1,4 +1,5 @@
-"""The flags of the commands that load an exported bot (engine, komi, play): --bot and its search."""
+"""The flags of the commands that load an exported bot (engine, komi, play, serve): --bot and its
+search; without --bot the shipped bot for the chosen rules (``bot/shipped.py``)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ def add_bot_options(parser: argparse.ArgumentParser, required: bool, bot_help: s
                     repeatable: bool = False) -> None:
     """--bot FILE (a list of files when ``repeatable``) and the search flags of the bots."""
     parser.add_argument("--bot", required=required, metavar="FILE", action="append" if repeatable else "store",
-                        help=bot_help or "a bot file written by 'catena-zero export'")
+                        help=bot_help or "a bot file written by 'catena-zero export' (default: the bot shipped "
+                                         "for the rules, see catena_zero/bots/README.md)")
     budget = parser.add_mutually_exclusive_group()
     budget.add_argument("--simulations", type=int, metavar="N", help="search simulations per move (default: the bot file's)")
     budget.add_argument("--seconds", type=float, metavar="T", help="think about T seconds per move instead")
@@ -32,3 +34,37 @@ def load_bot(args: argparse.Namespace, path: str | None = None):
     torch.set_num_threads(args.threads)  # this process runs the bot: its choice to make
     return Bot.load(path or args.bot, simulations=args.simulations, seconds=args.seconds,
                     device=args.device, seed=args.bot_seed)
+
+
+def add_rules_options(parser: argparse.ArgumentParser) -> None:
+    """--side, --game-type, --scoring: the rules whose shipped bot to take when no --bot is given."""
+    from ..game.options import GAME_TYPES, SCORINGS
+
+    parser.add_argument("--side", type=int, help="without --bot: the shipped bot for this board side (R1)")
+    parser.add_argument("--game-type", choices=GAME_TYPES, help="without --bot: ... for this game type (R7/R8)")
+    parser.add_argument("--scoring", choices=SCORINGS, help="without --bot: ... for this scoring (R6)")
+
+
+def shipped_bot_path(args: argparse.Namespace, default=None):
+    """(path, line saying which) of the shipped bot for the rules of the flags, else of ``default``
+    (a GameConfig), else of the standard game (side 6, komi, standard); with no rule flag given and
+    nothing shipped for those rules, the one shipped bot there is (the first by name). CliError (one
+    line: what ships, how to make one) when no shipped bot fits."""
+    from ..bot.shipped import no_shipped_bot_line, shipped_bot_for, shipped_bots
+    from ..game.options import GameConfig
+    from .common import CliError
+
+    flags = {key: getattr(args, key, None) for key in ("side", "game_type", "scoring")}
+    chosen = {key: value for key, value in flags.items() if value is not None}
+    base = default if default is not None else GameConfig()
+    try:
+        config = GameConfig(**{"side": base.side, "game_type": base.game_type, "scoring": base.scoring, **chosen})
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
+    bot = shipped_bot_for(config)
+    if bot is None and not chosen:
+        bots = shipped_bots()
+        bot = bots[0] if bots else None
+    if bot is None:
+        raise CliError(no_shipped_bot_line(config))
+    return bot.path, f"no --bot given: playing {bot.describe()}"

@@ -5,18 +5,23 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .bot_options import add_bot_options, load_bot
+from .bot_options import add_bot_options, add_rules_options, load_bot, shipped_bot_path
 
 HELP = "run a bot behind a GTP-style text protocol on stdin/stdout (for GUIs and programs)"
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    add_bot_options(parser, required=True)
+    add_bot_options(parser, required=False)
+    add_rules_options(parser)
 
 
 def run(args: argparse.Namespace) -> int:
     from ..bot.engine import Engine
 
-    bot = load_bot(args)
+    path = args.bot
+    if path is None:
+        path, which = shipped_bot_path(args)
+        print(f"catena-zero engine: {which}", file=sys.stderr)
+    bot = load_bot(args, path)
     print(f"catena-zero engine: {bot!r}; waiting for commands (list_commands, quit)", file=sys.stderr)
     return Engine(bot).run(sys.stdin, sys.stdout, sys.stderr)

@@ -6,13 +6,13 @@ import argparse
 import sys
 
 from ..game.options import SCORINGS, GameConfig
-from .bot_options import add_bot_options, load_bot
+from .bot_options import add_bot_options, load_bot, shipped_bot_path
 
 HELP = "the fair komi by a bot's own estimate (R7), with its value at each komi around it"
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    add_bot_options(parser, required=True)
+    add_bot_options(parser, required=False)
     parser.add_argument("--side", type=int, help="board side (default: the bot's game)")
     parser.add_argument("--scoring", choices=SCORINGS, help="scoring (default: the bot's game)")
     parser.add_argument("--around", type=int, default=5, metavar="K",
@@ -25,7 +25,11 @@ def run(args: argparse.Namespace) -> int:
 
     if args.around < 0:
         raise ValueError(f"--around must be >= 0, got {args.around}")
-    bot = load_bot(args)
+    path = args.bot
+    if path is None:
+        path, which = shipped_bot_path(args, GameConfig(side=args.side or 6, scoring=args.scoring or "standard"))
+        print(which, file=sys.stderr)
+    bot = load_bot(args, path)
     default = bot.game_config
     config = GameConfig(side=args.side if args.side is not None else default.side, game_type="komi",
                         scoring=args.scoring or default.scoring)

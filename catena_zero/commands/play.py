@@ -31,19 +31,21 @@ from ..game.records import board_of, save_record
 from ..game.render import LAYOUTS, render_ascii
 from ..game.rules import IllegalMove
 from ..messages import quote
-from .bot_options import add_bot_options, load_bot
+from .bot_options import add_bot_options, load_bot, shipped_bot_path
 from .common import CliError, add_game_options, check_distinct_files, describe, message_stream, resolve_config
 
 HELP = "play in the terminal, against a person or a program"
 SEATS = ("first", "second")
 HUMAN = "human"
+SHIPPED = "bot"  # --opponent bot: the shipped bot for the game's rules (bot/shipped.py)
 _MAX_INPUT = 40  # characters of one typed line; the longest event, "colour white", has 12
 
 
 def configure(play: argparse.ArgumentParser) -> None:
     add_game_options(play, komi_help="answer the first player's komi choice (R7) in advance: the game "
                                      "starts at the colour choice; otherwise the first player is asked")
-    kinds = ", ".join([HUMAN] + [f"{k.usage} ({k.help})" for k in player_kinds()])
+    kinds = ", ".join([HUMAN, f"{SHIPPED} (the bot shipped for the rules, catena_zero/bots/)"]
+                      + [f"{k.usage} ({k.help})" for k in player_kinds()])
     play.add_argument("--opponent", default=HUMAN, metavar="KIND", help=f"who plays against you: {kinds}; default human")
     play.add_argument("--seat", choices=SEATS, default="first",
                       help="your seat against a program: the first player chooses the komi (R7); default first")
@@ -145,6 +147,11 @@ class PlayResult:
 
 
 def run(args: argparse.Namespace) -> int:
+    if not args.bot and args.opponent.strip() == SHIPPED:
+        # The shipped bot for the rules; one line naming what ships and how to make one if none fits.
+        path, which = shipped_bot_path(args, resolve_config(args).game)
+        print(which, file=sys.stderr)
+        args.bot, args.opponent = [str(path)], HUMAN
     inputs = {"the config": args.config, **{f"--bot {i + 1}": path for i, path in enumerate(args.bot or [])}}
     check_distinct_files(inputs, {"--save": args.save})  # before a bot loads or a game starts
     bots, opponent = _bots(args), args.opponent

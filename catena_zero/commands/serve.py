@@ -7,7 +7,7 @@ from pathlib import Path
 
 from ..web.server import BotOptions, serve
 from ..web.sessions import ServerConfig
-from .bot_options import add_bot_options
+from .bot_options import add_bot_options, add_rules_options, shipped_bot_path
 from .common import CliError
 
 HELP = "serve a web page (and a JSON API) to play the bot in a browser"
@@ -15,7 +15,8 @@ HELP = "serve a web page (and a JSON API) to play the bot in a browser"
 
 def configure(parser: argparse.ArgumentParser) -> None:
     defaults = ServerConfig()
-    add_bot_options(parser, required=True)
+    add_bot_options(parser, required=False)
+    add_rules_options(parser)
     parser.add_argument("--host", default="127.0.0.1",
                         help="address to listen on; default 127.0.0.1 (this machine only)")
     parser.add_argument("--port", type=int, default=8000, help="TCP port; 0 picks a free one; default 8000")
@@ -47,7 +48,11 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(f"--max-seconds must be > 0, got {args.max_seconds:g}")
     config = ServerConfig(max_games=args.max_games, expire_s=args.expire_minutes * 60, workers=args.workers,
                           max_simulations=args.max_simulations, max_seconds=args.max_seconds)
-    bot = BotOptions(path=Path(args.bot), simulations=args.simulations, seconds=args.seconds,
+    path = args.bot
+    if path is None:
+        path, which = shipped_bot_path(args)
+        print(f"catena-zero serve: {which}", flush=True)
+    bot = BotOptions(path=Path(path), simulations=args.simulations, seconds=args.seconds,
                      device=args.device, seed=args.bot_seed, threads=args.threads)
     serve(bot, args.host, args.port, config)
     return 0

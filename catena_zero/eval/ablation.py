@@ -196,6 +196,8 @@ def run_ablation(plan: AblationPlan, plan_name: str, *, minutes: Optional[float]
             log(f"ablate: training {name} for {minutes:g} minutes ({run_dir})")
             resume = (run_dir / "config.yaml").exists()
             summary = train_fn(config, config.run.name, config.run.name, resume)
+            if getattr(summary, "cpu", None) is not None:
+                log(f"ablate: {name}: {summary.step} steps, {summary.positions:,} positions; {summary.cpu.describe()}")
             done = _finished(run_dir, minutes)
             if done is None:
                 raise RuntimeError(f"variant {name} stopped before its {minutes:g} minutes: {summary.stop_reason}")
