@@ -388,3 +388,12 @@ def test_the_bot_places_the_no_komi_first_stone_closest_to_even(komi_bot_path):
     assert bot.select_move(Game(config)) == stone
     with pytest.raises(ValueError, match="no_komi"):
         bot.choose_first_stone(GameConfig(side=3))
+
+
+def test_the_komi_table_gives_each_rule_set_its_fair_komi_and_crossing(komi_bot_path, capsys):
+    # The hand-made net: Black's value tanh(0.5 (6.3 - k)) is > 0 up to komi 6 and < 0 from 7.
+    assert main(["komi", "--bot", str(komi_bot_path), "--table", "--device", "cpu"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("| side | scoring | fair komi |")
+    assert lines[2].startswith("| 3 | standard | 6 | 6 | 7 |")  # no_komi has no komi: one row
+    assert len(lines) == 3

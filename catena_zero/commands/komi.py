@@ -18,6 +18,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--around", type=int, default=5, metavar="K",
                         help="show the komis within K of the fair one (default 5)")
     parser.add_argument("--all", action="store_true", help="show every komi of the range")
+    parser.add_argument("--table", action="store_true",
+                        help="one line per rule set the bot was trained for (sides 3-10 and scorings of game "
+                             "type komi): the fair komi and where Black's value crosses even (Markdown)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -33,6 +36,24 @@ def run(args: argparse.Namespace) -> int:
     default = bot.game_config
     config = GameConfig(side=args.side if args.side is not None else default.side, game_type="komi",
                         scoring=args.scoring or default.scoring)
+    if args.table:
+        print(fair_komi_table(bot), end="", file=sys.stdout)
+        return 0
     curve = bot.komi_curve(config)
     print(komi_table(curve, around=None if args.all else args.around), end="", file=sys.stdout)
     return 0
+
+
+def fair_komi_table(bot) -> str:
+    """Markdown: for each komi rule set of the bot, the fair komi and the value crossing around it."""
+    lines = ["| side | scoring | fair komi | Black ahead up to | Black behind from | Black's value at the fair komi |",
+             "| ---: | --- | ---: | ---: | ---: | ---: |"]
+    for rules in sorted(bot.trained_for, key=lambda r: (r.scoring, r.side)):
+        if rules.game_type != "komi":
+            continue
+        curve = bot.komi_curve(GameConfig(side=rules.side, game_type="komi", scoring=rules.scoring))
+        ahead, behind = curve.crossing
+        value = float(curve.black_value[list(curve.komis).index(curve.komi)])
+        show = lambda k: "-" if k is None else str(k)  # noqa: E731
+        lines.append(f"| {rules.side} | {rules.scoring} | {curve.komi} | {show(ahead)} | {show(behind)} | {value:+.3f} |")
+    return "\n".join(lines) + "\n"

@@ -17,7 +17,7 @@ value is closest to even (``first_stone_values``, ``closest_to_even``).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Optional
 
 import numpy as np
 
@@ -41,6 +41,15 @@ class KomiEstimate:
     black_value: np.ndarray  # [K] float64 value for Black to move on the empty board
     black_score: np.ndarray  # [K] float64 expected score margin for Black (points)
     source: str = ""  # who estimated it, e.g. "value head of step-00001000"
+
+    @property
+    def crossing(self) -> tuple[Optional[int], Optional[int]]:
+        """(the largest komi at which Black's value is still > 0, the smallest at which it is <= 0):
+        where the value head puts the fair komi, as exhaustive search gives it (``exact_fair_komi``);
+        None on a side with no such komi in range."""
+        ahead = self.komis[self.black_value > 0]
+        behind = self.komis[self.black_value <= 0]
+        return (int(ahead.max()) if ahead.size else None, int(behind.min()) if behind.size else None)
 
 
 def komi_curve_of(eval_fn: "EvalFn", env: "VecEnv") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
