@@ -119,11 +119,11 @@ def test_resume_falls_back_to_the_newest_intact_checkpoint_and_says_so(tmp_path,
     for step in (10, 20, 30):
         first.counters.step = step
         first._checkpoint()
-    first.writer.close()
+    first.log.close()
     newest = list_checkpoints(run_dir)[-1][1]
     newest.write_bytes(newest.read_bytes()[:-100])  # truncated
     resumed = TrainingRun(config, run_dir, resume=True, progress=Progress(io.StringIO(), 60.0))
-    resumed.writer.close()
+    resumed.log.close()
     err = capsys.readouterr().err
     assert resumed.counters.step == 20 and resumed.last_checkpoint.name == "step-00000020.pt"
     assert "skipping a damaged checkpoint" in err and "step-00000030.pt" in err

@@ -28,7 +28,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     import dataclasses
 
-    from ..eval.ablation import load_plan, markdown_section, run_ablation, save_results, table_lines, write_section
+    from ..config import load_config
+    from ..eval.ablation import (load_plan, markdown_section, measure_variants, save_results, table_lines,
+                                 train_variants, write_section)
+    from ..train.driver import learner_threads
 
     if args.minutes is not None and not args.minutes > 0:
         raise CliError(f"--minutes must be a positive number, got {args.minutes}")
@@ -44,13 +47,13 @@ def run(args: argparse.Namespace) -> int:
         plan = dataclasses.replace(plan, evaluation=evaluation)
     name = Path(args.plan).stem
     only = [v.strip() for v in args.only.split(",") if v.strip()] if args.only else None
-    set_threads(args.threads)
-    results = run_ablation(plan, name, minutes=args.minutes, only=only,
-                           log=lambda line: print(line, file=sys.stdout, flush=True))
+    log = lambda line: print(line, file=sys.stdout, flush=True)  # noqa: E731
+    set_threads(learner_threads(load_config(plan.config)))  # training first: this process runs the learner
+    trained = train_variants(plan, name, minutes=args.minutes, only=only, log=log)
+    set_threads(args.threads)  # then the matches
+    results = measure_variants(plan, trained, log=log)
     for line in table_lines(plan, results):
         print(line, file=sys.stdout)
-    from ..config import load_config
-
     saved = save_results(load_config(plan.config).run.root, name, results)
     print(f"results: {saved}", file=sys.stdout)
     if args.results != "-":

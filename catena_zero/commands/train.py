@@ -25,7 +25,10 @@ def configure(train: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..train.driver import train
+    import torch
+
+    from ..eval.inloop import evaluate_in_loop
+    from ..train.driver import learner_threads, train
 
     overrides = parse_overrides(args.set)
     if args.address is not None:
@@ -35,7 +38,8 @@ def run(args: argparse.Namespace) -> int:
             raise CliError(f"--seed must be a non-negative integer, got {args.seed}")
         overrides["seed"] = args.seed
     config = load_config(args.config, overrides)
-    summary = train(config, Path(args.config).stem, args.run_name, args.resume)
+    torch.set_num_threads(learner_threads(config))  # this process runs the learner: its threads to set
+    summary = train(config, Path(args.config).stem, args.run_name, args.resume, evaluate=evaluate_in_loop)
     out = sys.stdout
     resume = f"catena-zero train --config {args.config} --run-name {summary.run_dir.name} --resume"
     if summary.stop_reason.startswith("interrupted"):

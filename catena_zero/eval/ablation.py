@@ -171,31 +171,45 @@ def _tally(result) -> dict:
             "elo": t.elo, "elo_interval": [elo_low, elo_high]}
 
 
-def run_ablation(plan: AblationPlan, plan_name: str, *, minutes: Optional[float] = None,
-                 only: Optional[list[str]] = None, train_fn: Optional[Callable] = None,
-                 log: Callable[[str], None] = print) -> list[VariantResult]:
-    """Train what is missing, then play the matches; the rows in the plan's order."""
+@dataclass(frozen=True)
+class TrainedVariant:
+    """A variant whose run trained its minutes."""
+
+    name: str
+    run_dir: Path
+    checkpoint: Path  # the run's newest checkpoint
+    step: int
+    positions: int
+    minutes: float
+
+
+def _selected(plan: AblationPlan, only: Optional[list[str]]) -> list[str]:
+    unknown = sorted(set(only or ()) - set(plan.variants))
+    if unknown:
+        raise ConfigError(f"unknown variant {unknown[0]!r} (the plan has {', '.join(plan.variants)})")
+    return [n for n in plan.variants if not only or n in only or n == plan.baseline]
+
+
+def train_variants(plan: AblationPlan, plan_name: str, *, minutes: Optional[float] = None,
+                   only: Optional[list[str]] = None, train_fn: Optional[Callable] = None,
+                   log: Callable[[str], None] = print) -> list[TrainedVariant]:
+    """Train every selected variant that has not trained its minutes yet, one after another."""
     from ..train.driver import train
 
-    from .arena import play_match
-    from .specs import build_agent, parse_agent_spec
+    from .inloop import evaluate_in_loop
 
     train_fn = train_fn or train
     minutes = minutes or plan.minutes
     configs = variant_configs(plan, plan_name, minutes)
-    names = [n for n in plan.variants if not only or n in only or n == plan.baseline]
-    unknown = sorted(set(only or ()) - set(plan.variants))
-    if unknown:
-        raise ConfigError(f"unknown variant {unknown[0]!r} (the plan has {', '.join(plan.variants)})")
-    trained: dict[str, tuple[Path, Path, int, int, float]] = {}
-    for name in names:
+    trained = []
+    for name in _selected(plan, only):
         config = configs[name]
         run_dir = Path(config.run.root) / config.run.name
         done = _finished(run_dir, minutes)
         if done is None:
             log(f"ablate: training {name} for {minutes:g} minutes ({run_dir})")
             resume = (run_dir / "config.yaml").exists()
-            summary = train_fn(config, config.run.name, config.run.name, resume)
+            summary = train_fn(config, config.run.name, config.run.name, resume, evaluate=evaluate_in_loop)
             if getattr(summary, "cpu", None) is not None:
                 log(f"ablate: {name}: {summary.step} steps, {summary.positions:,} positions; {summary.cpu.describe()}")
             done = _finished(run_dir, minutes)
@@ -203,36 +217,53 @@ def run_ablation(plan: AblationPlan, plan_name: str, *, minutes: Optional[float]
                 raise RuntimeError(f"variant {name} stopped before its {minutes:g} minutes: {summary.stop_reason}")
         else:
             log(f"ablate: {name} already trained ({done[1]} steps), not training again")
-        trained[name] = (run_dir, *done)
+        trained.append(TrainedVariant(name, run_dir, *done))
+    return trained
+
+
+def measure_variants(plan: AblationPlan, trained: list[TrainedVariant],
+                     log: Callable[[str], None] = print) -> list[VariantResult]:
+    """Each trained variant's final network against the fixed opponent and the baseline variant."""
+    from .arena import play_match
+    from .specs import build_agent, parse_agent_spec
 
     evaluation = plan.evaluation
     opponent = build_agent(parse_agent_spec(evaluation.opponent))
-    baseline_agent = None
+    by_name = {t.name: t for t in trained}
+    if plan.baseline not in by_name:
+        raise ConfigError(f"the baseline variant {plan.baseline!r} has not trained")
+
+    def network(variant: TrainedVariant):
+        return build_agent(parse_agent_spec(str(variant.checkpoint), simulations=evaluation.simulations))
+
+    baseline_agent = network(by_name[plan.baseline])
     results: list[VariantResult] = []
-    for name in names:
-        run_dir, checkpoint, step, positions, trained_minutes = trained[name]
-        agent = build_agent(parse_agent_spec(str(checkpoint), simulations=evaluation.simulations))
-        game = configs[name].game
-        rng = np.random.default_rng(evaluation.seed)
+    for variant in trained:
+        name = variant.name
+        agent = baseline_agent if name == plan.baseline else network(variant)
+        game = load_config(variant.run_dir / "config.yaml").game
         log(f"ablate: {name} vs {evaluation.opponent}, {evaluation.games} games at komi {evaluation.komi}")
-        vs_opponent = play_match(agent, opponent, game, evaluation.games, evaluation.komi, rng,
-                                 opening_plies=evaluation.opening_plies)
+        vs_opponent = play_match(agent, opponent, game, evaluation.games, evaluation.komi,
+                                 np.random.default_rng(evaluation.seed), opening_plies=evaluation.opening_plies)
         vs_baseline = None
-        if name == plan.baseline:
-            baseline_agent = agent
-        elif evaluation.baseline_games:
-            if baseline_agent is None:
-                base = trained[plan.baseline][1]
-                baseline_agent = build_agent(parse_agent_spec(str(base), simulations=evaluation.simulations))
+        if name != plan.baseline and evaluation.baseline_games:
             log(f"ablate: {name} vs {plan.baseline}, {evaluation.baseline_games} games at komi {evaluation.komi}")
             vs_baseline = _tally(play_match(agent, baseline_agent, game, evaluation.baseline_games, evaluation.komi,
                                             np.random.default_rng(evaluation.seed + 1),
                                             opening_plies=evaluation.opening_plies))
-        results.append(VariantResult(name=name, overrides=dict(plan.variants[name] or {}), run_dir=str(run_dir),
-                                     checkpoint=str(checkpoint), step=step, positions=positions,
-                                     minutes=trained_minutes, vs_opponent=_tally(vs_opponent),
-                                     vs_baseline=vs_baseline))
+        results.append(VariantResult(name=name, overrides=dict(plan.variants[name] or {}),
+                                     run_dir=str(variant.run_dir), checkpoint=str(variant.checkpoint),
+                                     step=variant.step, positions=variant.positions, minutes=variant.minutes,
+                                     vs_opponent=_tally(vs_opponent), vs_baseline=vs_baseline))
     return results
+
+
+def run_ablation(plan: AblationPlan, plan_name: str, *, minutes: Optional[float] = None,
+                 only: Optional[list[str]] = None, train_fn: Optional[Callable] = None,
+                 log: Callable[[str], None] = print) -> list[VariantResult]:
+    """Train what is missing, then play the matches; the rows in the plan's order."""
+    trained = train_variants(plan, plan_name, minutes=minutes, only=only, train_fn=train_fn, log=log)
+    return measure_variants(plan, trained, log=log)
 
 
 def _rate(t: Optional[dict]) -> str:

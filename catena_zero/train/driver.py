@@ -9,10 +9,15 @@ The driver loop never blocks on self-play nor self-play on the learner (DESIGN.m
 3. publish the weights to the actors every ``run.publish_interval_steps`` steps (versioned: every
    position records the version that played it, and the staleness is logged);
 4. checkpoint every ``run.checkpoint_interval`` steps (atomic files; the replay buffer too), run
-   the in-loop matches every ``eval.interval_steps`` as a Ray task beside the loop, skipped when
-   they would take more than ``eval.max_cpu_share`` of the session's CPU time (``cputime.py``);
+   the in-loop matches every ``eval.interval_steps`` as a Ray task beside the loop (the evaluation
+   is handed in by the caller, ``train(evaluate=...)``: it lives in ``eval/inloop.py``), skipped
+   when they would take more than ``eval.max_cpu_share`` of the session's CPU time (``cputime.py``);
 5. stop at the first bound reached (``run.max_steps/max_positions/max_minutes``), on Ctrl-C or on a
    diverged loss, always with a final checkpoint (the last good one when the loss diverged).
+
+Who does what: this module owns the loop, resume and checkpoints; ``runlog.py`` the TensorBoard log;
+``cputime.py`` the CPU accounting; ``selfplay/workers.py`` everything that touches Ray. The process's
+torch threads are the command's to set (``learner_threads``): library code leaves them alone.
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ import os
 import signal
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
@@ -30,20 +35,19 @@ import torch
 
 from ..config import RESUMABLE_KEYS, Config, ConfigError, config_diff, config_to_yaml, load_config
 from ..fileio import write_text_atomic
-from ..game.options import rules_key
-from ..selfplay.play import SelfPlayStats, rule_sets
-from ..selfplay.types import Trajectory
+from ..selfplay.play import rule_sets
+from ..selfplay.workers import SelfPlayPool, poll_remote, run_remote, start_ray, stop_ray, wait_remote
 from .checkpoint import (Checkpoint, list_checkpoints, load_checkpoint, newest_intact_checkpoint,
                          newest_intact_checkpoint_of, prune_checkpoints, save_checkpoint)
 from .cputime import CpuAccount, CpuReport
-from .inloop import InLoopResult, evaluate_in_loop
+from .inloop import InLoopEvaluation, InLoopResult
 from .learner import Learner, TrainingDiverged
 from .progress import Progress
 from .replay import ReplayBuffer
+from .runlog import RunLog, SelfPlayWindow
 
 CONFIG_FILE = "config.yaml"
 REPLAY_FILE = "replay.npz"
-TENSORBOARD_DIR = "tensorboard"
 
 
 class RunError(ValueError):
@@ -133,24 +137,13 @@ class _Counters:
         return {"positions": self.positions, "games": self.games, "samples": self.samples, "seconds": self.seconds}
 
 
-@dataclass
-class _Window:
-    """Self-play statistics since the last log line (reset after each)."""
-
-    stats: SelfPlayStats = field(default_factory=SelfPlayStats)
-    staleness_sum: float = 0.0
-    staleness_count: int = 0
-    started: float = field(default_factory=time.perf_counter)
-
-
 class TrainingRun:
     """One session of a run (a fresh start or a resume), driven by ``run()``."""
 
-    def __init__(self, config: Config, run_dir: Path, resume: bool, progress: Progress) -> None:
-        from ..selfplay import workers  # Ray is imported only when a run starts
-
-        self.workers = workers
+    def __init__(self, config: Config, run_dir: Path, resume: bool, progress: Progress,
+                 evaluate: Optional[InLoopEvaluation] = None) -> None:
         self.config = config
+        self.evaluate = evaluate  # the in-loop matches (eval/inloop.py); None: no learning curve
         self.run_dir = run_dir
         self.progress = progress
         self.rule_sets = rule_sets(config)
@@ -159,17 +152,12 @@ class TrainingRun:
         self.rng = np.random.default_rng(replay_seed)
         self.eval_seeds = eval_seed
         self.actor_seeds = actor_seed
-        # The learner gets the CPUs the actors leave free (one thread at least): torch's default of
-        # all cores fights the actors for them and ran 4-5x slower here than one thread.
-        run = config.run
-        self.cpus = float(run.num_cpus or os.cpu_count() or 1)
-        free = self.cpus - run.num_actors * run.cpus_per_actor
-        torch.set_num_threads(max(1, int(free)))
+        self.cpus = float(config.run.num_cpus or os.cpu_count() or 1)
         generator = torch.Generator().manual_seed(int(learner_seed.generate_state(1)[0]))
         self.learner = Learner(config.net, config.train, generator)
         self.replay = ReplayBuffer(config.replay, self.rule_sets)
         self.counters = _Counters()
-        self.window = _Window()
+        self.window = SelfPlayWindow()
         self.fair_komi: dict[str, int] = {}
         self.last_eval: Optional[InLoopResult] = None
         self.pending_eval = None  # (ref, step) of the in-loop matches in flight
@@ -181,11 +169,7 @@ class TrainingRun:
         self.last_eval_cpu = 0.0  # CPU seconds of the last in-loop evaluation (the next one's estimate)
         if resume:
             self._restore()
-        from torch.utils.tensorboard import SummaryWriter
-
-        self.writer = SummaryWriter(str(run_dir / TENSORBOARD_DIR), purge_step=self.counters.step or None)
-        if not resume:
-            self.writer.add_text("config", _config_markdown(config), 0)
+        self.log = RunLog(run_dir, self.counters.step, None if resume else config)
 
     # -- resume ----------------------------------------------------------------------------------
 
@@ -219,8 +203,8 @@ class TrainingRun:
     # -- the loop --------------------------------------------------------------------------------
 
     def run(self) -> RunSummary:
-        workers, config = self.workers, self.config
-        workers.start_ray(config.run.address, config.run.num_cpus)
+        config = self.config
+        start_ray(config.run.address, config.run.num_cpus)
         session_start = time.perf_counter()
         self.cpu = CpuAccount(self.cpus)
         seconds_before = self.counters.seconds
@@ -228,7 +212,7 @@ class TrainingRun:
         pool = None
         previous_sigterm = signal.signal(signal.SIGTERM, _raise_keyboard_interrupt)
         try:
-            pool = workers.SelfPlayPool(config, self.actor_seeds)
+            pool = SelfPlayPool(config, self.actor_seeds)
             pool.publish(self.learner.averaged_weights(), self.counters.step)
             self.progress.start(self.counters.step, self._bounds())
             while True:
@@ -258,8 +242,8 @@ class TrainingRun:
             restarts = pool.restarts if pool is not None else 0
             if pool is not None:
                 pool.shutdown()
-            workers.stop_ray()
-            self.writer.close()
+            stop_ray()
+            self.log.close()
         return RunSummary(run_dir=self.run_dir, checkpoint=self.last_checkpoint, step=self.counters.step,
                           positions=self.counters.positions, games=self.counters.games,
                           minutes=self.counters.seconds / 60, stop_reason=stop_reason, last_eval=self.last_eval,
@@ -299,7 +283,7 @@ class TrainingRun:
                                chunk.stats.plies)
             self.fair_komi.update(chunk.fair_komi)
             if chunk.trajectories and self._due(self.config.run.sample_game_interval_steps, "_last_image"):
-                self._log_board(chunk.trajectories[0])
+                self.log.board(self.counters.step, chunk.trajectories[0])
 
     def _due(self, interval: int, attribute: str) -> bool:
         """True once every ``interval`` learner steps (tracked per purpose in ``attribute``)."""
@@ -325,9 +309,7 @@ class TrainingRun:
         if step % config.run.publish_interval_steps == 0:
             pool.publish(self.learner.averaged_weights(), step)
         if step % 10 == 0:
-            for name, value in losses.items():
-                self.writer.add_scalar(f"loss/{name}", value, step)
-            self.writer.add_scalar("loss/learning_rate", self.learner.learning_rate(), step)
+            self.log.losses(step, losses, self.learner.learning_rate())
         if step % config.run.checkpoint_interval == 0:
             self._checkpoint()
         if config.eval.interval_steps and step % config.eval.interval_steps == 0:
@@ -362,20 +344,20 @@ class TrainingRun:
     # -- in-loop evaluation ----------------------------------------------------------------------
 
     def _start_eval(self, final: bool = False) -> None:
-        if self.pending_eval is not None or not self.config.eval.games:
+        if self.evaluate is None or self.pending_eval is not None or not self.config.eval.games:
             return  # one at a time: a slow evaluation is skipped, never queued
         if not final and not self.cpu.evaluation_allowed(self.config.eval.max_cpu_share, self.last_eval_cpu):
             self.evaluations_skipped += 1  # over its CPU share: self-play and the learner come first
             return
         seed = int(self.eval_seeds.spawn(1)[0].generate_state(1)[0])
-        ref = self.workers.run_remote(evaluate_in_loop, self.config, self.learner.averaged_weights(),
+        ref = run_remote(self.evaluate, self.config, self.learner.averaged_weights(),
                                       self.previous_weights, dict(self.fair_komi), seed, self.counters.step)
         self.pending_eval = (ref, self.counters.step)
 
     def _poll_eval(self) -> None:
         if self.pending_eval is None:
             return
-        done, result = self.workers.poll_remote(self.pending_eval[0])
+        done, result = poll_remote(self.pending_eval[0])
         if done:
             self._record_eval(result, self.pending_eval[1])
             self.pending_eval = None
@@ -389,7 +371,7 @@ class TrainingRun:
             if self.pending_eval is not None:
                 self.progress.note("finishing the in-loop evaluation ...")
                 ref, step = self.pending_eval
-                self._record_eval(self.workers.wait_remote(ref), step)
+                self._record_eval(wait_remote(ref), step)
                 self.pending_eval = None
         except KeyboardInterrupt:
             self.pending_eval = None
@@ -398,62 +380,15 @@ class TrainingRun:
         self.last_eval = result
         self.last_eval_cpu = result.cpu_seconds
         self.cpu.evaluation += result.cpu_seconds
-        self.writer.add_scalar("eval/cpu_seconds", result.cpu_seconds, step)
-        for opponent, rate in result.win_rates.items():
-            self.writer.add_scalar(f"eval/win_rate_vs_{opponent}", rate, step)
+        self.log.evaluation(step, result)
         self.progress.note(f"step {step}: {result.describe()}")
 
     # -- TensorBoard -----------------------------------------------------------------------------
 
     def _log_selfplay(self) -> None:
-        w, step = self.window, self.counters.step
-        s = w.stats
-        seconds = max(time.perf_counter() - w.started, 1e-9)
-        scalars = {
-            "selfplay/games_per_s": s.games / seconds,
-            "selfplay/positions_per_s": s.plies / seconds,
-            "search/simulations_per_s": s.simulations / seconds,
-            "selfplay/inference_share": s.inference_seconds / max(s.seconds, 1e-9),
-            "selfplay/weight_staleness": w.staleness_sum / max(w.staleness_count, 1),
-            "replay/size": len(self.replay),
-            "replay/window": self.replay.window,
-            "selfplay/positions_total": self.counters.positions,
-        }
-        if s.games:
-            scalars.update({
-                "selfplay/mean_game_length": s.game_plies / s.games,
-                "selfplay/black_win_rate": s.black_wins / s.games,
-                "selfplay/button_taken_rate": s.button_taken / s.games,
-                "selfplay/resignation_rate": s.resignations / s.games,
-                "selfplay/value_mse": s.value_sq_error / max(s.game_plies, 1),
-            })
-        if s.resign_checks:
-            scalars["selfplay/false_resignation_rate"] = s.false_resignations / s.resign_checks
-        if s.openings:
-            scalars["selfplay/swap_rate"] = s.swaps / s.openings  # no_komi: second player takes Black
-        report = self.cpu.report()
-        for use, share in report.shares().items():
-            scalars[f"cpu/share_{use}"] = share
-        scalars["cpu/positions_per_selfplay_cpu_second"] = report.positions_per_selfplay_cpu_second
-        scalars["eval/skipped_for_cpu"] = self.evaluations_skipped
-        for key, komi in self.fair_komi.items():
-            scalars[f"selfplay/fair_komi/{key}"] = komi
-        for tag, value in scalars.items():
-            self.writer.add_scalar(tag, value, step)
-        self.window = _Window()
-
-    def _log_board(self, trajectory: Trajectory) -> None:
-        """A rendered board of a finished self-play game (its last position)."""
-        from ..game.figure import board_figure
-        from ..game.vec_env import VecEnv
-
-        env = VecEnv(trajectory.game)
-        last = trajectory.num_positions - 1
-        state = env.reset(1)
-        state.data[:] = trajectory.states[last:last + 1]
-        game = env.to_game(state, 0)
-        figure = board_figure(game, title=f"{rules_key(trajectory.game)}, step {self.counters.step}")
-        self.writer.add_figure("selfplay/board", figure, self.counters.step)
+        self.log.selfplay(self.counters.step, self.window, len(self.replay), self.replay.window,
+                          self.counters.positions, self.fair_komi, self.cpu.report(), self.evaluations_skipped)
+        self.window = SelfPlayWindow()
 
     def _progress_fields(self, pool) -> dict[str, str]:
         fields = {"pos": f"{self.counters.positions:,}", "games": f"{self.counters.games:,}"}
@@ -471,27 +406,18 @@ def _raise_keyboard_interrupt(signum, frame) -> None:
     raise KeyboardInterrupt
 
 
-def _config_markdown(config: Config) -> str:
-    """The config as a two-column Markdown table (TensorBoard's text tab renders it)."""
-    import dataclasses
-
-    rows = ["| key | value |", "| --- | --- |"]
-
-    def walk(node, prefix: str) -> None:
-        for f in dataclasses.fields(node):
-            value = getattr(node, f.name)
-            if dataclasses.is_dataclass(value):
-                walk(value, f"{prefix}{f.name}.")
-            else:
-                rows.append(f"| {prefix}{f.name} | {value!r} |")
-
-    walk(config, "")
-    return "\n".join(rows)
+def learner_threads(config: Config) -> int:
+    """Torch threads for the process that runs the learner: the CPUs the actors leave free, one at
+    least (torch's default of all cores fights the actors for them: 4-5x slower measured on 2 cores)."""
+    run = config.run
+    free = (run.num_cpus or os.cpu_count() or 1) - run.num_actors * run.cpus_per_actor
+    return max(1, int(free))
 
 
 def train(config: Config, default_name: str, run_name: Optional[str] = None, resume: bool = False,
-          progress: Optional[Progress] = None) -> RunSummary:
-    """Run (or resume) training; returns how it ended."""
+          progress: Optional[Progress] = None, evaluate: Optional[InLoopEvaluation] = None) -> RunSummary:
+    """Run (or resume) training; returns how it ended. ``evaluate``: the in-loop matches
+    (``eval.inloop.evaluate_in_loop``), None for none."""
     run_dir, config = prepare_run(config, default_name, run_name, resume)
     progress = progress or Progress(sys.stdout, config.run.log_interval_seconds)
-    return TrainingRun(config, run_dir, resume, progress).run()
+    return TrainingRun(config, run_dir, resume, progress, evaluate).run()

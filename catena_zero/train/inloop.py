@@ -1,21 +1,20 @@
-"""In-loop evaluation: the learning curve of a run (``eval`` config section).
+"""In-loop evaluation as the driver sees it: what it is handed (``InLoopEvaluation``, a callable)
+and what comes back (``InLoopResult``, one point of the learning curve).
 
-Every ``eval.interval_steps`` learner steps the driver starts, as a Ray task beside the loop, small
-matches (``eval/arena.py``: all games at once, colours alternating, varied openings) of the current
-network, searching without noise, against the opponents of ``eval.opponents``: ``random``, the
-classic UCT baseline ``mcts:K`` (``eval.uct_simulations``) and the previous kept checkpoint. They
-are played on the run's first rule set at the fair komi that self-play currently estimates.
+The matches themselves are evaluation code and live in ``eval/inloop.py`` (``evaluate_in_loop``);
+the command that starts a run passes that function in (``train.driver.train(evaluate=...)``), so
+``train/`` never imports ``eval/`` and data flows one way. Every ``eval.interval_steps`` learner steps
+the driver runs it as a Ray task beside the loop (``selfplay.workers.run_remote``): it must be a
+picklable top-level function.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional
-
-import numpy as np
+from typing import Optional, Protocol
 
 from ..config import Config
-from ..game.options import GameConfig, rules_key
+from ..game.options import GameConfig
 
 
 @dataclass(frozen=True)
@@ -36,42 +35,10 @@ class InLoopResult:
         return " ".join(f"{name}:{rate:.0%}" for name, rate in self.win_rates.items())
 
 
-def evaluate_in_loop(config: Config, weights: dict, previous: Optional[dict], fair_komi: dict[str, int],
-                     seed: int, step: int = 0) -> InLoopResult:
-    """Play the configured matches of the network with ``weights`` (a CPU state dict)."""
-    import time
+class InLoopEvaluation(Protocol):
+    """``evaluate(config, weights, previous, fair_komi, seed, step) -> InLoopResult``: the matches of
+    the network with ``weights`` (a CPU state dict) against ``config.eval``'s opponents, ``previous``
+    the last kept checkpoint's weights (or None), at self-play's fair-komi estimates."""
 
-    import torch
-
-    from ..eval.agents import NetAgent, RandomAgent, UCTAgent
-    from ..eval.arena import play_match
-    from ..net import model_from_weights
-    from ..selfplay.play import rule_sets
-
-    cpu_started = time.process_time()
-    torch.set_num_threads(1)  # a guest on the actors' CPUs
-    evaluation = config.eval
-    rules = rule_sets(config)[0]
-    komi = fair_komi.get(rules_key(rules), 0) if rules.game_type == "komi" else 0
-    game = GameConfig(side=rules.side, game_type=rules.game_type, scoring=rules.scoring, komi=komi)
-    rng = np.random.default_rng(seed)
-
-    def network(state: dict, name: str) -> NetAgent:
-        return NetAgent(model_from_weights(config.net, state), config.net, config.search, name=name, simulations=evaluation.simulations,
-                        device="cpu")
-
-    opponents = {}
-    for name in evaluation.opponents:
-        if name == "random":
-            opponents["random"] = RandomAgent()
-        elif name == "uct":
-            opponents[f"mcts:{evaluation.uct_simulations}"] = UCTAgent(evaluation.uct_simulations)
-        elif name == "previous" and previous is not None:
-            opponents["previous"] = network(previous, "previous")
-    current = network(weights, "current")
-    rates = {}
-    for name, opponent in opponents.items():
-        result = play_match(current, opponent, game, evaluation.games, komi, rng)
-        rates[name] = float(result.tally.score)
-    return InLoopResult(step=step, game=game, games=evaluation.games, win_rates=rates,
-                        cpu_seconds=time.process_time() - cpu_started)
+    def __call__(self, config: Config, weights: dict, previous: Optional[dict], fair_komi: dict[str, int],
+                 seed: int, step: int = 0) -> InLoopResult: ...

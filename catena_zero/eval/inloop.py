@@ -1,0 +1,59 @@
+"""In-loop evaluation: the learning curve of a run (``eval`` config section).
+
+Every ``eval.interval_steps`` learner steps the training driver starts ``evaluate_in_loop``, as a Ray
+task beside the loop (the command hands it to ``train.driver.train``): small matches
+(``eval/arena.py``: all games at once, colours alternating, varied openings) of the current network,
+searching without noise, against the opponents of ``eval.opponents``: ``random``, the classic UCT
+baseline ``mcts:K`` (``eval.uct_simulations``) and the previous kept checkpoint. They are played on
+the run's first rule set at the fair komi that self-play currently estimates.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Optional
+
+import numpy as np
+
+from ..config import Config
+from ..game.options import GameConfig, rules_key
+from ..train.inloop import InLoopResult
+
+
+def evaluate_in_loop(config: Config, weights: dict, previous: Optional[dict], fair_komi: dict[str, int],
+                     seed: int, step: int = 0) -> InLoopResult:
+    """Play the configured matches of the network with ``weights`` (a CPU state dict)."""
+    import torch
+
+    from ..net import model_from_weights
+    from ..selfplay.play import rule_sets
+    from .agents import NetAgent, RandomAgent, UCTAgent
+    from .arena import play_match
+
+    cpu_started = time.process_time()
+    torch.set_num_threads(1)  # a guest on the actors' CPUs
+    evaluation = config.eval
+    rules = rule_sets(config)[0]
+    komi = fair_komi.get(rules_key(rules), 0) if rules.game_type == "komi" else 0
+    game = GameConfig(side=rules.side, game_type=rules.game_type, scoring=rules.scoring, komi=komi)
+    rng = np.random.default_rng(seed)
+
+    def network(state: dict, name: str) -> NetAgent:
+        return NetAgent(model_from_weights(config.net, state), config.net, config.search, name=name,
+                        simulations=evaluation.simulations, device="cpu")
+
+    opponents = {}
+    for name in evaluation.opponents:
+        if name == "random":
+            opponents["random"] = RandomAgent()
+        elif name == "uct":
+            opponents[f"mcts:{evaluation.uct_simulations}"] = UCTAgent(evaluation.uct_simulations)
+        elif name == "previous" and previous is not None:
+            opponents["previous"] = network(previous, "previous")
+    current = network(weights, "current")
+    rates = {}
+    for name, opponent in opponents.items():
+        result = play_match(current, opponent, game, evaluation.games, komi, rng)
+        rates[name] = float(result.tally.score)
+    return InLoopResult(step=step, game=game, games=evaluation.games, win_rates=rates,
+                        cpu_seconds=time.process_time() - cpu_started)
