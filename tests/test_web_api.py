@@ -506,7 +506,7 @@ def test_a_full_store_of_thinking_games_refuses_new_ones_with_429():
 
 
 @pytest.mark.parametrize("argv, fragment", [
-    (["serve"], "the following arguments are required: --bot"),
+    (["serve", "--side", "9"], "no shipped bot for side 9 komi standard"),  # without --bot: the shipped one
     (["serve", "--bot", "/nonexistent/bot.file"], "does not exist"),
     (["serve", "--bot", "x", "--simulations", "0"], "--simulations must be >= 1"),
     (["serve", "--bot", "x", "--seconds", "-1"], "--seconds must be > 0"),
