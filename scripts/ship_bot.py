@@ -1,8 +1,8 @@
 """Ship a trained bot with the project: export a checkpoint into catena_zero/bots/NAME.bot and
 rewrite the folder's index (index.json, README.md) from every shipped bot's header.
 
-Run: .venv/bin/python scripts/ship_bot.py CHECKPOINT_OR_RUN NAME --trained "60 min on 2 CPU cores, ..."
-        --strength "92.5% [78, 97] vs mcts:1000 at komi 7, 40 games, 400 sims"
+Run: .venv/bin/python scripts/ship_bot.py CHECKPOINT_OR_RUN NAME --simulations 400
+        --trained "60 min on 2 CPU cores, ..." --strength "92.5% [78, 97] vs mcts:1000 at komi 7, 40 games"
 The figures in --trained and --strength are what you measured (docs/RESULTS.md has the commands);
 the script writes them as given. --index-only rewrites README.md from index.json and the files.
 """
@@ -13,7 +13,9 @@ import argparse
 import json
 import sys
 
-from catena_zero.bot.export import export_bot
+import dataclasses
+
+from catena_zero.bot.export import header_from_checkpoint, write_bot
 from catena_zero.bot.shipped import INDEX_FILE, SHIPPED_DIR, shipped_bots
 from catena_zero.fileio import write_text_atomic
 
@@ -45,6 +47,8 @@ def main() -> int:
     parser.add_argument("name", nargs="?", help="the bot's file name in catena_zero/bots/ (without .bot)")
     parser.add_argument("--trained", default="", help="how it was trained (measured), for the index")
     parser.add_argument("--strength", default="", help="its measured strength, for the index")
+    parser.add_argument("--simulations", type=int, help="the bot's default simulations a move (default: the "
+                        "checkpoint's search config); the strength in the index should be measured at it")
     parser.add_argument("--index-only", action="store_true")
     args = parser.parse_args()
     index_path = SHIPPED_DIR / INDEX_FILE
@@ -56,7 +60,12 @@ def main() -> int:
 
         path = resolve_checkpoint(args.checkpoint)
         out = SHIPPED_DIR / f"{args.name}.bot"
-        header = export_bot(load_checkpoint(path), out)
+        checkpoint = load_checkpoint(path)
+        header = header_from_checkpoint(checkpoint)
+        if args.simulations is not None:
+            header = dataclasses.replace(header, search=dataclasses.replace(header.search,
+                                                                            num_simulations=args.simulations))
+        write_bot(out, header, checkpoint.model)
         index[out.name] = {"trained": args.trained, "strength": args.strength, "source": str(path)}
         write_text_atomic(index_path, json.dumps(index, indent=1, sort_keys=True) + "\n")
         print(f"ship_bot: {out} ({out.stat().st_size:,} bytes): {header.describe()}")
