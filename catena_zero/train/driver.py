@@ -214,7 +214,7 @@ class TrainingRun:
         try:
             pool = SelfPlayPool(config, self.actor_seeds)
             pool.publish(self.learner.averaged_weights(), self.counters.step)
-            self.progress.start(self.counters.step, self._bounds())
+            self.progress.start(self.counters.step, self._bounds(), self.counters.seconds)
             while True:
                 self.counters.seconds = seconds_before + time.perf_counter() - session_start
                 stop_reason = self._bound_reached()

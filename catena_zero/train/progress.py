@@ -22,9 +22,13 @@ class Progress:
         self._bounds: dict[str, float] = {}
         self._started = 0.0
         self._start_step = 0
+        self._seconds_before = 0.0
 
-    def start(self, step: int, bounds: dict[str, float]) -> None:
+    def start(self, step: int, bounds: dict[str, float], seconds_before: float = 0.0) -> None:
+        """``seconds_before``: training time of the run's earlier sessions (a resume), which
+        counts against the minutes bound."""
         self._bounds = bounds
+        self._seconds_before = seconds_before
         self._started = time.perf_counter()
         self._start_step = step
         self._last_line = self._started
@@ -39,7 +43,7 @@ class Progress:
         now = time.perf_counter()
         if self.bar is not None:
             self.bar.n = step
-            minutes = (now - self._started) / 60
+            minutes = (self._seconds_before + now - self._started) / 60
             if "minutes" in self._bounds:
                 fields = {"min": f"{minutes:.1f}/{self._bounds['minutes']:g}", **fields}
             self.bar.set_postfix(fields, refresh=False)
@@ -60,7 +64,7 @@ class Progress:
         if "steps" in self._bounds and rate > 0:
             etas.append((self._bounds["steps"] - step) / rate)
         if "minutes" in self._bounds:
-            etas.append(self._bounds["minutes"] * 60 - elapsed)
+            etas.append(self._bounds["minutes"] * 60 - self._seconds_before - elapsed)
         return f" eta {max(min(etas), 0) / 60:.1f} min" if etas else ""
 
     def note(self, text: str) -> None:
