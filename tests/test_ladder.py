@@ -17,6 +17,7 @@ from catena_zero.eval.ladder import (
     load_results,
     run_ladder,
     schedule,
+    spread_checkpoints,
 )
 from test_arena import assert_one_line_error, make_run
 
@@ -38,6 +39,20 @@ def test_schedules_by_hand():
     assert len(round_robin) == 10 and len({frozenset(p) for p in round_robin}) == 10  # every pair once
     with pytest.raises(LadderError, match="unknown ladder mode"):
         schedule(ps, "swiss")
+
+
+def test_spread_checkpoints_by_hand():
+    # Training times 0, 10, 20, 30, 40, 100 s: three spread over time are the first (0), the one
+    # nearest 50 (40) and the newest (100); every checkpoint when there are fewer than asked.
+    ps = [LadderPlayer(id=f"s{i}", kind="checkpoint", step=i, seconds=t)
+          for i, t in enumerate([0, 10, 20, 30, 40, 100])]
+    assert [p.id for p in spread_checkpoints(ps, 3)] == ["s0", "s4", "s5"]
+    assert [p.id for p in spread_checkpoints(ps, 6)] == [p.id for p in ps]
+    # Bunched times still give exactly the count asked for.
+    bunched = [LadderPlayer(id=f"b{i}", kind="checkpoint", step=i, seconds=0.0) for i in range(5)]
+    assert len(spread_checkpoints(bunched, 4)) == 4
+    with pytest.raises(LadderError, match="at least 2"):
+        spread_checkpoints(ps, 1)
 
 
 def read_scalars(folder):
@@ -129,6 +144,7 @@ def test_ladder_command_and_its_one_line_errors(tmp_path, capsys):
         (["ladder", str(run), "--sims", "5"], "was played with simulations 1, not 5"),
         (["ladder", str(run), "--games", "0"], "at least 1"),
         (["ladder", str(run), "--mode", "swiss"], "invalid choice"),
+        (["ladder", str(run), "--checkpoints", "1"], "--checkpoints must be at least 2"),
         (["ladder", str(run), "--baselines", "random,foo"], "unknown agent 'foo'"),
         (["ladder", str(run), "--baselines", f"random,{run}"], "ladder baselines are random, greedy and mcts:K"),
     ]

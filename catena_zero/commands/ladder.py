@@ -24,6 +24,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         "(default: the results file's, else the run's config)")
     parser.add_argument("--baselines", default=",".join(DEFAULT_BASELINES), metavar="LIST",
                         help=f"comma-separated baselines, random always included (default {','.join(DEFAULT_BASELINES)})")
+    parser.add_argument("--checkpoints", type=int, metavar="N",
+                        help="play only N of the kept checkpoints, evenly spread over training time, the first "
+                             "and newest included (default: all)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the matches (default 0)")
     parser.add_argument("--threads", type=int, default=1, metavar="T",
                         help="CPU threads of network inference (default 1: a match's batches are small, and "
@@ -37,12 +40,14 @@ def run(args: argparse.Namespace) -> int:
 
     if args.sims is not None and args.sims < 1:
         raise CliError(f"--sims must be at least 1, got {args.sims}")
+    if args.checkpoints is not None and args.checkpoints < 2:
+        raise CliError(f"--checkpoints must be at least 2, got {args.checkpoints}")
     if args.threads < 1:
         raise CliError(f"--threads must be at least 1, got {args.threads}")
     set_threads(args.threads)
     baselines = [b.strip() for b in args.baselines.split(",") if b.strip()]
     report = run_ladder(args.run_dir, games=args.games, mode=args.mode, simulations=args.sims, baselines=baselines,
-                        seed=args.seed, device=args.device, play=not args.no_play,
+                        seed=args.seed, device=args.device, play=not args.no_play, max_checkpoints=args.checkpoints,
                         log=lambda line: print(line, file=sys.stdout, flush=True))
     fit = report.fit
     for player in sorted(report.players, key=lambda p: -fit.rating(p.id)):

@@ -171,6 +171,28 @@ def checkpoint_players(run_dir: Path) -> list[LadderPlayer]:
             for (step, path), s in zip(found, seconds)]
 
 
+def spread_checkpoints(players: Sequence[LadderPlayer], count: int) -> list[LadderPlayer]:
+    """``count`` of the checkpoints, evenly spread over training time, always the first and the newest.
+
+    A long run keeps a checkpoint every few hundred steps (``run.keep_every``); rating all of them
+    costs a match per pair, while a learning curve needs a dozen points.
+    """
+    if count < 2:
+        raise LadderError(f"a ladder needs at least 2 checkpoints, got {count}")
+    ordered = sorted(players, key=lambda p: p.step)
+    if len(ordered) <= count:
+        return list(ordered)
+    times = np.array([p.seconds if p.seconds is not None else float(p.step) for p in ordered], dtype=float)
+    targets = np.linspace(times[0], times[-1], count)
+    chosen: list[int] = []
+    for t in targets:  # the nearest not yet chosen, so the count is exact even where times bunch up
+        for i in np.argsort(np.abs(times - t), kind="stable"):
+            if int(i) not in chosen:
+                chosen.append(int(i))
+                break
+    return [ordered[i] for i in sorted(chosen)]
+
+
 def schedule(players: Sequence[LadderPlayer], mode: str) -> list[tuple[str, str]]:
     """The pairs to play, each once (module docstring); the checkpoint (or newer one) first."""
     if mode not in MODES:
@@ -205,6 +227,7 @@ def run_ladder(
     opening_plies: int = DEFAULT_OPENING_PLIES,
     device: Optional[str] = None,
     play: bool = True,
+    max_checkpoints: Optional[int] = None,
     prior_games: float = 2.0,
     sequential_prior_games: float = 0.0,
     log: Callable[[str], None] = lambda line: None,
@@ -216,6 +239,8 @@ def run_ladder(
         newest checkpoint's configured ``search.num_simulations``.
     baselines: baseline specs ("random" is always included: it is the anchor).
     play: False only refits and rewrites the outputs from the results file.
+    max_checkpoints: play only this many checkpoints, spread over training time
+        (``spread_checkpoints``); None: all kept ones.
     prior_games, sequential_prior_games: the rating fit's priors (``ratings.fit_ratings``).
     """
     from ..train.checkpoint import load_checkpoint, resolve_checkpoint
@@ -248,7 +273,10 @@ def run_ladder(
     for name, spec in baseline_specs.items():
         if spec.kind not in ("random", "greedy", "mcts"):
             raise LadderError(f"ladder baselines are random, greedy and mcts:K; got {name!r}")
-    players = [LadderPlayer(id=name, kind="baseline") for name in baseline_specs] + checkpoint_players(run_dir)
+    kept = checkpoint_players(run_dir)
+    if max_checkpoints is not None:
+        kept = spread_checkpoints(kept, max_checkpoints)
+    players = [LadderPlayer(id=name, kind="baseline") for name in baseline_specs] + kept
     by_id = {p.id: p for p in players}
     agents: dict[str, Agent] = {}
 
