@@ -8,7 +8,11 @@ For a network (a checkpoint, run folder or bot file) on its rule set (game type 
    run (settled: within 1);
 4. on side 3 (or 2), the exact fair komis by exhaustive search (search/solver.py), and whether k is one.
 
+For a player without a value head (``mcts:K``): ``--komis LO-HI --side S``, Black's share at each
+komi of the range and the komi where two copies split most evenly.
+
 Run: .venv/bin/python scripts/fair_komi.py RUN_OR_CHECKPOINT [--games 100] [--sims 64]
+     .venv/bin/python scripts/fair_komi.py mcts:1000 --side 4 --komis 5-11 --games 40
 The last line reads ``fair_komi: side S: names k; Black wins x% at k-2, y% at k, z% at k+2 (G games
 each); settled [lo, hi] over the last third; exact (a, b)``.
 """
@@ -22,9 +26,9 @@ from pathlib import Path
 
 import numpy as np
 
-from catena_zero.eval.fairness import black_share, komi_settling, last_third_range
+from catena_zero.eval.fairness import black_share, komi_settling, last_third_range, most_even_komi
 from catena_zero.eval.specs import build_agent, parse_agent_spec
-from catena_zero.game.options import komi_range
+from catena_zero.game.options import GameConfig, komi_range
 from catena_zero.net.device import set_torch_threads
 
 
@@ -35,9 +39,14 @@ def main() -> None:
     parser.add_argument("--sims", type=int, default=64, help="simulations per move (default 64)")
     parser.add_argument("--openings", type=int, default=2, help="random plies opening each pair (default 2)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--komis", metavar="LO-HI", help="play every komi of this range (a baseline such as mcts:K)")
+    parser.add_argument("--side", type=int, default=4, help="board side for --komis (default 4)")
     args = parser.parse_args()
     set_torch_threads(1)
     agent = build_agent(parse_agent_spec(args.network, simulations=args.sims))
+    if args.komis:
+        even_split(agent, args)
+        return
     game = agent.trained_for
     if game is None or game.game_type != "komi":
         raise SystemExit("fair_komi: needs a network trained for game type komi")
@@ -75,6 +84,27 @@ def main() -> None:
         print(f"  exhaustive search: Black wins at komi {a}, loses at {b}; the network {verdict}")
     rates = ", ".join(f"{s.share:.0%} at {komi}" for komi, s in shares.items())
     print(f"fair_komi: side {game.side}: names {k}; Black wins {rates} ({args.games} games each){settled}{exact}")
+
+
+def even_split(agent, args: argparse.Namespace) -> None:
+    """Black's share over a komi range, and the komi nearest an even split."""
+    try:
+        lo, hi = (int(x) for x in args.komis.split("-"))
+    except ValueError:
+        raise SystemExit(f"fair_komi: --komis is LO-HI, e.g. 5-11; got {args.komis!r}") from None
+    game = agent.trained_for or GameConfig(side=args.side)
+    shares = []
+    for komi in range(lo, hi + 1):
+        started = time.perf_counter()
+        share = black_share(agent, game, komi, args.games, np.random.default_rng(args.seed), args.openings)
+        low, high = share.interval
+        shares.append(share)
+        print(f"  komi {komi:>2}: Black {share.share:6.1%} [{low:.0%}, {high:.0%}] of {share.games} games "
+              f"({time.perf_counter() - started:.0f} s)", flush=True)
+    best = most_even_komi(shares)
+    low, high = best.interval
+    print(f"fair_komi: {agent.name} against itself, side {game.side} {game.scoring}: splits most evenly at komi "
+          f"{best.komi} (Black {best.share:.1%} [{low:.0%}, {high:.0%}], {args.games} games a komi)")
 
 
 if __name__ == "__main__":

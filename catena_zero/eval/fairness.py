@@ -8,6 +8,8 @@ Three checks, printed by ``scripts/fair_komi.py``:
   Black should win about half (40-60%), more at k - 2 (less komi for White) and less at k + 2.
 - **Settling.** The fair-komi estimate self-play logged during the run
   (``selfplay/fair_komi/<rule set>`` in TensorBoard): its range over the last third of the run.
+- **Even split of a baseline.** For a player without a value head (``mcts:K``) the same self-play
+  over a range of komis: the komi where Black's share is nearest one half (``most_even_komi``).
 - **Exact on side 3.** Exhaustive search (``search.solver.exact_fair_komi``) knows the komis k, k + 1
   at which perfect play flips from a Black win to a White win; a side-3 network should name one.
 """
@@ -54,6 +56,17 @@ def black_share(agent, game: GameConfig, komi: int, games: int, rng: np.random.G
     result = play_match(agent, agent, game, games, komi, rng, opening_plies=opening_plies)
     return BlackShare(komi=komi, games=games, black_wins=sum(g.winner == BLACK for g in result.games),
                       draws=sum(g.winner == EMPTY for g in result.games))
+
+
+def most_even_komi(shares: list[BlackShare]) -> BlackShare:
+    """The komi at which Black's share is nearest one half (the lower komi on a tie): where two
+    equal players split most evenly. For players without a value head (``mcts:K``) this is the
+    only fair komi there is."""
+    if not shares:
+        raise ValueError("no komi was played")
+    from fractions import Fraction  # exact: 55% and 45% must tie, as they do on paper
+
+    return min(shares, key=lambda s: (abs(Fraction(2 * s.black_wins + s.draws, s.games) - 1), s.komi))
 
 
 def komi_settling(run_dir: str | Path, rule_set_key: str) -> Optional[tuple[list[int], list[float]]]:
