@@ -394,6 +394,6 @@ def test_the_komi_table_gives_each_rule_set_its_fair_komi_and_crossing(komi_bot_
     # The hand-made net: Black's value tanh(0.5 (6.3 - k)) is > 0 up to komi 6 and < 0 from 7.
     assert main(["komi", "--bot", str(komi_bot_path), "--table", "--device", "cpu"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0].startswith("| side | scoring | fair komi |")
-    assert lines[2].startswith("| 3 | standard | 6 | 6 | 7 |")  # no_komi has no komi: one row
+    assert lines[0].startswith("| bot | side | scoring | fair komi |")
+    assert lines[2].startswith(f"| {komi_bot_path.name} | 3 | standard | 6 | 6 | 7 |")  # no_komi has no komi: one row
     assert len(lines) == 3

@@ -102,3 +102,17 @@ def test_engine_and_komi_take_the_shipped_bot(shipped_folder, capsys, monkeypatc
     # No rule flags and nothing shipped for the standard board: the one shipped bot there is.
     code, out, err = _run(["komi", "--device", "cpu"], capsys, monkeypatch)
     assert code == 0 and "side3.bot" in err and out.startswith("fair komi")
+    # --table alone: one table over every shipped bot, a row per rule set.
+    code, out, err = _run(["komi", "--table", "--device", "cpu"], capsys, monkeypatch)
+    assert code == 0, err
+    rows = out.splitlines()
+    assert rows[0].startswith("| bot | side |") and len(rows) == 3 and rows[2].startswith("| side3.bot | 3 | standard |")
+
+
+def test_komi_table_without_any_shipped_bot_is_one_line(tmp_path, capsys, monkeypatch):
+    import catena_zero.bot.shipped as shipped
+
+    (tmp_path / "bots").mkdir()
+    monkeypatch.setattr(shipped, "SHIPPED_DIR", tmp_path / "bots")
+    code, _, err = _run(["komi", "--table"], capsys, monkeypatch)
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "no bot ships with this installation" in err

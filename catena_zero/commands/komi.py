@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from ..game.options import SCORINGS, GameConfig
 from .bot_options import add_bot_options, load_bot, shipped_bot_path
+from .common import CliError
 
 HELP = "the fair komi by a bot's own estimate (R7), with its value at each komi around it"
 
@@ -20,7 +22,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--all", action="store_true", help="show every komi of the range")
     parser.add_argument("--table", action="store_true",
                         help="one line per rule set the bot was trained for (sides 3-10 and scorings of game "
-                             "type komi): the fair komi and where Black's value crosses even (Markdown)")
+                             "type komi): the fair komi and where Black's value crosses even (Markdown); "
+                             "without --bot and rule flags, one table over every shipped bot")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -28,6 +31,14 @@ def run(args: argparse.Namespace) -> int:
 
     if args.around < 0:
         raise ValueError(f"--around must be >= 0, got {args.around}")
+    if args.table and args.bot is None and args.side is None and args.scoring is None:
+        from ..bot.shipped import shipped_bots
+
+        bots = shipped_bots()
+        if not bots:
+            raise CliError("no bot ships with this installation: pass --bot FILE")
+        print(fair_komi_table([(b.name, load_bot(args, str(b.path))) for b in bots]), end="", file=sys.stdout)
+        return 0
     path = args.bot
     if path is None:
         path, which = shipped_bot_path(args, GameConfig(side=args.side or 6, scoring=args.scoring or "standard"))
@@ -37,23 +48,26 @@ def run(args: argparse.Namespace) -> int:
     config = GameConfig(side=args.side if args.side is not None else default.side, game_type="komi",
                         scoring=args.scoring or default.scoring)
     if args.table:
-        print(fair_komi_table(bot), end="", file=sys.stdout)
+        print(fair_komi_table([(Path(path).name, bot)]), end="", file=sys.stdout)
         return 0
     curve = bot.komi_curve(config)
     print(komi_table(curve, around=None if args.all else args.around), end="", file=sys.stdout)
     return 0
 
 
-def fair_komi_table(bot) -> str:
-    """Markdown: for each komi rule set of the bot, the fair komi and the value crossing around it."""
-    lines = ["| side | scoring | fair komi | Black ahead up to | Black behind from | Black's value at the fair komi |",
-             "| ---: | --- | ---: | ---: | ---: | ---: |"]
-    for rules in sorted(bot.trained_for, key=lambda r: (r.scoring, r.side)):
-        if rules.game_type != "komi":
-            continue
-        curve = bot.komi_curve(GameConfig(side=rules.side, game_type="komi", scoring=rules.scoring))
-        ahead, behind = curve.crossing
-        value = float(curve.black_value[list(curve.komis).index(curve.komi)])
-        show = lambda k: "-" if k is None else str(k)  # noqa: E731
-        lines.append(f"| {rules.side} | {rules.scoring} | {curve.komi} | {show(ahead)} | {show(behind)} | {value:+.3f} |")
+def fair_komi_table(bots) -> str:
+    """Markdown: for each (name, bot) of ``bots`` and each komi rule set it was trained for, the fair
+    komi and the interval where Black's value crosses even around it."""
+    lines = ["| bot | side | scoring | fair komi | Black ahead up to | Black behind from | Black's value at the fair komi |",
+             "| --- | ---: | --- | ---: | ---: | ---: | ---: |"]
+    show = lambda k: "-" if k is None else str(k)  # noqa: E731
+    for name, bot in bots:
+        for rules in sorted(bot.trained_for, key=lambda r: (r.scoring, r.side)):
+            if rules.game_type != "komi":
+                continue
+            curve = bot.komi_curve(GameConfig(side=rules.side, game_type="komi", scoring=rules.scoring))
+            ahead, behind = curve.crossing
+            value = float(curve.black_value[list(curve.komis).index(curve.komi)])
+            lines.append(f"| {name} | {rules.side} | {rules.scoring} | {curve.komi} | {show(ahead)} | {show(behind)} "
+                         f"| {value:+.3f} |")
     return "\n".join(lines) + "\n"
