@@ -16,10 +16,11 @@ from pathlib import Path
 from typing import Any, Optional
 
 from .game.options import GAME_TYPES, MAX_SIDE, MIN_SIDE, SCORINGS, GameConfig
+from .errors import UserError
 from .messages import quote
 
 
-class ConfigError(ValueError):
+class ConfigError(UserError):
     """A configuration file or value is invalid (the message names the key)."""
 
 

@@ -61,6 +61,7 @@ from typing import TYPE_CHECKING, Optional
 import numpy as np
 
 from ..config import SearchConfig
+from ..errors import UserError
 from ..game.options import GAME_TYPES, SCORINGS, GameConfig
 from ..game.rules import Game
 from ..game.vec_env import EnvState, VecEnv
@@ -78,7 +79,7 @@ if TYPE_CHECKING:
 MAX_SIMULATIONS = 100_000  # cap of a time-limited search (tree memory grows with simulations)
 
 
-class UnsupportedGame(ValueError):
+class UnsupportedGame(UserError):
     """A game whose side, game type or scoring the bot was not trained for (one-line message)."""
 
 

@@ -49,6 +49,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Optional, TextIO
 
 from .. import __version__
+from ..errors import UserError
 from ..game.notation import parse_move
 from ..game.options import GAME_TYPES, SCORINGS, GameConfig, komi_range
 from ..game.render import render_ascii
@@ -65,7 +66,7 @@ MAX_DIGITS = 9  # of an id or a number argument: GTP ids are small integers, and
 _COLOURS = {"black": "black", "b": "black", "white": "white", "w": "white"}
 
 
-class CommandError(ValueError):
+class CommandError(UserError):
     """A command that cannot be carried out; its message is the ``?`` reply."""
 
 

@@ -22,6 +22,7 @@ from typing import Any
 import torch
 
 from ..config import NetConfig, TrainConfig
+from ..errors import UserError
 from ..net.device import resolve_device
 from ..net.model import CatenaNet, model_from_config
 from .losses import Losses, Targets, compute_losses, weight_penalty
@@ -31,8 +32,11 @@ STATE_FORMAT = "catena-zero-learner"
 STATE_VERSION = 1
 
 
-class TrainingDiverged(RuntimeError):
-    """A loss or gradient became NaN or infinite (one-line message naming the step and the terms)."""
+class TrainingDiverged(UserError, RuntimeError):
+    """A loss or gradient became NaN or infinite (one-line message naming the step and the terms).
+
+    A ``UserError``: the settings cause it and the user fixes it (a lower learning rate, a smaller
+    ``train.max_grad_norm``), so it is not reported as a bug; still a ``RuntimeError`` for old callers."""
 
 
 def learning_rate(config: TrainConfig, step: int) -> float:
