@@ -534,7 +534,7 @@ def _build(cls: type, data: Any, prefix: str) -> Any:
         section = cls(**kwargs)
     except ConfigError:
         raise
-    except ValueError as exc:  # GameConfig raises plain ValueError
+    except UserError as exc:  # GameConfig raises UserError, not ConfigError
         raise ConfigError(f"{prefix.rstrip('.') or 'config'}: {exc}") from None
     _check_ranges(section, prefix)
     return section

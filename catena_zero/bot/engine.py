@@ -150,7 +150,7 @@ class Engine:
             return Reply(False, f"unknown command: {command} (list_commands lists them)", ident)
         try:
             return Reply(True, handler(args), ident)
-        except (CommandError, ValueError) as exc:  # IllegalMove, UnsupportedGame are ValueErrors
+        except UserError as exc:  # CommandError, IllegalMove, UnsupportedGame; any other error is a bug
             return Reply(False, one_line(exc) or type(exc).__name__, ident)
 
     def run(self, stdin: TextIO, stdout: TextIO, stderr: TextIO = sys.stderr) -> int:

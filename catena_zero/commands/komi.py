@@ -7,6 +7,7 @@ import sys
 
 from ..game.options import SCORINGS, GameConfig
 from .bot_options import add_bot_options, load_bot, shipped_bot_path
+from .common import CliError
 
 HELP = "the fair komi by a bot's own estimate (R7), with its value at each komi around it"
 
@@ -27,7 +28,7 @@ def run(args: argparse.Namespace) -> int:
     from ..bot.bot import komi_table
 
     if args.around < 0:
-        raise ValueError(f"--around must be >= 0, got {args.around}")
+        raise CliError(f"--around must be >= 0, got {args.around}")
     path = args.bot
     if path is None:
         path, which = shipped_bot_path(args, GameConfig(side=args.side or 6, scoring=args.scoring or "standard"))

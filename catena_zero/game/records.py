@@ -329,7 +329,7 @@ def _header_options(header: _Header) -> tuple[GameConfig, str]:
             options[key] = value
     try:
         config = GameConfig(**options)
-    except ValueError as exc:
+    except UserError as exc:
         # GameConfig names the offending option first ("komi must be ...", "game type ...").
         message = str(exc)
         key = next((k for k in _OPTION_KEYS if message.startswith((k, k.replace("_", " ")))), None)

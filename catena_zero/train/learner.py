@@ -202,12 +202,12 @@ class Learner:
     def load_state_dict(self, state: dict[str, Any]) -> None:
         """Restore ``state_dict()``; ValueError (one line) when it does not fit this learner."""
         if not isinstance(state, dict) or state.get("format") != STATE_FORMAT:
-            raise ValueError("not a catena-zero learner state")
+            raise UserError("not a catena-zero learner state")
         if state.get("version") != STATE_VERSION:
-            raise ValueError(f"learner state version {state.get('version')!r}; this catena-zero reads {STATE_VERSION}")
+            raise UserError(f"learner state version {state.get('version')!r}; this catena-zero reads {STATE_VERSION}")
         if state.get("optimizer_name") != self.config.optimizer:
-            raise ValueError(f"learner state was saved with optimizer {state.get('optimizer_name')!r}, "
-                             f"this learner uses {self.config.optimizer!r}")
+            raise UserError(f"learner state was saved with optimizer {state.get('optimizer_name')!r}, "
+                            f"this learner uses {self.config.optimizer!r}")
         try:
             self.model.load_state_dict(state["model"])
             self.optimizer.load_state_dict(state["optimizer"])
@@ -220,5 +220,5 @@ class Learner:
                     average.copy_(saved[name])
         except (RuntimeError, ValueError, KeyError) as exc:
             first = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else type(exc).__name__
-            raise ValueError(f"learner state does not fit this network or optimiser: {first}") from None
+            raise UserError(f"learner state does not fit this network or optimiser: {first}") from None
         self._step = int(state["step"])
