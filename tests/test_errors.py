@@ -191,7 +191,8 @@ def test_user_inputs_that_reached_plain_value_errors_are_still_user_errors(argv,
 @pytest.mark.parametrize("event, fragment", [("C03", "line 8"), ("Z9", "line 8"), ("komi x", "line 8")])
 def test_a_record_with_a_bad_event_is_a_user_error(event, fragment, tmp_path, capsys, monkeypatch):
     rec = tmp_path / "r.txt"
-    rec.write_text(f"catena-record 1\nside 3\ngame_type komi\nscoring standard\nkomi 0\nstart play\nevents\n{event}\nend\n")
+    header = "catena-record 1\nside 3\ngame_type komi\nscoring standard\nkomi 0\nstart play\n"
+    rec.write_text(f"{header}events\n{event}\nend\n")
     code, _, err = run(["show", str(rec)], capsys, monkeypatch)
     assert_user_error(code, err, fragment)
 
@@ -219,7 +220,8 @@ def engine():
     return Engine(types.SimpleNamespace(game_config=GameConfig(side=3)))  # these commands never ask the bot
 
 
-@pytest.mark.parametrize("line, fragment", [("play black Z9", "not a cell of the side-3 board"), ("play black komi", "set-up choice"),
+@pytest.mark.parametrize("line, fragment", [("play black Z9", "not a cell of the side-3 board"),
+                                            ("play black komi", "set-up choice"),
                                             ("options side 99", "side must be in 2..10"), ("komi 99", "komi must be")])
 def test_engine_answers_bad_input_with_a_question_mark(engine, line, fragment):
     reply = engine.handle(line)
