@@ -16,10 +16,11 @@ from pathlib import Path
 from typing import Any, Optional
 
 from .game.options import GAME_TYPES, MAX_SIDE, MIN_SIDE, SCORINGS, GameConfig
+from .errors import UserError
 from .messages import quote
 
 
-class ConfigError(ValueError):
+class ConfigError(UserError):
     """A configuration file or value is invalid (the message names the key)."""
 
 
@@ -533,7 +534,7 @@ def _build(cls: type, data: Any, prefix: str) -> Any:
         section = cls(**kwargs)
     except ConfigError:
         raise
-    except ValueError as exc:  # GameConfig raises plain ValueError
+    except UserError as exc:  # GameConfig raises UserError, not ConfigError
         raise ConfigError(f"{prefix.rstrip('.') or 'config'}: {exc}") from None
     _check_ranges(section, prefix)
     return section

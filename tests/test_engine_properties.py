@@ -82,14 +82,21 @@ def test_error_lines_carry_no_terminal_escapes_or_control_characters(capsys):
     assert one_line("\x1b[1m\x1b[31mRuntimeError\x1b[0m: bad\x00 size\n\tmismatch\u2028x") == "RuntimeError: bad size mismatch x"
     import catena_zero.commands.random_game as random_game
 
-    def coloured(args):
-        raise ValueError("\x1b[31mError(s) in loading state_dict\x1b[0m:\x07 size mismatch")
+    from catena_zero.errors import UserError
+
+    def coloured(args, error=UserError):
+        raise error("\x1b[31mError(s) in loading state_dict\x1b[0m:\x07 size mismatch")
 
     original = random_game.run
     random_game.run = coloured
     try:
         assert main(["random-game"]) == 2
+        err = capsys.readouterr().err
+        assert err == "catena-zero: error: Error(s) in loading state_dict: size mismatch\n", repr(err)
+        random_game.run = lambda args: coloured(args, RuntimeError)  # a bug's line is cleaned too
+        assert main(["random-game"]) == 70
+        err = capsys.readouterr().err
+        assert err.startswith("catena-zero: internal error: RuntimeError: Error(s) in loading state_dict: size "
+                              "mismatch (this is a bug") and err.count("\n") == 1, repr(err)
     finally:
         random_game.run = original
-    err = capsys.readouterr().err
-    assert err == "catena-zero: error: Error(s) in loading state_dict: size mismatch\n", repr(err)

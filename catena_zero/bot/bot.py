@@ -61,6 +61,7 @@ from typing import TYPE_CHECKING, Optional
 import numpy as np
 
 from ..config import SearchConfig
+from ..errors import UserError
 from ..game.options import GAME_TYPES, SCORINGS, GameConfig
 from ..game.rules import Game
 from ..game.vec_env import EnvState, VecEnv
@@ -78,7 +79,7 @@ if TYPE_CHECKING:
 MAX_SIMULATIONS = 100_000  # cap of a time-limited search (tree memory grows with simulations)
 
 
-class UnsupportedGame(ValueError):
+class UnsupportedGame(UserError):
     """A game whose side, game type or scoring the bot was not trained for (one-line message)."""
 
 
@@ -117,13 +118,13 @@ class Analysis:
 def check_budget(simulations: Optional[int], seconds: Optional[float]) -> None:
     """ValueError unless at most one of a simulation count (>= 1) and a time limit (> 0) is given."""
     if simulations is not None and seconds is not None:
-        raise ValueError("give the bot a simulation count or a time limit, not both")
+        raise UserError("give the bot a simulation count or a time limit, not both")
     if simulations is not None and (isinstance(simulations, bool) or not isinstance(simulations, int)
                                     or simulations < 1):
-        raise ValueError(f"simulations must be a positive whole number, got {simulations!r}")
+        raise UserError(f"simulations must be a positive whole number, got {simulations!r}")
     if seconds is not None and (isinstance(seconds, bool) or not isinstance(seconds, (int, float))
                                 or not seconds > 0):
-        raise ValueError(f"seconds must be a positive number, got {seconds!r}")
+        raise UserError(f"seconds must be a positive number, got {seconds!r}")
 
 
 def better_than_even(value: float, score: float) -> bool:
@@ -185,7 +186,7 @@ class Bot:
     ) -> None:
         check_budget(simulations, seconds)
         if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-            raise ValueError(f"seed must be a non-negative whole number, got {seed!r}")
+            raise UserError(f"seed must be a non-negative whole number, got {seed!r}")
         from ..net import NetEvaluator  # torch: imported with the first bot, not with the package
         from ..net.device import resolve_device
 

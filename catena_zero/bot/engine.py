@@ -49,6 +49,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Optional, TextIO
 
 from .. import __version__
+from ..errors import UserError
 from ..game.notation import parse_move
 from ..game.options import GAME_TYPES, SCORINGS, GameConfig, komi_range
 from ..game.render import render_ascii
@@ -65,7 +66,7 @@ MAX_DIGITS = 9  # of an id or a number argument: GTP ids are small integers, and
 _COLOURS = {"black": "black", "b": "black", "white": "white", "w": "white"}
 
 
-class CommandError(ValueError):
+class CommandError(UserError):
     """A command that cannot be carried out; its message is the ``?`` reply."""
 
 
@@ -149,7 +150,7 @@ class Engine:
             return Reply(False, f"unknown command: {command} (list_commands lists them)", ident)
         try:
             return Reply(True, handler(args), ident)
-        except (CommandError, ValueError) as exc:  # IllegalMove, UnsupportedGame are ValueErrors
+        except UserError as exc:  # CommandError, IllegalMove, UnsupportedGame; any other error is a bug
             return Reply(False, one_line(exc) or type(exc).__name__, ident)
 
     def run(self, stdin: TextIO, stdout: TextIO, stderr: TextIO = sys.stderr) -> int:

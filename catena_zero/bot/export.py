@@ -47,6 +47,7 @@ from typing import TYPE_CHECKING, Iterable, Optional
 
 from .. import __version__
 from ..config import Config, ConfigError, NetConfig, SearchConfig, config_from_dict
+from ..errors import UserError
 from ..fileio import write_bytes_atomic
 from ..game.options import GameConfig, RuleSet
 from ..messages import quote
@@ -65,7 +66,7 @@ _MAX_RULE_SETS = 1000  # 9 sides x 3 game types x 3 scorings = 81 exist
 _HEADER_KEYS = ("format", "version", "catena_zero", "step", "source", "net", "search", "game", "trained_for")
 
 
-class BotFileError(ValueError):
+class BotFileError(UserError):
     """A bot file is missing, not a bot file, of an unknown version, damaged, or does not fit."""
 
 

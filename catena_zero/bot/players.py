@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Callable, Optional, Protocol, runtime_checkabl
 
 import numpy as np
 
+from ..errors import UserError
 from ..game.options import komi_range
 
 if TYPE_CHECKING:
@@ -101,13 +102,13 @@ class PlayerKind:
 
 def _build_random(arg: str | None, config: "Config") -> Player:
     if arg is not None:
-        raise ValueError(f"player kind 'random' takes no argument, got 'random:{arg}'")
+        raise UserError(f"player kind 'random' takes no argument, got 'random:{arg}'")
     return RandomPlayer()
 
 
 def _build_mcts(arg: str | None, config: "Config") -> Player:
     if arg is None:
-        raise ValueError("player kind 'mcts' needs a simulation count: write mcts:K, as in mcts:200")
+        raise UserError("player kind 'mcts' needs a simulation count: write mcts:K, as in mcts:200")
     from .search_player import build_mcts_player  # the search stack is imported only when asked for
 
     return build_mcts_player(arg, config)
@@ -136,5 +137,5 @@ def make_player(spec: str, config: "Config") -> Player:
     entry = PLAYER_KINDS.get(kind)
     if entry is None:
         known = ", ".join(k.usage for k in PLAYER_KINDS.values())
-        raise ValueError(f"unknown player kind {spec!r} (known: {known})")
+        raise UserError(f"unknown player kind {spec!r} (known: {known})")
     return entry.build(arg if sep else None, config)

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..config import Config, SearchConfig
+from ..errors import UserError
 from ..game.vec_env import VecEnv
 from ..evaluation import EvalFn
 from ..search.mcts import MCTS
@@ -78,7 +79,7 @@ def network_player(config: Config, model) -> SearchPlayer:
 def build_mcts_player(arg: str | None, config: Config) -> SearchPlayer:
     """``mcts:K``: the rollout baseline with K simulations per move (PUCT, config.search otherwise)."""
     if arg is None or not arg.isdigit() or int(arg) < 1:
-        raise ValueError(f"player kind 'mcts' needs a positive simulation count, as in 'mcts:64'; got {arg!r}")
+        raise UserError(f"player kind 'mcts' needs a positive simulation count, as in 'mcts:64'; got {arg!r}")
     # Classic UCT maximises the rollouts' win rate only: no score utility.
     search = dataclasses.replace(config.search, algorithm="puct", num_simulations=int(arg), score_utility_weight=0.0)
     return rollout_player(config.game, search, np.random.default_rng(config.seed))
@@ -93,14 +94,14 @@ def build_net_player(arg: str | None, config: Config):
     """``net:FILE``: a checkpoint's network through its own search settings, or an exported bot
     file's ``Bot``; plain ``net`` (an untrained network) is refused with ``NET_NEEDS_FILE``."""
     if not arg:
-        raise ValueError(NET_NEEDS_FILE)
+        raise UserError(NET_NEEDS_FILE)
     from pathlib import Path
 
     from ..eval.specs import _looks_like_checkpoint
 
     path = Path(arg)
     if not path.is_file():
-        raise ValueError(f"net:{arg}: no such file; {NET_NEEDS_FILE}")
+        raise UserError(f"net:{arg}: no such file; {NET_NEEDS_FILE}")
     if not _looks_like_checkpoint(path):  # ValueError for a file that is neither
         from .bot import Bot
 
@@ -111,8 +112,8 @@ def build_net_player(arg: str | None, config: Config):
     if (checkpoint.config.game.side, checkpoint.config.game.game_type, checkpoint.config.game.scoring) != \
             (config.game.side, config.game.game_type, config.game.scoring):
         trained = checkpoint.config.game
-        raise ValueError(f"net:{arg} was trained for side {trained.side}, {trained.game_type}, {trained.scoring} "
-                         f"scoring; this game is side {config.game.side}, {config.game.game_type}, "
-                         f"{config.game.scoring} scoring")
+        raise UserError(f"net:{arg} was trained for side {trained.side}, {trained.game_type}, {trained.scoring} "
+                        f"scoring; this game is side {config.game.side}, {config.game.game_type}, "
+                        f"{config.game.scoring} scoring")
     played = dataclasses.replace(config, net=checkpoint.config.net, search=checkpoint.config.search)
     return network_player(played, model_from_checkpoint(checkpoint).eval())

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
+from ..errors import UserError
 from ..game.options import GameConfig, RuleSet
 from .export import BotHeader, read_bot
 
@@ -55,7 +56,7 @@ def _index(folder: Path) -> dict:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        raise ValueError(f"{path}: not a readable bot index (JSON)") from None
+        raise UserError(f"{path}: not a readable bot index (JSON)") from None
     return data if isinstance(data, dict) else {}
 
 

@@ -28,9 +28,10 @@ def load_bot(args: argparse.Namespace, path: str | None = None):
     import torch  # imported only when a bot is loaded
 
     from ..bot import Bot
+    from .common import CliError
 
     if args.threads < 1:
-        raise ValueError(f"--threads must be >= 1, got {args.threads}")
+        raise CliError(f"--threads must be >= 1, got {args.threads}")
     torch.set_num_threads(args.threads)  # this process runs the bot: its choice to make
     return Bot.load(path or args.bot, simulations=args.simulations, seconds=args.seconds,
                     device=args.device, seed=args.bot_seed)
@@ -51,6 +52,7 @@ def shipped_bot_path(args: argparse.Namespace, default=None):
     nothing shipped for those rules, the one shipped bot there is (the first by name). CliError (one
     line: what ships, how to make one) when no shipped bot fits."""
     from ..bot.shipped import no_shipped_bot_line, shipped_bot_for, shipped_bots
+    from ..errors import UserError
     from ..game.options import GameConfig
     from .common import CliError
 
@@ -59,7 +61,7 @@ def shipped_bot_path(args: argparse.Namespace, default=None):
     base = default if default is not None else GameConfig()
     try:
         config = GameConfig(**{"side": base.side, "game_type": base.game_type, "scoring": base.scoring, **chosen})
-    except ValueError as exc:
+    except UserError as exc:
         raise CliError(str(exc)) from None
     bot = shipped_bot_for(config)
     if bot is None and not chosen:

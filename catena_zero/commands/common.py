@@ -10,11 +10,12 @@ import sys
 from typing import Optional, TextIO
 
 from ..config import Config, config_from_dict, load_config
+from ..errors import UserError
 from ..fileio import writes_to_stdout
 from ..game.options import GAME_TYPES, SCORINGS, GameConfig
 
 
-class CliError(Exception):
+class CliError(UserError):
     """A user error reported as one line on stderr (exit status 2)."""
 
 

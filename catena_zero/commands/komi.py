@@ -30,7 +30,7 @@ def run(args: argparse.Namespace) -> int:
     from ..bot.bot import komi_table
 
     if args.around < 0:
-        raise ValueError(f"--around must be >= 0, got {args.around}")
+        raise CliError(f"--around must be >= 0, got {args.around}")
     if args.table and args.bot is None and args.side is None and args.scoring is None:
         from ..bot.shipped import shipped_bots
 

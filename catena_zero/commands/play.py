@@ -23,13 +23,13 @@ from typing import Optional, TextIO
 import numpy as np
 
 from ..bot.players import Player, choose_event, make_player, player_kinds, setup_choices
+from ..errors import UserError
 from ..fileio import check_writable, writes_to_stdout
 from ..game.match import Match
 from ..game.notation import normalize_event, parse_move
 from ..game.options import komi_range
 from ..game.records import board_of, save_record
 from ..game.render import LAYOUTS, render_ascii
-from ..game.rules import IllegalMove
 from ..messages import quote
 from .bot_options import add_bot_options, load_bot, shipped_bot_path
 from .common import CliError, add_game_options, check_distinct_files, describe, message_stream, resolve_config
@@ -412,7 +412,7 @@ def _human_turn(match: Match, who: str, inp: TextIO, out: TextIO, undo_seat: Opt
             event = parse_move(text, side) if match.phase == "play" else normalize_event(
                 _expand_shorthand(text, match.phase), side)
             match.apply(event)
-        except (ValueError, IllegalMove) as exc:
+        except UserError as exc:  # IllegalMove, or text that is not an event
             print(f"not accepted: {exc}. Type 'moves' for the legal ones, 'help' for help.", file=out)
             continue
         return event

@@ -34,6 +34,8 @@ def run(args: argparse.Namespace) -> int:
             record = parse_record(sys.stdin.read())
         except RecordError as exc:
             raise RecordError(f"standard input: {exc}") from None
+        except UnicodeDecodeError as exc:  # binary input: a user's mistake, not a bug
+            raise RecordError(f"standard input: not a text record (invalid text at byte {exc.start})") from None
     else:
         record = load_record(args.record)
     total = len(record.events)

@@ -39,6 +39,7 @@ from typing import Any, Callable, Optional
 import numpy as np
 
 from ..config import ConfigError, load_config, parse_overrides, section_from_dict
+from ..errors import UserError
 from ..fileio import write_text_atomic
 
 
@@ -214,7 +215,7 @@ def train_variants(plan: AblationPlan, plan_name: str, *, minutes: Optional[floa
                 log(f"ablate: {name}: {summary.step} steps, {summary.positions:,} positions; {summary.cpu.describe()}")
             done = _finished(run_dir, minutes)
             if done is None:
-                raise RuntimeError(f"variant {name} stopped before its {minutes:g} minutes: {summary.stop_reason}")
+                raise UserError(f"variant {name} stopped before its {minutes:g} minutes: {summary.stop_reason}")
         else:
             log(f"ablate: {name} already trained ({done[1]} steps), not training again")
         trained.append(TrainedVariant(name, run_dir, *done))

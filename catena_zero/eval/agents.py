@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Callable, Optional
 import numpy as np
 
 from ..config import NetConfig, SearchConfig
+from ..errors import UserError
 from ..evaluation import EvalFn
 from ..game.options import GameConfig
 from ..game.vec_env import BLACK, EnvState, VecEnv, random_legal_actions
@@ -225,8 +226,8 @@ class NetAgent(SearchAgent):
         """ValueError if this network refuses ``game`` (a bot file names the rule sets it plays)."""
         if self.rule_sets is not None and not any(r.covers(game) for r in self.rule_sets):
             trained = ", ".join(str(r) for r in self.rule_sets)
-            raise ValueError(f"{self.name} was trained for {trained}; it does not play side {game.side} "
-                             f"{game.game_type} {game.scoring}")
+            raise UserError(f"{self.name} was trained for {trained}; it does not play side {game.side} "
+                            f"{game.game_type} {game.scoring}")
 
     def komi_estimate(self, game: GameConfig) -> Optional[KomiEstimate]:
         """The komi where the value head's value of the empty board for Black crosses 0.

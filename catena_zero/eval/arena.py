@@ -41,6 +41,7 @@ from typing import Callable, Optional, Sequence, Union
 
 import numpy as np
 
+from ..errors import UserError
 from ..fileio import write_text_atomic
 from ..game.options import GameConfig, komi_range
 from ..game.records import format_record
@@ -318,9 +319,9 @@ def resolve_komi(agent_a: AgentLike, agent_b: AgentLike, game: GameConfig, komi:
     if komi is not None:
         lo, hi = komi_range(game.scoring)
         if game.game_type != "komi" and komi != 0:
-            raise ValueError(f"game type {game.game_type!r} has no komi (R7/R8); got --komi {komi}")
+            raise UserError(f"game type {game.game_type!r} has no komi (R7/R8); got --komi {komi}")
         if not lo <= komi <= hi:
-            raise ValueError(f"komi must be in {lo}..{hi} for scoring {game.scoring!r}, got {komi}")
+            raise UserError(f"komi must be in {lo}..{hi} for scoring {game.scoring!r}, got {komi}")
         return komi, "--komi", None
     if game.game_type != "komi":
         return 0, f"game type {game.game_type} (no komi, R7/R8)", None

@@ -40,6 +40,7 @@ from typing import Callable, Optional, Sequence
 
 import numpy as np
 
+from ..errors import UserError
 from ..fileio import write_bytes_atomic, write_text_atomic
 from ..game.options import GameConfig
 from .agents import Agent
@@ -58,7 +59,7 @@ DEFAULT_GAMES = 20  # per scheduled pair and run of the ladder
 ANCHOR = "random"
 
 
-class LadderError(ValueError):
+class LadderError(UserError):
     """A ladder cannot run (bad folder, results file, settings): one-line message."""
 
 

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional
 
+from ..errors import UserError
 from .agents import Agent, GreedyAgent, NetAgent, RandomAgent, UCTAgent
 
 if TYPE_CHECKING:
@@ -52,7 +53,7 @@ class AgentSpec:
 
 def _positive(text: str, what: str) -> int:
     if not text.isdigit() or int(text) < 1:
-        raise ValueError(f"{what} needs a positive simulation count, as in 'mcts:200'; got {text!r}")
+        raise UserError(f"{what} needs a positive simulation count, as in 'mcts:200'; got {text!r}")
     return int(text)
 
 
@@ -68,7 +69,7 @@ def parse_agent_spec(text: str, simulations: Optional[int] = None) -> AgentSpec:
         return AgentSpec(kind="mcts", name=f"mcts:{k}", simulations=k)
     path = Path(text)
     if not path.exists():
-        raise ValueError(f"unknown agent {text!r}: expected {SPEC_USAGE}")
+        raise UserError(f"unknown agent {text!r}: expected {SPEC_USAGE}")
     from ..train.checkpoint import list_checkpoints, resolve_checkpoint
 
     if path.is_dir() or _looks_like_checkpoint(path):
@@ -103,11 +104,11 @@ def _looks_like_checkpoint(path: Path) -> bool:
         with path.open("rb") as f:
             head = f.read(9)
     except OSError as exc:
-        raise ValueError(f"cannot read {path}: {exc.strerror}") from None
+        raise UserError(f"cannot read {path}: {exc.strerror}") from None
     if head[8:9] == b"{":
         return False  # read_bot reports a truncated or foreign safetensors file
     if head[:4] != b"PK\x03\x04":
-        raise ValueError(f"{path} is neither a checkpoint (a torch zip file) nor an exported bot file")
+        raise UserError(f"{path} is neither a checkpoint (a torch zip file) nor an exported bot file")
     return True
 
 
@@ -175,7 +176,7 @@ def match_game_config(agents: list[Agent], config_path: Optional[str] = None, si
             differ = [key for key in flags if getattr(other, key) != getattr(base, key) and flags[key] is None]
             if differ:
                 key = differ[0]
-                raise ValueError(
+                raise UserError(
                     f"{trained[0][0]} and {name} were trained for different {key} "
                     f"({getattr(base, key)} and {getattr(other, key)}); choose one with --{key.replace('_', '-')}")
     side = base.side if side is None else side

@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ..errors import UserError
 from .spec import BUTTON, board_spec
 
 COLOURS = ("black", "white")
@@ -66,13 +67,13 @@ def parse_cell(text: str, side: int) -> str:
     Leading zeros are rejected rather than silently accepted, as R10 writes rows without them.
     """
     if not isinstance(text, str):
-        raise ValueError(f"a cell must be a string like 'D5', got {text!r}")
+        raise UserError(f"a cell must be a string like 'D5', got {text!r}")
     token = text.strip()
     if not _CELL_FORM.fullmatch(token):
-        raise ValueError(f"{text.strip()!r} is not a cell: write a column letter and a row number, like 'D5'")
+        raise UserError(f"{text.strip()!r} is not a cell: write a column letter and a row number, like 'D5'")
     name = token[0].upper() + token[1:]
     if len(token) > 2 and token[1] == "0":
-        raise ValueError(f"{token!r} is not a cell: rows are written without leading zeros (R10)")
+        raise UserError(f"{token!r} is not a cell: rows are written without leading zeros (R10)")
     board_spec(side).cell(name)  # ValueError naming the board if off the board
     return name
 
@@ -80,27 +81,27 @@ def parse_cell(text: str, side: int) -> str:
 def parse_event(text: str, side: int) -> Event:
     """Parse any R10 event as typed by a user; ValueError with a one-line reason if malformed."""
     if not isinstance(text, str):
-        raise ValueError(f"an event must be a string, got {text!r}")
+        raise UserError(f"an event must be a string, got {text!r}")
     words = text.lower().split()
     if not words:
-        raise ValueError("empty input: expected a cell like 'D5', 'button', 'komi K', 'colour black|white' or 'swap'")
+        raise UserError("empty input: expected a cell like 'D5', 'button', 'komi K', 'colour black|white' or 'swap'")
     head, args = words[0], words[1:]
     if head in (BUTTON, SWAP):
         if args:
-            raise ValueError(f"{head!r} takes no argument, got {' '.join(args)!r}")
+            raise UserError(f"{head!r} takes no argument, got {' '.join(args)!r}")
         return Event(kind=head)
     if head == "komi":
         if len(args) != 1 or not _WHOLE_NUMBER.fullmatch(args[0]):
-            raise ValueError(f"expected 'komi K' with a whole number K >= 0, got {text.strip()!r}")
+            raise UserError(f"expected 'komi K' with a whole number K >= 0, got {text.strip()!r}")
         return Event(kind="komi", komi=int(args[0]))
     if head in ("colour", "color"):
         if len(args) != 1 or args[0] not in COLOURS:
-            raise ValueError(f"expected 'colour black' or 'colour white', got {text.strip()!r}")
+            raise UserError(f"expected 'colour black' or 'colour white', got {text.strip()!r}")
         return Event(kind="colour", colour=args[0])
     if args:
-        raise ValueError(f"{text.strip()!r} is not an event: expected one cell like 'D5', 'button', 'komi K', 'colour black|white' or 'swap'")
+        raise UserError(f"{text.strip()!r} is not an event: expected one cell like 'D5', 'button', 'komi K', 'colour black|white' or 'swap'")
     if not _CELL_FORM.fullmatch(head):
-        raise ValueError(f"{text.strip()!r} is not an event: expected a cell like 'D5', 'button', 'komi K', 'colour black|white' or 'swap'")
+        raise UserError(f"{text.strip()!r} is not an event: expected a cell like 'D5', 'button', 'komi K', 'colour black|white' or 'swap'")
     return Event(kind="place", cell=parse_cell(head, side))
 
 
@@ -112,12 +113,12 @@ def normalize_event(text: str, side: int) -> str:
 def parse_move(text: str, side: int) -> str:
     """Canonical game move (a cell or "button"); ValueError for set-up events or other text."""
     if not isinstance(text, str):
-        raise ValueError(f"a move must be a string, got {text!r}")
+        raise UserError(f"a move must be a string, got {text!r}")
     words = text.lower().split()
     if words == [BUTTON]:
         return BUTTON
     if len(words) == 1 and _CELL_FORM.fullmatch(words[0]):
         return parse_cell(words[0], side)
     if words and words[0] in ("komi", "colour", "color", SWAP):
-        raise ValueError(f"{text.strip()!r} is a set-up choice (R7), not a move: expected a cell like 'D5' or 'button'")
-    raise ValueError(f"{text.strip()!r} is not a move: expected a cell like 'D5' or 'button'")
+        raise UserError(f"{text.strip()!r} is a set-up choice (R7), not a move: expected a cell like 'D5' or 'button'")
+    raise UserError(f"{text.strip()!r} is not a move: expected a cell like 'D5' or 'button'")

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..errors import UserError
+
 GAME_TYPES = ("komi", "no_komi", "double")
 SCORINGS = ("standard", "longest", "quadratic")
 MIN_SIDE, MAX_SIDE = 2, 10
@@ -31,20 +33,20 @@ class GameConfig:
 
     def __post_init__(self) -> None:
         if isinstance(self.side, bool) or not isinstance(self.side, int):
-            raise ValueError(f"side must be an integer, got {self.side!r}")
+            raise UserError(f"side must be an integer, got {self.side!r}")
         if not MIN_SIDE <= self.side <= MAX_SIDE:
-            raise ValueError(f"side must be in {MIN_SIDE}..{MAX_SIDE}, got {self.side}")
+            raise UserError(f"side must be in {MIN_SIDE}..{MAX_SIDE}, got {self.side}")
         if self.game_type not in GAME_TYPES:
-            raise ValueError(f"game_type must be one of {', '.join(GAME_TYPES)}; got {self.game_type!r}")
+            raise UserError(f"game_type must be one of {', '.join(GAME_TYPES)}; got {self.game_type!r}")
         if self.scoring not in SCORINGS:
-            raise ValueError(f"scoring must be one of {', '.join(SCORINGS)}; got {self.scoring!r}")
+            raise UserError(f"scoring must be one of {', '.join(SCORINGS)}; got {self.scoring!r}")
         if isinstance(self.komi, bool) or not isinstance(self.komi, int):
-            raise ValueError(f"komi must be a whole number, got {self.komi!r}")
+            raise UserError(f"komi must be a whole number, got {self.komi!r}")
         lo, hi = komi_range(self.scoring)
         if not lo <= self.komi <= hi:
-            raise ValueError(f"komi must be in {lo}..{hi} for scoring {self.scoring!r}, got {self.komi}")
+            raise UserError(f"komi must be in {lo}..{hi} for scoring {self.scoring!r}, got {self.komi}")
         if self.game_type != "komi" and self.komi != 0:
-            raise ValueError(f"game type {self.game_type!r} has no komi (R7/R8); got komi={self.komi}")
+            raise UserError(f"game type {self.game_type!r} has no komi (R7/R8); got komi={self.komi}")
 
     @property
     def has_button(self) -> bool:

@@ -45,6 +45,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Union
 
+from ..errors import UserError
 from ..fileio import write_text_atomic
 from ..messages import quote
 from .match import Match
@@ -62,7 +63,7 @@ _MAX_EVENT = 16  # characters; the longest event, "colour white", has 12
 _MAX_VALUE = 16  # characters of a header value; the longest valid one, "quadratic", has 9
 
 
-class RecordError(ValueError):
+class RecordError(UserError):
     """A game record is malformed or does not replay (the message names the line, kept in
     ``line``; None for problems of the whole file)."""
 
@@ -328,7 +329,7 @@ def _header_options(header: _Header) -> tuple[GameConfig, str]:
             options[key] = value
     try:
         config = GameConfig(**options)
-    except ValueError as exc:
+    except UserError as exc:
         # GameConfig names the offending option first ("komi must be ...", "game type ...").
         message = str(exc)
         key = next((k for k in _OPTION_KEYS if message.startswith((k, k.replace("_", " ")))), None)

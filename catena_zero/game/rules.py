@@ -29,6 +29,7 @@ from itertools import compress
 
 import numpy as np
 
+from ..errors import UserError
 from .options import GameConfig
 from .spec import BUTTON, BoardSpec, board_spec
 
@@ -44,7 +45,7 @@ COLOUR_CODES = {"black": BLACK, "white": WHITE}
 _MAX_LOST = 28
 
 
-class IllegalMove(ValueError):
+class IllegalMove(UserError):
     """A move that is malformed or not legal in the current position (state unchanged)."""
 
 

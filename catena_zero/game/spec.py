@@ -21,6 +21,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from ..errors import UserError
 from .options import MAX_SIDE, MIN_SIDE
 
 # The six neighbour offsets (dc, dr) of R1, in rotational order: rotating by 60 degrees
@@ -90,7 +91,7 @@ class BoardSpec:
         try:
             return self._index[name]
         except (KeyError, TypeError):
-            raise ValueError(f"{name!r} is not a cell of the side-{self.side} board") from None
+            raise UserError(f"{name!r} is not a cell of the side-{self.side} board") from None
 
     def transform(self, x: np.ndarray, k: int) -> np.ndarray:
         """Apply symmetry k to per-cell values on the last axis ([..., N] or [..., A])."""

@@ -8,6 +8,8 @@ import math
 
 import torch
 
+from ..errors import UserError
+
 
 def resolve_device(name: str) -> torch.device:
     """"auto" = the first CUDA device when one is available, else the CPU; "cpu", "cuda", "cuda:i" as given.
@@ -20,12 +22,15 @@ def resolve_device(name: str) -> torch.device:
         return torch.device("cpu")
     if name.startswith("cuda"):
         if not torch.cuda.is_available():
-            raise ValueError(f"net.device is {name!r} but CUDA is not available on this machine")
-        device = torch.device(name)
+            raise UserError(f"net.device is {name!r} but CUDA is not available on this machine")
+        try:
+            device = torch.device(name)
+        except RuntimeError:  # a malformed name ("cuda:x"): torch's own RuntimeError
+            raise UserError(f"net.device must be 'auto', 'cpu' or 'cuda[:i]', got {name!r}") from None
         if device.index is not None and device.index >= torch.cuda.device_count():
-            raise ValueError(f"net.device is {name!r} but only {torch.cuda.device_count()} CUDA device(s) exist")
+            raise UserError(f"net.device is {name!r} but only {torch.cuda.device_count()} CUDA device(s) exist")
         return device
-    raise ValueError(f"net.device must be 'auto', 'cpu' or 'cuda[:i]', got {name!r}")
+    raise UserError(f"net.device must be 'auto', 'cpu' or 'cuda[:i]', got {name!r}")
 
 
 def inference_autocast(

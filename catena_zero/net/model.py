@@ -40,6 +40,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from ..config import NetConfig
+from ..errors import UserError
 from ..game.options import MAX_SIDE, MIN_SIDE
 from ..game.spec import HEX_DIRECTIONS, board_spec, num_cells
 from .features import NUM_GLOBALS, NUM_PLANES, grid_side
@@ -405,7 +406,7 @@ def model_from_config(config: NetConfig, generator: torch.Generator | None = Non
         return CatenaNet(config)
 
 
-class WeightsMismatch(ValueError):
+class WeightsMismatch(UserError):
     """A state dict does not fit the network of a ``NetConfig`` (missing, unexpected or misshapen tensors)."""
 
 

@@ -35,6 +35,7 @@ from typing import Any, Optional
 import torch
 
 from ..config import Config, ConfigError, config_from_dict, config_to_dict
+from ..errors import UserError
 from ..fileio import write_bytes_atomic
 
 CHECKPOINT_FORMAT = "catena-zero-checkpoint"
@@ -43,7 +44,7 @@ CHECKPOINT_DIR = "ckpt"
 _NAME = re.compile(r"^step-(\d{8,})\.pt$")
 
 
-class CheckpointError(ValueError):
+class CheckpointError(UserError):
     """A checkpoint file or run folder is missing, damaged or incompatible (one-line message)."""
 
 

@@ -34,6 +34,7 @@ import numpy as np
 import torch
 
 from ..config import RESUMABLE_KEYS, Config, ConfigError, config_diff, config_to_yaml, load_config
+from ..errors import UserError
 from ..fileio import write_text_atomic
 from ..selfplay.play import rule_sets
 from ..selfplay.workers import SelfPlayPool, poll_remote, run_remote, start_ray, stop_ray, wait_remote
@@ -50,7 +51,7 @@ CONFIG_FILE = "config.yaml"
 REPLAY_FILE = "replay.npz"
 
 
-class RunError(ValueError):
+class RunError(UserError):
     """A run cannot start or resume (the message says why, in one line)."""
 
 

@@ -22,6 +22,7 @@ from typing import Any
 import torch
 
 from ..config import NetConfig, TrainConfig
+from ..errors import UserError
 from ..net.device import resolve_device
 from ..net.model import CatenaNet, model_from_config
 from .losses import Losses, Targets, compute_losses, weight_penalty
@@ -31,8 +32,11 @@ STATE_FORMAT = "catena-zero-learner"
 STATE_VERSION = 1
 
 
-class TrainingDiverged(RuntimeError):
-    """A loss or gradient became NaN or infinite (one-line message naming the step and the terms)."""
+class TrainingDiverged(UserError, RuntimeError):
+    """A loss or gradient became NaN or infinite (one-line message naming the step and the terms).
+
+    A ``UserError``: the settings cause it and the user fixes it (a lower learning rate, a smaller
+    ``train.max_grad_norm``), so it is not reported as a bug; still a ``RuntimeError`` for old callers."""
 
 
 def learning_rate(config: TrainConfig, step: int) -> float:
@@ -198,12 +202,12 @@ class Learner:
     def load_state_dict(self, state: dict[str, Any]) -> None:
         """Restore ``state_dict()``; ValueError (one line) when it does not fit this learner."""
         if not isinstance(state, dict) or state.get("format") != STATE_FORMAT:
-            raise ValueError("not a catena-zero learner state")
+            raise UserError("not a catena-zero learner state")
         if state.get("version") != STATE_VERSION:
-            raise ValueError(f"learner state version {state.get('version')!r}; this catena-zero reads {STATE_VERSION}")
+            raise UserError(f"learner state version {state.get('version')!r}; this catena-zero reads {STATE_VERSION}")
         if state.get("optimizer_name") != self.config.optimizer:
-            raise ValueError(f"learner state was saved with optimizer {state.get('optimizer_name')!r}, "
-                             f"this learner uses {self.config.optimizer!r}")
+            raise UserError(f"learner state was saved with optimizer {state.get('optimizer_name')!r}, "
+                            f"this learner uses {self.config.optimizer!r}")
         try:
             self.model.load_state_dict(state["model"])
             self.optimizer.load_state_dict(state["optimizer"])
@@ -216,5 +220,5 @@ class Learner:
                     average.copy_(saved[name])
         except (RuntimeError, ValueError, KeyError) as exc:
             first = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else type(exc).__name__
-            raise ValueError(f"learner state does not fit this network or optimiser: {first}") from None
+            raise UserError(f"learner state does not fit this network or optimiser: {first}") from None
         self._step = int(state["step"])

@@ -43,6 +43,7 @@ from typing import Sequence
 import numpy as np
 
 from ..config import ReplayConfig
+from ..errors import UserError
 from ..fileio import write_bytes_atomic
 from ..game.options import GameConfig, rules_key
 from ..game.spec import NUM_SYMMETRIES, BoardSpec
@@ -57,7 +58,7 @@ REPLAY_VERSION = 1
 WIN, DRAW, LOSS = 0, 1, 2
 
 
-class ReplayError(ValueError):
+class ReplayError(UserError):
     """A replay file is missing, damaged or does not fit this buffer (one-line message)."""
 
 

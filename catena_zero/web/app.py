@@ -41,6 +41,7 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from ..errors import UserError
 from ..game.options import GAME_TYPES, SCORINGS, GameConfig, komi_range
 from ..game.records import format_record
 from ..messages import one_line
@@ -172,7 +173,7 @@ def create_app(pool: BotPool, config: ServerConfig = ServerConfig(),
             raise ApiError(400, f"scoring must be one of {', '.join(SCORINGS)}; got {scoring!r}")
         try:
             options = GameConfig(side=data.get("side", default.side), game_type=game_type, scoring=scoring)
-        except ValueError as exc:
+        except UserError as exc:
             raise ApiError(400, f"bad options: {exc}") from None
         wanted = OptionsView(options.side, options.game_type, options.scoring)
         if wanted not in supported:

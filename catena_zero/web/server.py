@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional, TextIO
 
+from ..errors import UserError
 from .bots import BotLike, BotPool
 from .sessions import ServerConfig
 
@@ -49,7 +50,7 @@ def load_bot(options: BotOptions, index: int) -> BotLike:
 def bind(host: str, port: int) -> socket.socket:
     """A listening TCP socket on (host, port); OSError with one line saying what failed."""
     if not 0 <= port <= 65535:
-        raise ValueError(f"port must be in 0..65535, got {port}")
+        raise UserError(f"port must be in 0..65535, got {port}")
     try:
         family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
     except socket.gaierror as exc:
@@ -128,9 +129,9 @@ def serve(bot: BotOptions, host: str, port: int, config: ServerConfig, out: Text
     from .app import create_app
 
     if not 0 <= port <= 65535:
-        raise ValueError(f"port must be in 0..65535, got {port}")
+        raise UserError(f"port must be in 0..65535, got {port}")
     if not bot.path.is_file():
-        raise ValueError(f"bot file {str(bot.path)!r} does not exist (make one with 'catena-zero export')")
+        raise UserError(f"bot file {str(bot.path)!r} does not exist (make one with 'catena-zero export')")
     pool = BotPool.of(lambda i: load_bot(bot, i), config.workers)
     app = create_app(pool, config)
     sock = bind(host, port)

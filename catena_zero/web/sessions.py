@@ -24,6 +24,7 @@ import time
 from dataclasses import dataclass
 from typing import Callable, Optional
 
+from ..errors import UserError
 from ..game.match import Match
 from ..game.notation import parse_move
 from ..game.options import GameConfig, komi_range
@@ -73,15 +74,15 @@ class ServerConfig:
     def __post_init__(self) -> None:
         if isinstance(self.max_seconds, bool) or not isinstance(self.max_seconds, (int, float)) \
                 or not 0 < self.max_seconds < float("inf"):
-            raise ValueError(f"max_seconds must be a number of seconds > 0, got {self.max_seconds!r}")
+            raise UserError(f"max_seconds must be a number of seconds > 0, got {self.max_seconds!r}")
         for name in ("max_games", "workers", "max_body", "max_connections", "max_simulations"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"{name} must be a whole number >= 1, got {value!r}")
+                raise UserError(f"{name} must be a whole number >= 1, got {value!r}")
         for name in ("expire_s", "request_timeout_s"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < float("inf"):
-                raise ValueError(f"{name} must be a number of seconds > 0, got {value!r}")
+                raise UserError(f"{name} must be a number of seconds > 0, got {value!r}")
 
 
 def check_strength(simulations: Optional[int], seconds: Optional[float], config: ServerConfig) -> None:
@@ -165,7 +166,7 @@ class GameSession:
         self._check_human_turn("play", "play a move")
         try:
             move = parse_move(text, self.config.side)
-        except ValueError as exc:
+        except UserError as exc:
             raise ApiError(400, str(exc)) from None
         self._apply(move, self.human)
 
