@@ -46,7 +46,7 @@ from catena_zero.game import Game, GameConfig
 from catena_zero.game.vec_env import EnvState, VecEnv, random_legal_actions
 from catena_zero.net import NetEvaluator, model_from_config
 from catena_zero.search import MCTS, RolloutEvaluator, UniformEvaluator
-from catena_zero.evaluation import EvalFn, Evaluation
+from catena_zero.evalfn import EvalFn, Evaluation
 
 SIDE = 6
 OPENING_MOVES = 10

@@ -13,7 +13,7 @@ import torch
 
 from catena_zero.cli import main
 from catena_zero.config import load_config
-from catena_zero.evaluation import Evaluation
+from catena_zero.evalfn import Evaluation
 from catena_zero.eval.agents import Agent, GreedyAgent, NetAgent, RandomAgent, UCTAgent
 from catena_zero.eval.arena import (
     _canonical,

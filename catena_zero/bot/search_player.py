@@ -24,7 +24,7 @@ import numpy as np
 
 from ..config import Config, SearchConfig
 from ..game.vec_env import VecEnv
-from ..evaluation import EvalFn
+from ..evalfn import EvalFn
 from ..search.mcts import MCTS
 from ..search.rollout import RolloutEvaluator
 

@@ -15,7 +15,7 @@ Implementations:
   ties are broken uniformly at random, so greedy games vary.
 - ``UCTAgent`` (``mcts:K``): classic UCT (Kocsis and Szepesvari 2006) as PUCT over uniform priors
   with random-rollout leaf values (``search/rollout.py``), K simulations per move.
-- ``NetAgent``: a ``CatenaNet`` through the batched search with ``net/evaluator.py``'s
+- ``NetAgent``: a ``CatenaNet`` through the batched search with ``net/inference.py``'s
   ``NetEvaluator``, no exploration noise (evaluation, not self-play). Its value head gives the
   fair komi of a game (``komi_estimate``).
 
@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Callable, Optional
 import numpy as np
 
 from ..config import NetConfig, SearchConfig
-from ..evaluation import EvalFn
+from ..evalfn import EvalFn
 from ..game.options import GameConfig
 from ..game.vec_env import BLACK, EnvState, VecEnv, random_legal_actions
 from ..search.komi import KomiEstimate, estimate_fair_komi
@@ -217,7 +217,7 @@ class NetAgent(SearchAgent):
 
     def evaluator(self, env: VecEnv):
         """A ``NetEvaluator`` of this agent's model for ``env``."""
-        from ..net.evaluator import NetEvaluator
+        from ..net.inference import NetEvaluator
 
         return NetEvaluator(self.model, env, self.net)
 

@@ -11,7 +11,7 @@ from .mcts import MCTS, LockstepSearch, run_lockstep
 from .rollout import RolloutEvaluator, UniformEvaluator
 from .solver import Solution, Solver, SolverEvaluator
 from .tree import NO_ACTION, NO_PARENT, ROOT, UNVISITED, Tree
-from ..evaluation import BatchEvalFn, EvalFn, Evaluation, evaluate_each
+from ..evalfn import BatchEvalFn, EvalFn, Evaluation, evaluate_each
 from .types import SearchOutput
 
 __all__ = [
