@@ -233,7 +233,7 @@ def reference_uct(root_game: Game, simulations: int, rng: np.random.Generator, c
 
 def single_game_speed(repeats: int) -> None:
     """Simulations per second thinking for ONE game: the ``mcts:K`` baseline's search (PUCT,
-    uniform priors, one random rollout per leaf, as bot/search_player.py builds it), the search
+    uniform priors, one random rollout per leaf, as eval/agents.py's UCTAgent builds it), the search
     alone (zero-cost evaluator), the default network's search (Gumbel, SearchConfig defaults),
     and the reference pure-Python UCT, interleaved ``repeats`` times (best of each reported)."""
     net_config = NetConfig(device="cpu")

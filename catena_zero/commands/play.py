@@ -22,7 +22,8 @@ from typing import Optional, TextIO
 
 import numpy as np
 
-from ..bot.players import Player, choose_event, make_player, player_kinds, setup_choices
+from ..bot.players import Player, choose_event, setup_choices
+from ..eval.specs import make_player, player_kinds
 from ..fileio import check_writable, writes_to_stdout
 from ..game.match import Match
 from ..game.notation import normalize_event, parse_move
@@ -465,7 +466,7 @@ def fair_komi_estimate(player: Optional[Player], config) -> Optional[int]:
     curve = getattr(player, "komi_curve", None)  # an exported Bot
     if curve is not None:
         return int(curve(config).komi)
-    estimate = getattr(player, "fair_komi", None)  # a network SearchPlayer (net:FILE)
+    estimate = getattr(player, "fair_komi", None)  # an AgentPlayer (a network's, net:FILE)
     return None if estimate is None else estimate(config)
 
 
