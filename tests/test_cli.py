@@ -12,7 +12,7 @@ import pytest
 
 from catena_zero.bot.players import Player, RandomPlayer, choose_event, setup_choices
 from catena_zero.cli import main
-from catena_zero.commands.play import play_match
+from catena_zero.commands.play import play_in_terminal
 from catena_zero.commands.random_game import play_random_game
 from catena_zero.config import config_from_dict
 from catena_zero.eval.agents import AgentPlayer, RandomAgent, UCTAgent
@@ -234,7 +234,7 @@ def test_person_against_random_player(seat):
     players = {"first": None, "second": None}
     players["second" if seat == "first" else "first"] = RandomPlayer()
     out = io.StringIO()
-    result = play_match(match, players, np.random.default_rng(0), LegalTyping(match), out)
+    result = play_in_terminal(match, players, np.random.default_rng(0), LegalTyping(match), out)
     assert result.finished and match.phase == "over"
     text = out.getvalue()
     # The person acted exactly on their own turns: replaying, count the events of each seat.
@@ -321,12 +321,12 @@ def test_person_against_mcts_through_the_factory():
     config = config_from_dict({"game": {"side": 3}, "seed": 1})
     match = Match(config.game)
     players = {"first": None, "second": make_player("mcts:4", config)}
-    result = play_match(match, players, np.random.default_rng(0), LegalTyping(match), io.StringIO())
+    result = play_in_terminal(match, players, np.random.default_rng(0), LegalTyping(match), io.StringIO())
     assert result.finished and match.game.is_over
     # Without choose_setup a program answers the komi choice with the configured komi (R7).
     match = Match(GameConfig(side=3, komi=6))
     players = {"first": make_player("mcts:2", config), "second": None}
-    play_match(match, players, np.random.default_rng(0), io.StringIO("quit\n"), io.StringIO())
+    play_in_terminal(match, players, np.random.default_rng(0), io.StringIO("quit\n"), io.StringIO())
     assert match.events == ["komi 6"]
 
 
