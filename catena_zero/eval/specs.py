@@ -55,7 +55,7 @@ class PlayerKind:
 PLAYER_KINDS: dict[str, PlayerKind] = {
     "random": PlayerKind("random", "uniformly random legal moves"),
     "greedy": PlayerKind("greedy", "the move with the best immediate score margin"),
-    "mcts": PlayerKind("mcts:K", "classic MCTS, K simulations with random rollouts"),
+    "mcts": PlayerKind("mcts:K", "classic UCT, K random-rollout simulations a move on a fresh tree"),
     "net": PlayerKind("net:FILE", "a trained network: a checkpoint, a run folder or an exported bot file"),
 }
 SPEC_USAGE = "random, greedy, mcts:K, net:FILE, or the path of a checkpoint, a run folder or an exported bot file"
