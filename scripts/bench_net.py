@@ -62,7 +62,7 @@ from catena_zero.game import GameConfig
 from catena_zero.game.vec_env import VecEnv, random_legal_actions
 from catena_zero.net import NetEvaluator, encode, model_from_config, model_from_weights, num_parameters
 from catena_zero.net.device import inference_autocast, set_torch_threads
-from catena_zero.net.evaluator import masked_softmax
+from catena_zero.net.inference import masked_softmax
 from catena_zero.net.features import pad_features
 
 TOLERANCE = 1e-4  # max abs difference of priors and values that counts as equal accuracy

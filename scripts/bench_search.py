@@ -46,7 +46,7 @@ from catena_zero.game import Game, GameConfig
 from catena_zero.game.vec_env import EnvState, VecEnv, random_legal_actions
 from catena_zero.net import NetEvaluator, model_from_config
 from catena_zero.search import MCTS, RolloutEvaluator, UniformEvaluator
-from catena_zero.evaluation import EvalFn, Evaluation
+from catena_zero.evalfn import EvalFn, Evaluation
 
 SIDE = 6
 OPENING_MOVES = 10
@@ -233,7 +233,7 @@ def reference_uct(root_game: Game, simulations: int, rng: np.random.Generator, c
 
 def single_game_speed(repeats: int) -> None:
     """Simulations per second thinking for ONE game: the ``mcts:K`` baseline's search (PUCT,
-    uniform priors, one random rollout per leaf, as bot/search_player.py builds it), the search
+    uniform priors, one random rollout per leaf, as eval/agents.py's UCTAgent builds it), the search
     alone (zero-cost evaluator), the default network's search (Gumbel, SearchConfig defaults),
     and the reference pure-Python UCT, interleaved ``repeats`` times (best of each reported)."""
     net_config = NetConfig(device="cpu")

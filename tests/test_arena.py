@@ -1,10 +1,9 @@
 """The arena (eval/arena.py) and its agents (eval/agents.py, eval/specs.py): match bookkeeping,
-varied openings, two agent calls per ply, outcomes equal to the reference engine, chunks, fair
-komi, greedy against random, records that ``show`` replays, and ``catena-zero evaluate``."""
+varied openings, two agent calls per ply, outcomes equal to the reference engine, fair komi,
+greedy against random, records that ``show`` replays, and ``catena-zero evaluate``."""
 
 from __future__ import annotations
 
-import pickle
 from pathlib import Path
 
 import numpy as np
@@ -13,18 +12,17 @@ import torch
 
 from catena_zero.cli import main
 from catena_zero.config import load_config
-from catena_zero.evaluation import Evaluation
+from catena_zero.evalfn import Evaluation
 from catena_zero.eval.agents import Agent, GreedyAgent, NetAgent, RandomAgent, UCTAgent
 from catena_zero.eval.arena import (
     _canonical,
     draw_openings,
     play_match,
-    play_match_chunk,
     report_lines,
     resolve_komi,
     save_match_records,
 )
-from catena_zero.eval.specs import AgentSpec, build_agent, match_game_config, parse_agent_spec
+from catena_zero.eval.specs import build_agent, match_game_config, parse_agent_spec
 from catena_zero.game import BLACK, EMPTY, WHITE, Game, GameConfig
 from catena_zero.game.options import RuleSet
 from catena_zero.game.records import load_record
@@ -169,41 +167,6 @@ def test_greedy_takes_the_move_with_the_best_margin():
 # ----------------------------------------------------------------------------- chunks and specs
 
 
-def test_chunks_of_agent_specs_pickle_and_cover_every_game(tmp_path):
-    shipped = []
-
-    def pickling_map(fn, *columns):  # what a process pool does to the arguments
-        for args in zip(*columns):
-            args = pickle.loads(pickle.dumps(args))
-            shipped.append(args)
-            yield fn(*args)
-
-    specs = (parse_agent_spec("greedy"), parse_agent_spec("mcts:3"))
-    game = GameConfig(side=3)
-    chunked = play_match(*specs, game, 10, None, np.random.default_rng(3), chunk_size=4, map_fn=pickling_map)
-    assert [len(s) for s in shipped] == [4, 4, 4] and [a[2] for a in shipped] == [4, 4, 2]
-    assert [g.index for g in chunked.games] == list(range(10))
-    assert [g.a_black for g in chunked.games] == [i % 2 == 0 for i in range(10)]
-    # the builtin map with the same chunks plays the same games
-    local = play_match(*specs, game, 10, None, np.random.default_rng(3), chunk_size=4)
-    assert local.games == chunked.games
-    # a chunk alone is a pure function of its arguments
-    spec, seed, n, first = shipped[1]
-    assert play_match_chunk(spec, seed, n, first) == play_match_chunk(spec, seed, n, first)
-    with pytest.raises(ValueError, match="outside"):
-        play_match_chunk(spec, seed, 4, 20)
-
-
-def test_a_live_network_travels_as_a_weights_spec():
-    config = tiny_config()
-    model = model_from_config(config.net, torch.Generator().manual_seed(0))
-    spec = pickle.loads(pickle.dumps(AgentSpec.from_model(model, config, name="current", step=7, simulations=2)))
-    agent = build_agent(spec)
-    assert isinstance(agent, NetAgent) and agent.step == 7 and agent.search.num_simulations == 2
-    for name, tensor in model.state_dict().items():
-        assert torch.equal(agent.model.state_dict()[name], tensor)
-
-
 def test_checkpoint_and_run_folder_specs(tmp_path):
     run = make_run(tmp_path / "run", steps=(10, 20))
     newest = parse_agent_spec(str(run), simulations=3)
@@ -321,7 +284,7 @@ def test_evaluate_baselines_at_a_given_komi(capsys):
 
 
 @pytest.mark.parametrize("argv,fragment", [
-    (["evaluate", "random", "nonsense"], "unknown agent 'nonsense'"),
+    (["evaluate", "random", "nonsense"], "unknown player kind 'nonsense'"),
     (["evaluate", "mcts:0", "random"], "positive simulation count"),
     (["evaluate", "mcts:x", "random"], "positive simulation count"),
     (["evaluate", "random", "greedy", "--games", "0"], "--games must be at least 1"),

@@ -15,7 +15,7 @@ from catena_zero.search.komi import fair_komi, komi_curve_of
 from catena_zero.bot.export import export_bot, header_from_checkpoint
 from catena_zero.bot.players import RandomPlayer, choose_event, setup_choices
 from catena_zero.cli import main
-from catena_zero.evaluation import Evaluation
+from catena_zero.evalfn import Evaluation
 from catena_zero.game import Game, GameConfig, Match
 from catena_zero.game.vec_env import VecEnv
 from catena_zero.train.checkpoint import Checkpoint, load_checkpoint

@@ -10,11 +10,13 @@ import xml.etree.ElementTree as ET
 import numpy as np
 import pytest
 
-from catena_zero.bot.players import PLAYER_KINDS, Player, RandomPlayer, choose_event, make_player, setup_choices
+from catena_zero.bot.players import Player, RandomPlayer, choose_event, setup_choices
 from catena_zero.cli import main
-from catena_zero.commands.play import play_match
+from catena_zero.commands.play import play_in_terminal
 from catena_zero.commands.random_game import play_random_game
 from catena_zero.config import config_from_dict
+from catena_zero.eval.agents import AgentPlayer, RandomAgent, UCTAgent
+from catena_zero.eval.specs import PLAYER_KINDS, make_player
 from catena_zero.game import Game, GameConfig
 from catena_zero.game.match import Match
 from catena_zero.game.records import load_record
@@ -232,7 +234,7 @@ def test_person_against_random_player(seat):
     players = {"first": None, "second": None}
     players["second" if seat == "first" else "first"] = RandomPlayer()
     out = io.StringIO()
-    result = play_match(match, players, np.random.default_rng(0), LegalTyping(match), out)
+    result = play_in_terminal(match, players, np.random.default_rng(0), LegalTyping(match), out)
     assert result.finished and match.phase == "over"
     text = out.getvalue()
     # The person acted exactly on their own turns: replaying, count the events of each seat.
@@ -299,9 +301,14 @@ def test_setup_choices_follow_the_match_phase():
 
 def test_make_player_builds_registered_kinds():
     config = config_from_dict({})
-    assert isinstance(make_player("random", config), RandomPlayer)
+    player = make_player("random", config)
+    assert isinstance(player, AgentPlayer) and isinstance(player.agent, RandomAgent)
     assert "random" in PLAYER_KINDS
-    with pytest.raises(ValueError, match=r"unknown player kind 'alphabeta:8' \(known: random, mcts:K, net:FILE\)"):
+    # mcts:K is the arena's UCT baseline, whatever the config's search section says.
+    uct = make_player("mcts:64", config_from_dict({"search": {"algorithm": "gumbel", "c_puct_init": 3.0}})).agent
+    assert isinstance(uct, UCTAgent) and uct.search == UCTAgent(64).search
+    with pytest.raises(ValueError, match=r"unknown player kind 'alphabeta:8' \(known: random, greedy, mcts:K, net:FILE, "
+                                         r"or the path of a checkpoint, a run folder or an exported bot file\)"):
         make_player("alphabeta:8", config)
     with pytest.raises(ValueError, match=r"^player kind 'mcts' needs a simulation count: write mcts:K, as in mcts:200$"):
         make_player("mcts", config)  # not "got None"
@@ -310,16 +317,16 @@ def test_make_player_builds_registered_kinds():
 
 
 def test_person_against_mcts_through_the_factory():
-    """``--opponent mcts:K`` builds the search helper's rollout MCTS, which plays whole matches."""
+    """``--opponent mcts:K`` is the UCT baseline agent at batch size one, which plays whole matches."""
     config = config_from_dict({"game": {"side": 3}, "seed": 1})
     match = Match(config.game)
     players = {"first": None, "second": make_player("mcts:4", config)}
-    result = play_match(match, players, np.random.default_rng(0), LegalTyping(match), io.StringIO())
+    result = play_in_terminal(match, players, np.random.default_rng(0), LegalTyping(match), io.StringIO())
     assert result.finished and match.game.is_over
     # Without choose_setup a program answers the komi choice with the configured komi (R7).
     match = Match(GameConfig(side=3, komi=6))
     players = {"first": make_player("mcts:2", config), "second": None}
-    play_match(match, players, np.random.default_rng(0), io.StringIO("quit\n"), io.StringIO())
+    play_in_terminal(match, players, np.random.default_rng(0), io.StringIO("quit\n"), io.StringIO())
     assert match.events == ["komi 6"]
 
 

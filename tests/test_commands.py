@@ -16,7 +16,7 @@ import pytest
 
 from catena_zero.bot.players import RandomPlayer
 from catena_zero.cli import main
-from catena_zero.commands.play import RULES_TEXT, play_match
+from catena_zero.commands.play import RULES_TEXT, play_in_terminal
 from catena_zero.game import Game, GameConfig
 from catena_zero.game.render import render_ascii
 from catena_zero.game.match import Match
@@ -195,7 +195,7 @@ def test_thinking_indicator_only_on_a_terminal(capsys, monkeypatch):
     players = {"first": RandomPlayer(), "second": RandomPlayer()}
     screen = Terminal()
     out = io.StringIO()
-    play_match(match, players, np.random.default_rng(0), io.StringIO(), out, thinking=screen)
+    play_in_terminal(match, players, np.random.default_rng(0), io.StringIO(), out, thinking=screen)
     moves = len(match.events)
     assert screen.getvalue().count("is thinking...") == moves
     assert screen.getvalue().count("\r\033[K") == moves  # each indicator erased again

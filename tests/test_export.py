@@ -18,9 +18,9 @@ from bot_files import save_tiny_checkpoint, signed_bot_bytes, tiny_config
 from catena_zero.bot import Bot, BotFileError, RuleSet
 from catena_zero.bot.export import (BOT_FORMAT, BOT_VERSION, export_bot, header_from_checkpoint,
                                     read_bot, trained_for_from_config)
-from catena_zero.bot.search_player import network_player
 from catena_zero.cli import main
 from catena_zero.config import config_from_dict, load_config
+from catena_zero.eval.agents import AgentPlayer, NetAgent
 from catena_zero.game import Game, GameConfig
 from catena_zero.selfplay.play import rule_sets
 from catena_zero.train.checkpoint import load_checkpoint, model_from_checkpoint
@@ -59,12 +59,11 @@ def test_round_trip_keeps_header_and_weights(exported):
 
 
 def test_same_moves_before_and_after_export(exported):
-    """The bot plays, position by position, what the checkpoint plays through SearchPlayer."""
+    """The bot plays, position by position, what the checkpoint plays as a network agent."""
     _, ckpt, out = exported
     checkpoint = load_checkpoint(ckpt)
     config = checkpoint.config
-    search = dataclasses.replace(config.search, num_simulations=12, tree_reuse=False)
-    player = network_player(dataclasses.replace(config, search=search), model_from_checkpoint(checkpoint))
+    player = AgentPlayer(NetAgent(model_from_checkpoint(checkpoint), config.net, config.search, simulations=12))
     bot = Bot.load(out, simulations=12, device="cpu", seed=3)
     game = Game(GameConfig(side=3, komi=2))
     while not game.is_over:

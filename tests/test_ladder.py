@@ -145,7 +145,7 @@ def test_ladder_command_and_its_one_line_errors(tmp_path, capsys):
         (["ladder", str(run), "--games", "0"], "at least 1"),
         (["ladder", str(run), "--mode", "swiss"], "invalid choice"),
         (["ladder", str(run), "--checkpoints", "1"], "--checkpoints must be at least 2"),
-        (["ladder", str(run), "--baselines", "random,foo"], "unknown agent 'foo'"),
+        (["ladder", str(run), "--baselines", "random,foo"], "unknown player kind 'foo'"),
         (["ladder", str(run), "--baselines", f"random,{run}"], "ladder baselines are random, greedy and mcts:K"),
     ]
     for argv, fragment in cases:

@@ -15,7 +15,7 @@ import pytest
 from positions import random_position
 
 from catena_zero.config import Config, SearchConfig
-from catena_zero.evaluation import Evaluation, evaluate_each
+from catena_zero.evalfn import Evaluation, evaluate_each
 from catena_zero.game import BLACK, WHITE, Game, GameConfig
 from catena_zero.game.vec_env import VecEnv
 from catena_zero.search import (
@@ -28,7 +28,8 @@ from catena_zero.search import (
     Tree,
     UniformEvaluator,
 )
-from catena_zero.bot.search_player import SearchPlayer, build_mcts_player, build_net_player
+from catena_zero.eval.agents import AgentPlayer, NetAgent, UCTAgent
+from catena_zero.eval.specs import make_player
 from catena_zero.search.gumbel import considered_visits_sequence
 from catena_zero.search.mcts import LockstepSearch, run_lockstep
 from catena_zero.search.puct import dirichlet_noise
@@ -851,36 +852,42 @@ def test_without_tree_reuse_every_search_starts_fresh():
 # -------------------------------------------------------------------------------------- players
 
 
-def test_mcts_player_plays_the_winning_move_and_reuses_its_tree():
-    config = Config(game=KOMI3, seed=7)
-    player = build_mcts_player("64", config)
-    game = Game.replay(KOMI3, ["A3", "D4", "E4", "D5", "D2", "B1", "B3", "C1"])
-    rng = np.random.default_rng(0)
-    assert player.choose(game, rng) == "B2"
-    game.play("B2")
-    game.play(game.legal_moves()[0])
-    if not game.is_over:
-        assert player.choose(game, rng) in game.legal_moves()
-        # More visits than a fresh root (1 + 64): the subtree of the previous search was kept.
-        assert player.search.tree.visits[0, ROOT] > 65
+def test_mcts_player_plays_the_winning_move_with_a_fresh_search_each_move():
+    """``mcts:K`` for one game is the arena's UCT agent at batch size one: K simulations on a fresh
+    tree every move (the baseline's one meaning); with tree reuse asked for, the subtree is kept."""
+    start = ["A3", "D4", "E4", "D5", "D2", "B1", "B3", "C1"]
+    fresh = make_player("mcts:64", Config(game=KOMI3, seed=7))
+    reusing = AgentPlayer(UCTAgent(64, tree_reuse=True))
+    for player in (fresh, reusing):
+        game = Game.replay(KOMI3, start)
+        rng = np.random.default_rng(0)
+        assert player.choose(game, rng) == "B2"
+        game.play("B2")
+        game.play(game.legal_moves()[0])
+        if not game.is_over:
+            assert player.choose(game, rng) in game.legal_moves()
+            root_visits = player.agent._searches[BLACK].tree.visits[0, ROOT]  # the search of Black's moves
+            # A fresh root has 1 + 64 visits; a kept subtree adds those the previous search spent there.
+            assert root_visits == 65 if player is fresh else root_visits > 65
 
 
-def test_player_builders_reject_bad_arguments():
-    with pytest.raises(ValueError, match="mcts:64"):
-        build_mcts_player("many", Config())
-    with pytest.raises(ValueError, match="mcts:64"):
-        build_mcts_player(None, Config())
+def test_player_kinds_reject_bad_arguments():
+    with pytest.raises(ValueError, match="mcts:200"):
+        make_player("mcts:many", Config())
+    with pytest.raises(ValueError, match="mcts:200"):
+        make_player("mcts", Config())
     # An untrained network is refused, with how to get trained weights.
-    for arg in (None, ""):
+    for text in ("net", "net:"):
         with pytest.raises(ValueError, match="needs trained weights: write net:FILE with a training checkpoint"):
-            build_net_player(arg, Config())
+            make_player(text, Config())
     with pytest.raises(ValueError, match="net:x: no such file; .*catena-zero export"):
-        build_net_player("x", Config())
+        make_player("net:x", Config())
 
 
 def test_net_player_plays_a_checkpoint_and_estimates_the_komi(tmp_path):
     from catena_zero.config import NetConfig
-    from catena_zero.net import model_from_config
+    from catena_zero.net import NetEvaluator, model_from_config
+    from catena_zero.search.komi import estimate_fair_komi
     from catena_zero.train.checkpoint import Checkpoint, save_checkpoint
 
     config = Config(
@@ -890,15 +897,16 @@ def test_net_player_plays_a_checkpoint_and_estimates_the_komi(tmp_path):
     )
     model = model_from_config(config.net)
     path = save_checkpoint(tmp_path / "run", Checkpoint(step=0, config=config, model=model.state_dict()))
-    player = build_net_player(str(path), Config(game=KOMI3))
-    assert isinstance(player, SearchPlayer)
+    player = make_player(f"net:{path}", Config(game=KOMI3))
+    assert isinstance(player, AgentPlayer) and isinstance(player.agent, NetAgent)
+    assert player.agent.search.num_simulations == 8  # the checkpoint's own search settings
     game = Game.replay(KOMI3, ["C3"])
     assert player.choose(game, np.random.default_rng(0)) in game.legal_moves()
-    from catena_zero.search.komi import estimate_fair_komi
-
-    assert player.fair_komi(KOMI3) == estimate_fair_komi(player.env, player.eval_fn).komi
+    env = VecEnv(KOMI3)
+    assert player.fair_komi(KOMI3) == estimate_fair_komi(env, NetEvaluator(model, env, config.net)).komi
+    assert player.fair_komi(GameConfig(side=3, game_type="no_komi")) is None
     with pytest.raises(ValueError, match="was trained for side 3"):
-        build_net_player(str(path), Config(game=GameConfig(side=4)))
+        make_player(str(path), Config(game=GameConfig(side=4)))
 
 
 class NoTieEvaluator:

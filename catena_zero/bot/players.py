@@ -1,28 +1,25 @@
-"""Players: the ``Player`` protocol, ``RandomPlayer``, and ``make_player``, the one factory that
-builds a player from a kind string such as ``"random"`` (the CLI's ``--opponent``).
+"""The single-game ``Player`` protocol, the R7 set-up choices of a match, and ``RandomPlayer``.
 
 A player chooses game moves (``choose``). Before play, a match (R7) asks for set-up choices
 (komi, colour); a player may answer them with an optional ``choose_setup`` method, otherwise
 ``default_setup`` answers for it. Randomness is always the caller's ``np.random.Generator``.
 
-Adding a kind: write a builder ``(arg, config) -> Player`` (``arg`` is the text after ':' in
-``kind:arg``, or None) and add a ``PlayerKind`` to ``PLAYER_KINDS`` below; the CLI's
-``--opponent`` lists and accepts it from then on. Builders import heavy modules (search,
-torch) inside the function, so that the CLI starts fast and ``bot`` depends on nothing heavy.
+Players of a kind string (``play --opponent random``, ``mcts:K``, ``net:FILE``) come from the one
+registry of player kinds, ``eval/specs.py`` (``make_player``): a batched agent at batch size one
+(``eval.agents.AgentPlayer``), or for a bot file its ``Bot`` (``bot.py``, which is a Player too).
+``RandomPlayer`` is the reference engine's random mover (``catena-zero random-game``, tests): a
+``Game``-level helper without a ``VecEnv``, not a registry kind.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, Optional, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 import numpy as np
 
-from ..errors import UserError
 from ..game.options import komi_range
 
 if TYPE_CHECKING:
-    from ..config import Config
     from ..game import Game
     from ..game.match import Match
 
@@ -84,58 +81,3 @@ def choose_event(player: Player, match: "Match", rng: np.random.Generator) -> st
         return player.choose(match.game, rng)
     choose_setup = getattr(player, "choose_setup", None)
     return choose_setup(match, rng) if choose_setup is not None else default_setup(match, rng)
-
-
-# ------------------------------------------------------------------------------ the factory
-
-PlayerBuilder = Callable[[Optional[str], "Config"], Player]
-
-
-@dataclass(frozen=True)
-class PlayerKind:
-    """How to build one kind of player: ``build(arg, config)`` gets the text after ':' (or None)."""
-
-    build: PlayerBuilder
-    usage: str  # how it is written on the command line, e.g. "random" or "mcts:K"
-    help: str  # one line for --help
-
-
-def _build_random(arg: str | None, config: "Config") -> Player:
-    if arg is not None:
-        raise UserError(f"player kind 'random' takes no argument, got 'random:{arg}'")
-    return RandomPlayer()
-
-
-def _build_mcts(arg: str | None, config: "Config") -> Player:
-    if arg is None:
-        raise UserError("player kind 'mcts' needs a simulation count: write mcts:K, as in mcts:200")
-    from .search_player import build_mcts_player  # the search stack is imported only when asked for
-
-    return build_mcts_player(arg, config)
-
-
-def _build_net(arg: str | None, config: "Config") -> Player:
-    from .search_player import build_net_player  # imports torch: only when asked for
-
-    return build_net_player(arg, config)
-
-
-PLAYER_KINDS: dict[str, PlayerKind] = {
-    "random": PlayerKind(_build_random, "random", "uniformly random legal moves"),
-    "mcts": PlayerKind(_build_mcts, "mcts:K", "classic MCTS, K simulations with random rollouts"),
-    "net": PlayerKind(_build_net, "net:FILE", "a trained network: a checkpoint or an exported bot file"),
-}
-
-
-def player_kinds() -> list[PlayerKind]:
-    return list(PLAYER_KINDS.values())
-
-
-def make_player(spec: str, config: "Config") -> Player:
-    """Build a player from ``kind`` or ``kind:arg`` (e.g. "random", "mcts:64"); ValueError if unknown."""
-    kind, sep, arg = spec.strip().partition(":")
-    entry = PLAYER_KINDS.get(kind)
-    if entry is None:
-        known = ", ".join(k.usage for k in PLAYER_KINDS.values())
-        raise UserError(f"unknown player kind {spec!r} (known: {known})")
-    return entry.build(arg if sep else None, config)

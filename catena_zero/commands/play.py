@@ -22,8 +22,9 @@ from typing import Optional, TextIO
 
 import numpy as np
 
-from ..bot.players import Player, choose_event, make_player, player_kinds, setup_choices
+from ..bot.players import Player, choose_event, setup_choices
 from ..errors import UserError
+from ..eval.specs import make_player, player_kinds
 from ..fileio import check_writable, writes_to_stdout
 from ..game.match import Match
 from ..game.notation import normalize_event, parse_move
@@ -182,7 +183,7 @@ def run(args: argparse.Namespace) -> int:
     out = message_stream(args.save)  # with --save - the record alone goes to standard output
     reader = TerminalReader(match) if _isatty(sys.stdin) else None
     try:
-        play_match(match, players, rng, sys.stdin, out, thinking=thinking, opponent=opponent,
+        play_in_terminal(match, players, rng, sys.stdin, out, thinking=thinking, opponent=opponent,
                    reader=reader, komi_by_flag=args.komi is not None, layout=args.board)
     except KeyboardInterrupt:
         print("\ninterrupted: game abandoned", file=sys.stderr)
@@ -276,12 +277,13 @@ def _isatty(stream) -> bool:
         return False
 
 
-def play_match(match: Match, players: dict[str, Optional[Player]], rng: np.random.Generator,
-               inp: TextIO, out: TextIO, *, thinking: Optional[TextIO] = None,
-               opponent: str = "a program", reader: Optional[TerminalReader] = None,
-               komi_by_flag: bool = False, layout: str = LAYOUTS[0]) -> PlayResult:
-    """Run a match in the terminal: ``players[seat]`` is None for a person typing on ``inp``
-    (or through ``reader``, on a terminal).
+def play_in_terminal(match: Match, players: dict[str, Optional[Player]], rng: np.random.Generator,
+                     inp: TextIO, out: TextIO, *, thinking: Optional[TextIO] = None,
+                     opponent: str = "a program", reader: Optional[TerminalReader] = None,
+                     komi_by_flag: bool = False, layout: str = LAYOUTS[0]) -> PlayResult:
+    """Run one interactive match (R7 set-up, then the game) in the terminal: ``players[seat]`` is
+    None for a person typing on ``inp`` (or through ``reader``, on a terminal). Not the arena's
+    ``eval.arena.play_match``, which plays many games between two batched agents at once.
 
     Bad input never ends the game: it prints one line saying why and asks again. While a
     program chooses, "... is thinking" is shown on ``thinking`` (a terminal; None: nowhere) and
@@ -465,7 +467,7 @@ def fair_komi_estimate(player: Optional[Player], config) -> Optional[int]:
     curve = getattr(player, "komi_curve", None)  # an exported Bot
     if curve is not None:
         return int(curve(config).komi)
-    estimate = getattr(player, "fair_komi", None)  # a network SearchPlayer (net:FILE)
+    estimate = getattr(player, "fair_komi", None)  # an AgentPlayer (a network's, net:FILE)
     return None if estimate is None else estimate(config)
 
 

@@ -1,25 +1,28 @@
-"""Evaluation: batched agents and baselines, the arena (matches between two agents), Elo ratings,
-and the ladder of a training run's checkpoints.
+"""Evaluation by matches: batched agents and baselines, the registry of player kinds, the arena
+(matches between two agents), Elo ratings, and the ladder of a training run's checkpoints.
 
-Modules: ``agents`` (Agent and its implementations), ``specs`` (picklable agent descriptions
-parsed from strings), ``arena`` (play_match, MatchResult, the report), ``ratings`` (score and
-Elo intervals, Bradley-Terry fits), ``ladder`` (a run's checkpoints against each other and the
-baselines). Data flows one way: game -> net/search -> eval; nothing below imports eval.
+Modules: ``agents`` (Agent, its implementations, and ``AgentPlayer``: an agent as a single-game
+player), ``specs`` (the one registry of player kinds: ``random``, ``greedy``, ``mcts:K``,
+checkpoints, run folders, bot files, parsed from strings), ``arena`` (play_match, MatchResult, the
+report), ``ratings`` (score and Elo intervals, Bradley-Terry fits), ``ladder`` (a run's checkpoints
+against each other and the baselines), ``inloop`` (a run's learning-curve matches). Data flows one
+way: game -> net/search -> bot -> eval; nothing below imports eval.
 """
 
-from .agents import Agent, GreedyAgent, NetAgent, RandomAgent, UCTAgent
-from .arena import GameOutcome, MatchResult, MatchSpec, Tally, play_match, play_match_chunk, report_lines
+from .agents import Agent, AgentPlayer, GreedyAgent, NetAgent, RandomAgent, UCTAgent
+from .arena import GameOutcome, MatchResult, Tally, play_match, report_lines
 from .ratings import PairResult, RatingFit, fit_ratings
-from .specs import AgentSpec, build_agent, parse_agent_spec
+from .specs import PLAYER_KINDS, AgentSpec, build_agent, make_player, parse_agent_spec
 
 __all__ = [
     "Agent",
+    "AgentPlayer",
     "AgentSpec",
     "GameOutcome",
     "GreedyAgent",
     "MatchResult",
-    "MatchSpec",
     "NetAgent",
+    "PLAYER_KINDS",
     "PairResult",
     "RandomAgent",
     "RatingFit",
@@ -27,8 +30,8 @@ __all__ = [
     "UCTAgent",
     "build_agent",
     "fit_ratings",
+    "make_player",
     "parse_agent_spec",
     "play_match",
-    "play_match_chunk",
     "report_lines",
 ]

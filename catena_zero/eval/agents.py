@@ -14,10 +14,15 @@ Implementations:
   that one action, claims included); every legal action of every game is stepped in one batch;
   ties are broken uniformly at random, so greedy games vary.
 - ``UCTAgent`` (``mcts:K``): classic UCT (Kocsis and Szepesvari 2006) as PUCT over uniform priors
-  with random-rollout leaf values (``search/rollout.py``), K simulations per move.
-- ``NetAgent``: a ``CatenaNet`` through the batched search with ``net/evaluator.py``'s
+  with random-rollout leaf values (``search/rollout.py``), K simulations per move. This is the one
+  meaning of ``mcts:K`` wherever a player is named (``specs.py``), ``play --opponent`` included.
+- ``NetAgent``: a ``CatenaNet`` through the batched search with ``net/inference.py``'s
   ``NetEvaluator``, no exploration noise (evaluation, not self-play). Its value head gives the
   fair komi of a game (``komi_estimate``).
+
+``AgentPlayer`` is any agent as a single-game ``Player`` (``bot/players.py``, what ``play
+--opponent`` needs): the agent at batch size one, which takes the search's and the engine's
+single-game fast paths. ``specs.py`` is the registry that builds agents and players from strings.
 
 Tree reuse is off by default for the search agents: every move then gets exactly its stated
 simulation budget, as in classic arena baselines (OpenSpiel's MCTSBot searches each move afresh);
@@ -35,14 +40,17 @@ from typing import TYPE_CHECKING, Callable, Optional
 
 import numpy as np
 
+from ..bot.players import default_setup, random_setup
 from ..config import NetConfig, SearchConfig
 from ..errors import UserError
-from ..evaluation import EvalFn
-from ..game.options import GameConfig
+from ..evalfn import EvalFn
+from ..game.options import GameConfig, RuleSet
 from ..game.vec_env import BLACK, EnvState, VecEnv, random_legal_actions
 from ..search.komi import KomiEstimate, estimate_fair_komi
 
 if TYPE_CHECKING:
+    from ..game.match import Match
+    from ..game.rules import Game
     from ..net.model import CatenaNet
 
 # The greedy agent steps every legal action of every game; above this many copies at once it works
@@ -56,6 +64,7 @@ class Agent(ABC):
     name: str = "agent"
     step: Optional[int] = None  # training step of a network agent (None for baselines)
     trained_for: Optional[GameConfig] = None  # the game options a network was trained on
+    setup_at_random: bool = False  # a single game's R7 set-up choices: at random, or ``default_setup``
 
     @abstractmethod
     def act(self, env: VecEnv, state: EnvState, rng: np.random.Generator) -> np.ndarray:
@@ -69,7 +78,7 @@ class Agent(ABC):
         return None
 
     def check_game(self, game: GameConfig) -> None:
-        """ValueError (one line) if this agent does not play games with these options."""
+        """UserError (one line) if this agent does not play games with these options."""
 
 
 def _check_batch(env: VecEnv, state: EnvState) -> None:
@@ -83,6 +92,7 @@ class RandomAgent(Agent):
     """Uniformly random legal actions."""
 
     name = "random"
+    setup_at_random = True
 
     def act(self, env: VecEnv, state: EnvState, rng: np.random.Generator) -> np.ndarray:
         _check_batch(env, state)
@@ -161,7 +171,7 @@ def uct_search_config(simulations: int, tree_reuse: bool = False) -> SearchConfi
     off: the baseline stays the textbook one whatever the network's search defaults become.
     """
     if isinstance(simulations, bool) or not isinstance(simulations, (int, np.integer)) or simulations < 1:
-        raise ValueError(f"mcts needs a positive simulation count, got {simulations!r}")
+        raise UserError(f"mcts needs a positive simulation count, got {simulations!r}")
     return SearchConfig(algorithm="puct", num_simulations=int(simulations), tree_reuse=tree_reuse,
                         score_utility_weight=0.0)
 
@@ -204,9 +214,9 @@ class NetAgent(SearchAgent):
         rule_sets: Optional[tuple] = None,
     ) -> None:
         """``simulations`` overrides ``search.num_simulations``; ``device`` overrides ``net.device``;
-        ``rule_sets`` (``bot.export.RuleSet``s), if given, are the only games it accepts."""
+        ``rule_sets`` (``RuleSet``s), if given, are the only games it accepts."""
         if simulations is not None and (isinstance(simulations, bool) or simulations < 1):
-            raise ValueError(f"simulations must be a positive integer, got {simulations!r}")
+            raise UserError(f"simulations must be a positive integer, got {simulations!r}")
         search = dataclasses.replace(
             search, num_simulations=int(simulations or search.num_simulations), tree_reuse=tree_reuse)
         self.net = net if device is None else dataclasses.replace(net, device=device)
@@ -218,16 +228,16 @@ class NetAgent(SearchAgent):
 
     def evaluator(self, env: VecEnv):
         """A ``NetEvaluator`` of this agent's model for ``env``."""
-        from ..net.evaluator import NetEvaluator
+        from ..net.inference import NetEvaluator
 
         return NetEvaluator(self.model, env, self.net)
 
     def check_game(self, game: GameConfig) -> None:
-        """ValueError if this network refuses ``game`` (a bot file names the rule sets it plays)."""
+        """UserError if this network refuses ``game`` (a bot file names the rule sets it plays)."""
         if self.rule_sets is not None and not any(r.covers(game) for r in self.rule_sets):
             trained = ", ".join(str(r) for r in self.rule_sets)
             raise UserError(f"{self.name} was trained for {trained}; it does not play side {game.side} "
-                            f"{game.game_type} {game.scoring}")
+                             f"{game.game_type} {game.scoring}")
 
     def komi_estimate(self, game: GameConfig) -> Optional[KomiEstimate]:
         """The komi where the value head's value of the empty board for Black crosses 0.
@@ -243,3 +253,48 @@ class NetAgent(SearchAgent):
             return None
         env = VecEnv(game)
         return estimate_fair_komi(env, self.evaluator(env), source=f"value head of {self.name}")
+
+
+class AgentPlayer:
+    """An ``Agent`` as a single-game ``Player`` (``bot/players.py``): the agent at batch size one.
+
+    One env per rule set (komi 0: each state carries its game's komi), so a search agent keeps
+    its searches from move to move (``SearchAgent`` keys them by env). The R7 set-up: at random
+    for the random agent, else ``default_setup`` (the configured komi, a random colour).
+    """
+
+    def __init__(self, agent: Agent) -> None:
+        self.agent = agent
+        self._envs: dict[RuleSet, VecEnv] = {}
+
+    @property
+    def name(self) -> str:
+        return self.agent.name
+
+    def env_for(self, config: GameConfig) -> VecEnv:
+        rules = RuleSet.of(config)
+        env = self._envs.get(rules)
+        if env is None:
+            env = self._envs[rules] = VecEnv(rules.game())
+        return env
+
+    def choose(self, game: "Game", rng: np.random.Generator) -> str:
+        """The agent's move for the player to move in ``game`` (R10 notation)."""
+        if game.is_over:
+            raise ValueError("the game is over: there is no legal move to choose")
+        env = self.env_for(game.config)
+        action = int(self.agent.act(env, env.from_games([game]), rng)[0])
+        return env.spec.action_name(action)
+
+    def choose_setup(self, match: "Match", rng: np.random.Generator) -> str:
+        return random_setup(match, rng) if self.agent.setup_at_random else default_setup(match, rng)
+
+    def check_supported(self, config: GameConfig) -> None:
+        """UserError if the agent does not play ``config`` (a bot file trained for other rules)."""
+        self.agent.check_game(config)
+
+    def fair_komi(self, config: GameConfig) -> Optional[int]:
+        """The network's fair komi for ``config``'s rule set (``search/komi.py``); None without a
+        value head (random rollouts know nothing of komi) or without komi (R7 no_komi, R8)."""
+        estimate = self.agent.komi_estimate(config)
+        return None if estimate is None else estimate.komi

@@ -1,7 +1,7 @@
 """The arena: a match of G games between two agents, all games at once, and its report.
 
-Shape legend: G games of a match (or of a chunk of it), K games one side is to move in at a ply
-(K <= G), A actions (N cells + the button).
+Shape legend: G games of a match, K games one side is to move in at a ply (K <= G), A actions
+(N cells + the button).
 
 How a match is played (``play_match``):
 - All G games are one ``VecEnv`` batch. At every ply the side to move in each game is A or B;
@@ -19,10 +19,8 @@ How a match is played (``play_match``):
 - Komi: ``komi=K``, or by default the fair komi by the stronger side's own value head (the network
   side with the later training step; A on a tie): the komi where its value of the empty board for
   Black crosses 0 (``NetAgent.komi_estimate``). Between baselines, the game config's komi.
-- A match can be split into chunks run in parallel: ``play_match_chunk(spec, chunk_seed, n, first)``
-  is a pure function of picklable inputs (``MatchSpec`` holds agent SPECS, not live models), and
-  ``play_match(..., map_fn=...)`` maps it over the chunks; ``map_fn`` defaults to the builtin map
-  (a caller with worker processes may pass a parallel map). Same rng, same chunking: same match.
+- Randomness: the match's rng draws the openings, then one seed from which each side's own
+  generator is spawned (rollouts, tie-breaks). Same rng, same match.
 
 The report (``report_lines``): W/D/L overall and by A's colour, the score rate with its 95% Wilson
 interval and the Elo difference with its interval (``ratings.py``), the speed, and a final
@@ -37,7 +35,7 @@ import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Optional, Sequence, Union
+from typing import Callable, Optional, Sequence
 
 import numpy as np
 
@@ -50,9 +48,7 @@ from ..game.vec_env import BLACK, EMPTY, WHITE, VecEnv, random_legal_actions
 from ..search.komi import KomiEstimate
 from .agents import Agent
 from .ratings import elo_from_score, elo_interval, score_interval, score_rate
-from .specs import AgentSpec, build_agent
 
-AgentLike = Union[Agent, AgentSpec]
 DEFAULT_OPENING_PLIES = 2  # random plies per opening pair (R1's 12 symmetries make most boards rich enough)
 MAX_OPENING_REDRAWS = 8  # redraws of a colliding opening before it is lengthened by one ply
 MAX_OPENING_ROUNDS = 64  # then duplicates are accepted (only a tiny board with very many games gets here)
@@ -163,18 +159,6 @@ class MatchResult:
         return len({g.opening for g in self.games})
 
 
-@dataclass(frozen=True, eq=False)
-class MatchSpec:
-    """Everything a chunk of a match needs, picklable when the agents are ``AgentSpec``s."""
-
-    agent_a: AgentLike
-    agent_b: AgentLike
-    game: GameConfig  # with the match's komi
-    openings: tuple[tuple[int, ...], ...]  # [pairs] the opening of games 2i and 2i + 1
-    device: Optional[str] = None  # network device override for agents built from specs
-    tree_reuse: bool = False  # for search agents built from specs
-
-
 # ------------------------------------------------------------------------------- openings
 
 
@@ -195,7 +179,7 @@ def draw_openings(env: VecEnv, pairs: int, plies: int, komi: int, rng: np.random
     distinct_openings`` then says so).
     """
     if plies < 0:
-        raise ValueError(f"opening plies must be >= 0, got {plies}")
+        raise UserError(f"opening plies must be >= 0, got {plies}")
     sym_actions = env.spec.sym_gather_actions  # [12, A]
     openings: list[Optional[tuple[int, ...]]] = [None] * pairs
     seen: set[tuple[int, ...]] = set()
@@ -227,13 +211,9 @@ def draw_openings(env: VecEnv, pairs: int, plies: int, komi: int, rng: np.random
 # ------------------------------------------------------------------------------- playing
 
 
-def _live(agent: AgentLike, spec: MatchSpec) -> Agent:
-    return agent if isinstance(agent, Agent) else build_agent(agent, device=spec.device, tree_reuse=spec.tree_reuse)
-
-
 def play_games(agent_a: Agent, agent_b: Agent, env: VecEnv, komi: int, openings: Sequence[tuple[int, ...]],
                a_black: np.ndarray, rng_a: np.random.Generator, rng_b: np.random.Generator,
-               first_index: int = 0, progress: Optional[Callable[[int], None]] = None) -> list[GameOutcome]:
+               progress: Optional[Callable[[int], None]] = None) -> list[GameOutcome]:
     """Play G games at once: game g starts with ``openings[g]``, A is Black where ``a_black[g]``.
 
     Each ply calls A once on its games and B once on the others (module docstring). ``progress`` is
@@ -271,49 +251,19 @@ def play_games(agent_a: Agent, agent_b: Agent, env: VecEnv, komi: int, openings:
     scores = state.scores  # [G, 2]
     winner, history, moves = state.winner, state.history, state.move_number
     return [
-        GameOutcome(index=first_index + g, a_black=bool(a_black[g]), opening=tuple(openings[g]),
+        GameOutcome(index=g, a_black=bool(a_black[g]), opening=tuple(openings[g]),
                     actions=tuple(int(a) for a in history[g, :moves[g]]), winner=int(winner[g]),
                     black_score=float(scores[g, 0]), white_score=float(scores[g, 1]))
         for g in range(count)
     ]
 
 
-def play_match_chunk(spec: MatchSpec, chunk_seed: int, n: int, first: int = 0,
-                     progress: Optional[Callable[[int], None]] = None) -> tuple[GameOutcome, ...]:
-    """Games ``first .. first + n - 1`` of the match ``spec`` (pure: same inputs, same games).
-
-    Game g plays pair g // 2's opening with A as Black iff g is even. The agents are built from
-    their specs here (or used as given when live, in-process only); ``chunk_seed`` seeds both
-    sides' randomness (rollouts, tie-breaks).
-    """
-    if n < 0 or first < 0 or (first + n + 1) // 2 > len(spec.openings):
-        raise ValueError(f"chunk {first}..{first + n - 1} is outside the match's {2 * len(spec.openings)} games")
-    if n == 0:
-        return ()
-    env = VecEnv(spec.game)
-    agent_a, agent_b = _live(spec.agent_a, spec), _live(spec.agent_b, spec)
-    agent_a.check_game(spec.game)
-    agent_b.check_game(spec.game)
-    rng_a, rng_b = np.random.default_rng(chunk_seed).spawn(2)
-    index = np.arange(first, first + n)
-    openings = [spec.openings[g // 2] for g in index]
-    outcomes = play_games(agent_a, agent_b, env, spec.game.komi, openings, index % 2 == 0, rng_a, rng_b,
-                          first_index=first, progress=progress)
-    return tuple(outcomes)
-
-
-def _name(agent: AgentLike) -> str:
-    return agent.name
-
-
-def _is_network(agent: AgentLike) -> bool:
-    if isinstance(agent, AgentSpec):
-        return agent.kind in ("checkpoint", "weights", "bot")
+def _is_network(agent: Agent) -> bool:
     return type(agent).komi_estimate is not Agent.komi_estimate
 
 
-def resolve_komi(agent_a: AgentLike, agent_b: AgentLike, game: GameConfig, komi: Optional[int],
-                 device: Optional[str] = None) -> tuple[int, str, Optional[KomiEstimate]]:
+def resolve_komi(agent_a: Agent, agent_b: Agent, game: GameConfig,
+                 komi: Optional[int]) -> tuple[int, str, Optional[KomiEstimate]]:
     """(komi, where it came from, the estimate used): ``komi`` as given, else the stronger network
     side's fair komi (later training step; A on a tie), else ``game.komi`` (module docstring)."""
     if komi is not None:
@@ -329,70 +279,48 @@ def resolve_komi(agent_a: AgentLike, agent_b: AgentLike, game: GameConfig, komi:
     if not networks:
         return game.komi, "config", None
     stronger = max(networks, key=lambda a: -1 if a.step is None else a.step)  # max keeps the first on ties
-    live = stronger if isinstance(stronger, Agent) else build_agent(stronger, device=device)
-    estimate = live.komi_estimate(game)
+    estimate = stronger.komi_estimate(game)
     if estimate is None:
         return game.komi, "config", None
     return estimate.komi, estimate.source, estimate
 
 
 def play_match(
-    agent_a: AgentLike,
-    agent_b: AgentLike,
+    agent_a: Agent,
+    agent_b: Agent,
     game_config: GameConfig,
     games: int,
     komi: Optional[int],
     rng: np.random.Generator,
     *,
     opening_plies: int = DEFAULT_OPENING_PLIES,
-    chunk_size: Optional[int] = None,
-    map_fn: Callable = map,
-    device: Optional[str] = None,
-    tree_reuse: bool = False,
     progress: Optional[Callable[[int, int], None]] = None,
 ) -> MatchResult:
-    """Play ``games`` games between A and B; see the module docstring.
+    """Play ``games`` games between A and B, all at once; see the module docstring.
 
-    agent_a, agent_b: live ``Agent``s, or ``AgentSpec``s (required when ``map_fn`` ships chunks to
-        other processes).
     komi: None for the fair komi (``resolve_komi``), or a whole number in the scoring's range.
-    rng: draws the openings and the chunks' seeds (same rng state, same match).
-    chunk_size: games per chunk (even keeps an opening's two games together); None: one chunk.
-    map_fn: ``map_fn(play_match_chunk, specs, seeds, sizes, firsts)``, like the builtin map.
-    progress: ``progress(finished, total)`` after every ply (builtin map only).
+    rng: draws the openings and the sides' seed (same rng state, same match).
+    progress: ``progress(finished, total)`` after every ply.
+    Game g plays pair g // 2's opening with A as Black iff g is even.
     """
     if isinstance(games, bool) or not isinstance(games, (int, np.integer)) or games < 1:
-        raise ValueError(f"games must be a positive number, got {games!r}")
-    if chunk_size is not None and chunk_size < 1:
-        raise ValueError(f"chunk_size must be positive, got {chunk_size}")
+        raise UserError(f"games must be a positive number, got {games!r}")
     for agent in (agent_a, agent_b):
-        if isinstance(agent, Agent):
-            agent.check_game(game_config)
-    komi, source, estimate = resolve_komi(agent_a, agent_b, game_config, komi, device)
+        agent.check_game(game_config)
+    komi, source, estimate = resolve_komi(agent_a, agent_b, game_config, komi)
     game = dataclasses.replace(game_config, komi=komi)
     env = VecEnv(game)
-    openings = draw_openings(env, (games + 1) // 2, opening_plies, komi, rng)
-    spec = MatchSpec(agent_a=agent_a, agent_b=agent_b, game=game, openings=openings, device=device,
-                     tree_reuse=tree_reuse)
-    size = games if chunk_size is None else int(chunk_size)
-    firsts = list(range(0, games, size))
-    sizes = [min(size, games - f) for f in firsts]
-    seeds = [int(s) for s in rng.integers(0, 2**63 - 1, size=len(firsts))]
+    pairs = draw_openings(env, (games + 1) // 2, opening_plies, komi, rng)
+    seed = int(rng.integers(0, 2**63 - 1, size=1)[0])  # size=1: the same draw as before, same seed, same match
+    rng_a, rng_b = np.random.default_rng(seed).spawn(2)
+    index = np.arange(games)
+    openings = [pairs[g // 2] for g in index]
+    report = None if progress is None else (lambda finished: progress(finished, games))
     start = time.perf_counter()
-    if map_fn is map:
-        chunks, done_before = [], 0
-        for first, n, seed in zip(firsts, sizes, seeds):
-            report = None if progress is None else (lambda k, d=done_before: progress(d + k, games))
-            chunks.append(play_match_chunk(spec, seed, n, first, progress=report))
-            done_before += n
-    else:
-        chunks = list(map_fn(play_match_chunk, [spec] * len(firsts), seeds, sizes, firsts))
+    outcomes = play_games(agent_a, agent_b, env, komi, openings, index % 2 == 0, rng_a, rng_b, progress=report)
     seconds = time.perf_counter() - start
-    outcomes = tuple(sorted((g for chunk in chunks for g in chunk), key=lambda g: g.index))
-    if [g.index for g in outcomes] != list(range(games)):
-        raise ValueError("the chunks did not return every game of the match exactly once")
-    return MatchResult(name_a=_name(agent_a), name_b=_name(agent_b), game=game, komi_source=source,
-                       opening_plies=opening_plies, games=outcomes, seconds=seconds, komi_estimate=estimate)
+    return MatchResult(name_a=agent_a.name, name_b=agent_b.name, game=game, komi_source=source,
+                       opening_plies=opening_plies, games=tuple(outcomes), seconds=seconds, komi_estimate=estimate)
 
 
 # ------------------------------------------------------------------------------- output

@@ -1,78 +1,122 @@
-"""Agent specs: picklable descriptions of agents, parsed from the command line's strings.
+"""The one registry of player kinds: how a string such as ``mcts:200`` becomes a player.
 
-A spec names an agent without holding a live model, so a match can be cut into chunks that run
-in other processes (each chunk builds its agents from the specs, ``arena.play_match_chunk``):
+Every command that takes a player reads it here: ``evaluate``, ``ladder``, ``ablate`` and the
+in-loop matches build batched ``Agent``s (``agents.py``), ``play --opponent`` a single-game player,
+which is the same agent at batch size one (``agents.AgentPlayer``). The kinds:
 
-    random | greedy | mcts:K          the baselines (``agents.py``)
-    PATH/step-00001000.pt            a checkpoint file (``train/checkpoint.py``)
-    checkpoints/<run>/               a run folder: its newest checkpoint
-    FILE                             an exported bot file (``bot/export.py``, ``catena-zero export``)
-    AgentSpec.from_model(...)        a live network's weights and config (in-loop evaluation)
+    random            uniformly random legal moves (``RandomAgent``)
+    greedy            the move with the best immediate score margin (``GreedyAgent``)
+    mcts:K            the UCT baseline (``UCTAgent``): PUCT over uniform priors, one random
+                      rollout per leaf, K simulations per move, win/loss only (no score
+                      utility), a fresh tree every move. It is the same player everywhere, whatever
+                      a config's search section says: every ``mcts:K`` figure of docs/RESULTS.md
+                      is this baseline.
+    net:FILE, FILE    a trained network (``NetAgent``): a checkpoint file
+                      (``train/checkpoint.py``), a run folder (its newest checkpoint) or an
+                      exported bot file (``bot/export.py``). Networks search with their own
+                      search settings, without noise and without tree reuse; ``simulations``
+                      (``--sims``) overrides their simulation count.
 
-``parse_agent_spec`` checks a string and resolves paths (a run folder to its newest checkpoint);
-``build_agent`` turns a spec into an ``Agent``. Bad input raises ``ValueError`` (or
-``CheckpointError``, a ``ValueError``) with one line naming it.
+The ``bot`` of ``play --opponent bot`` (the bot shipped for the rules) is ``play``'s spelling of
+``--bot FILE``: it needs the rules to pick a file, so ``commands/play.py`` resolves it.
+
+``parse_agent_spec`` checks a string and resolves its path (a run folder to its newest
+checkpoint) into an ``AgentSpec``; ``build_agent`` turns a spec into an ``Agent``; ``make_player``
+does both for one game. Bad input raises a ``UserError`` (``CheckpointError``, ``BotFileError``
+for damaged files) with one line naming it.
+
+Adding a kind: an entry in ``PLAYER_KINDS`` (how it is written, one line of help), a branch in
+``parse_agent_spec`` and one in ``build_agent``; every command then accepts it.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Optional
 
 from ..errors import UserError
-from .agents import Agent, GreedyAgent, NetAgent, RandomAgent, UCTAgent
+from .agents import Agent, AgentPlayer, GreedyAgent, NetAgent, RandomAgent, UCTAgent
 
 if TYPE_CHECKING:
+    from ..bot.players import Player
     from ..config import Config
     from ..game.options import GameConfig
 
-BASELINES = ("random", "greedy", "mcts:K")
-SPEC_USAGE = "random, greedy, mcts:K, a checkpoint file, a run folder or an exported bot file"
+
+@dataclass(frozen=True)
+class PlayerKind:
+    """One kind of player as the command line writes it."""
+
+    usage: str  # e.g. "random" or "mcts:K"
+    help: str  # one line for --help
 
 
-@dataclass(frozen=True, eq=False)
+PLAYER_KINDS: dict[str, PlayerKind] = {
+    "random": PlayerKind("random", "uniformly random legal moves"),
+    "greedy": PlayerKind("greedy", "the move with the best immediate score margin"),
+    "mcts": PlayerKind("mcts:K", "classic UCT, K random-rollout simulations a move on a fresh tree"),
+    "net": PlayerKind("net:FILE", "a trained network: a checkpoint, a run folder or an exported bot file"),
+}
+SPEC_USAGE = "random, greedy, mcts:K, net:FILE, or the path of a checkpoint, a run folder or an exported bot file"
+NETWORK_KINDS = ("checkpoint", "bot")
+
+NET_NEEDS_FILE = ("player kind 'net' needs trained weights: write net:FILE with a training checkpoint "
+                  "(catena-zero train writes them in its run folder) or an exported bot file "
+                  "(catena-zero export), play a bot file with --bot FILE, or the shipped bot with --opponent bot")
+
+
+def player_kinds() -> list[PlayerKind]:
+    return list(PLAYER_KINDS.values())
+
+
+@dataclass(frozen=True)
 class AgentSpec:
-    """What ``build_agent`` needs to make an agent; plain values only, so it pickles."""
+    """What ``build_agent`` needs to make an agent: plain values, no live model."""
 
-    kind: str  # "random", "greedy", "mcts", "checkpoint", "bot" or "weights"
+    kind: str  # "random", "greedy", "mcts", "checkpoint" or "bot"
     name: str  # how reports and ladders call it
     simulations: Optional[int] = None  # mcts: K; network agents: override of the search budget
     path: Optional[str] = None  # checkpoint or bot file (resolved: a run folder's newest checkpoint)
-    step: Optional[int] = None  # training step of a network (checkpoint, bot, weights)
-    config: Optional["Config"] = None  # weights: the network's run config (net and search sections)
-    weights: Optional[dict[str, Any]] = None  # weights: the model's state dict (CPU tensors)
-
-    @classmethod
-    def from_model(cls, model, config: "Config", name: str = "current", step: Optional[int] = None,
-                   simulations: Optional[int] = None) -> "AgentSpec":
-        """A live network as a spec: its CPU state dict and the config it was built from."""
-        weights = {k: v.detach().cpu().clone() for k, v in model.state_dict().items()}
-        return cls(kind="weights", name=name, simulations=simulations, step=step, config=config, weights=weights)
+    step: Optional[int] = None  # training step of a network
 
 
-def _positive(text: str, what: str) -> int:
+def _simulation_count(text: str) -> int:
     if not text.isdigit() or int(text) < 1:
-        raise UserError(f"{what} needs a positive simulation count, as in 'mcts:200'; got {text!r}")
+        raise UserError(f"mcts needs a positive simulation count, as in 'mcts:200'; got {text!r}")
     return int(text)
 
 
 def parse_agent_spec(text: str, simulations: Optional[int] = None) -> AgentSpec:
     """An ``AgentSpec`` from a command-line string; ``simulations`` applies to network agents."""
     text = text.strip()
-    if text == "random":
-        return AgentSpec(kind="random", name="random")
-    if text == "greedy":
-        return AgentSpec(kind="greedy", name="greedy")
-    if text.startswith("mcts:") or text == "mcts":
-        k = _positive(text.partition(":")[2], "mcts")
+    kind, sep, arg = text.partition(":")
+    if kind in ("random", "greedy"):
+        if sep:
+            raise UserError(f"player kind {kind!r} takes no argument, got {text!r}")
+        return AgentSpec(kind=kind, name=kind)
+    if kind == "mcts":
+        if not sep:
+            raise UserError("player kind 'mcts' needs a simulation count: write mcts:K, as in mcts:200")
+        k = _simulation_count(arg)
         return AgentSpec(kind="mcts", name=f"mcts:{k}", simulations=k)
+    if kind == "net":
+        if not arg:
+            raise UserError(NET_NEEDS_FILE)
+        if not Path(arg).exists():
+            raise UserError(f"net:{arg}: no such file; {NET_NEEDS_FILE}")
+        return _network_spec(Path(arg), simulations)
     path = Path(text)
     if not path.exists():
-        raise UserError(f"unknown agent {text!r}: expected {SPEC_USAGE}")
+        raise UserError(f"unknown player kind {text!r} (known: {SPEC_USAGE})")
+    return _network_spec(path, simulations)
+
+
+def _network_spec(path: Path, simulations: Optional[int]) -> AgentSpec:
+    """The spec of a checkpoint file, a run folder (its newest checkpoint) or a bot file."""
     from ..train.checkpoint import list_checkpoints, resolve_checkpoint
 
-    if path.is_dir() or _looks_like_checkpoint(path):
+    if path.is_dir() or looks_like_checkpoint(path):
         resolved = resolve_checkpoint(path)  # CheckpointError: a run folder without checkpoints
         step = _step_of(resolved, list_checkpoints(resolved.parent.parent))
         return AgentSpec(kind="checkpoint", name=checkpoint_name(resolved, step), simulations=simulations,
@@ -96,9 +140,9 @@ def _step_of(path: Path, found: list[tuple[int, Path]]) -> Optional[int]:
     return None
 
 
-def _looks_like_checkpoint(path: Path) -> bool:
+def looks_like_checkpoint(path: Path) -> bool:
     """True for a torch zip archive (a checkpoint), False for a safetensors file (a bot file: an
-    8-byte little-endian header length, then the header's JSON ``{``); ValueError for anything
+    8-byte little-endian header length, then the header's JSON ``{``); UserError for anything
     else. The loaders then name whatever else is wrong with the file."""
     try:
         with path.open("rb") as f:
@@ -126,22 +170,12 @@ def build_agent(spec: AgentSpec | str, device: Optional[str] = None, tree_reuse:
         from ..train.checkpoint import load_checkpoint, model_from_checkpoint
 
         checkpoint = load_checkpoint(spec.path)
-        agent = NetAgent(model_from_checkpoint(checkpoint), checkpoint.config.net, checkpoint.config.search,
-                         name=spec.name, step=checkpoint.step, simulations=spec.simulations, device=device,
-                         tree_reuse=tree_reuse, trained_for=checkpoint.config.game)
-        return agent
-    if spec.kind == "weights":
-        from ..net import model_from_weights
-
-        if spec.config is None or spec.weights is None:
-            raise ValueError(f"agent spec {spec.name!r} of kind 'weights' needs a config and weights")
-        agent = NetAgent(model_from_weights(spec.config.net, spec.weights), spec.config.net, spec.config.search, name=spec.name, step=spec.step,
-                         simulations=spec.simulations, device=device, tree_reuse=tree_reuse,
-                         trained_for=spec.config.game)
-        return agent
+        return NetAgent(model_from_checkpoint(checkpoint), checkpoint.config.net, checkpoint.config.search,
+                        name=spec.name, step=checkpoint.step, simulations=spec.simulations, device=device,
+                        tree_reuse=tree_reuse, trained_for=checkpoint.config.game)
     if spec.kind == "bot":
         return _build_bot_agent(spec, device, tree_reuse)
-    raise ValueError(f"unknown agent kind {spec.kind!r}")
+    raise ValueError(f"unknown agent kind {spec.kind!r}")  # a spec made in code, not typed
 
 
 def _build_bot_agent(spec: AgentSpec, device: Optional[str], tree_reuse: bool) -> Agent:
@@ -150,10 +184,31 @@ def _build_bot_agent(spec: AgentSpec, device: Optional[str], tree_reuse: bool) -
     from ..bot.export import read_bot
     from ..net import model_from_weights
 
-    bot = read_bot(spec.path)  # BotFileError (a ValueError): missing, damaged, unknown version
-    return NetAgent(model_from_weights(bot.header.net, bot.weights), bot.header.net, bot.header.search, name=spec.name, step=bot.header.step,
-                    simulations=spec.simulations, device=device, tree_reuse=tree_reuse,
-                    trained_for=bot.header.game, rule_sets=bot.header.trained_for)
+    bot = read_bot(spec.path)  # BotFileError: missing, damaged, unknown version
+    return NetAgent(model_from_weights(bot.header.net, bot.weights), bot.header.net, bot.header.search,
+                    name=spec.name, step=bot.header.step, simulations=spec.simulations, device=device,
+                    tree_reuse=tree_reuse, trained_for=bot.header.game, rule_sets=bot.header.trained_for)
+
+
+def make_player(text: str, config: "Config") -> "Player":
+    """The single-game player of a kind string (``play --opponent``) for games of ``config.game``.
+
+    Every kind is its batched agent at batch size one (``AgentPlayer``), with one exception: an
+    exported bot file is its ``Bot`` (``bot/bot.py``), the bot file's own single-game API, which
+    also answers the R7 set-up by its heads, exactly as ``play --bot FILE`` plays it.
+    """
+    spec = parse_agent_spec(text)
+    if spec.kind == "bot":
+        from ..bot.bot import Bot
+
+        return Bot.load(spec.path)  # BotFileError names what is wrong with it
+    agent = build_agent(spec)
+    trained, game = agent.trained_for, config.game
+    if spec.kind == "checkpoint" and trained is not None and \
+            (trained.side, trained.game_type, trained.scoring) != (game.side, game.game_type, game.scoring):
+        raise UserError(f"{text} was trained for side {trained.side}, {trained.game_type}, {trained.scoring} "
+                        f"scoring; this game is side {game.side}, {game.game_type}, {game.scoring} scoring")
+    return AgentPlayer(agent)
 
 
 def match_game_config(agents: list[Agent], config_path: Optional[str] = None, side: Optional[int] = None,

@@ -1,7 +1,7 @@
 """The network: hex-grid input features, the residual tower, and the evaluation function for search."""
 
 from .device import set_torch_threads
-from .evaluator import NetEvaluator
+from .inference import NetEvaluator
 from .features import (
     NUM_GLOBALS,
     NUM_PLANES,

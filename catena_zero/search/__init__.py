@@ -1,5 +1,5 @@
 """Batched array-based MCTS (PUCT and Gumbel roots), evaluators without a network, an exact solver
-for tiny boards. The search player that wraps them for a ``Game`` is ``bot/search_player.py``.
+for tiny boards. Players that search (``mcts:K``, networks) are ``eval/agents.py``'s search agents.
 
 Modules: ``tree`` (the arrays), ``puct`` and ``gumbel`` (root and interior rules, move choice),
 ``mcts`` (the simulation loop as a generator, tree reuse, lockstep searches), ``utility``
@@ -11,7 +11,7 @@ from .mcts import MCTS, LockstepSearch, run_lockstep
 from .rollout import RolloutEvaluator, UniformEvaluator
 from .solver import Solution, Solver, SolverEvaluator
 from .tree import NO_ACTION, NO_PARENT, ROOT, UNVISITED, Tree
-from ..evaluation import BatchEvalFn, EvalFn, Evaluation, evaluate_each
+from ..evalfn import BatchEvalFn, EvalFn, Evaluation, evaluate_each
 from .types import SearchOutput
 
 __all__ = [

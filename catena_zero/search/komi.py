@@ -24,7 +24,7 @@ import numpy as np
 from ..game.options import RuleSet, komi_range
 
 if TYPE_CHECKING:
-    from ..evaluation import EvalFn
+    from ..evalfn import EvalFn
     from ..game.vec_env import VecEnv
 
 VALUE_RESOLUTION = 0.01  # values closer than this are "equal" in the set-up choices

@@ -41,7 +41,7 @@ from ..config import SearchConfig
 from .gumbel import GumbelPolicy
 from .puct import PuctPolicy
 from .tree import NO_PARENT, ROOT, UNVISITED, Tree, grown, reroot
-from ..evaluation import BatchEvalFn, EvalFn, Evaluation
+from ..evalfn import BatchEvalFn, EvalFn, Evaluation
 from .types import SearchOutput
 from .utility import Utility
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..evaluation import Evaluation
+from ..evalfn import Evaluation
 
 if TYPE_CHECKING:
     from ..game.vec_env import EnvState, VecEnv

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..game.rules import Game
-from ..evaluation import Evaluation
+from ..evalfn import Evaluation
 
 if TYPE_CHECKING:
     from ..game.options import GameConfig

@@ -1,4 +1,4 @@
-"""The record a search returns (``SearchOutput``); evaluations are in ``catena_zero/evaluation.py``.
+"""The record a search returns (``SearchOutput``); evaluations are in ``catena_zero/evalfn.py``.
 
 Shape legend: B batch of games, A actions (cells + button), see ``game/spec.py``.
 Values are from the perspective of the player to move at the root.

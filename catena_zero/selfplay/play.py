@@ -43,7 +43,7 @@ import numpy as np
 import torch
 
 from ..config import Config
-from ..evaluation import BatchEvalFn
+from ..evalfn import BatchEvalFn
 from ..game.options import GameConfig, komi_range, rules_key
 from ..game.vec_env import BLACK, EMPTY, WHITE, VecEnv
 from ..net import NetEvaluator, model_from_config
@@ -163,7 +163,7 @@ class SelfPlayer:
         sets = rule_sets(config)
         per_set = max(1, config.selfplay.games_per_actor // len(sets))
         self.groups = [_Group(game, per_set, self.model, config) for game in sets]
-        # One padded forward pass for the games of every rule set (net/evaluator.py evaluate_many).
+        # One padded forward pass for the games of every rule set (net/inference.py evaluate_many).
         self.evaluate_many = _TimedBatchEvaluator(NetEvaluator(self.model, None, config.net).evaluate_many)
         for group in self.groups:
             group.fair_komi = self._estimate_fair_komi(group)

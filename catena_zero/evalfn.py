@@ -1,6 +1,7 @@
-"""What an evaluation function says about a batch of positions: the one interface between the
-network (``net/``), the evaluators without a network (``search/rollout.py``, ``search/solver.py``)
-and the search (``search/``). It depends on nothing but numpy, so every side imports it and none
+"""The evaluation-function interface (``EvalFn``): what an evaluation function says about a batch
+of positions (priors, value, score), the one interface between the network (``net/``), the
+evaluators without a network (``search/rollout.py``, ``search/solver.py``) and the search
+(``search/``). It depends on nothing but numpy, so every side imports it and none
 imports the other.
 
 Shape legend: B batch of games, A actions (cells + button), see ``game/spec.py``.

@@ -1,6 +1,6 @@
-"""``NetEvaluator``: the network as an evaluation function over env states, for one rule set
-(``__call__``: ``catena_zero.evaluation.EvalFn``) or several at once (``evaluate_many``:
-``catena_zero.evaluation.BatchEvalFn``).
+"""Batched inference: ``NetEvaluator``, the network as an evaluation function over env states, for one rule set
+(``__call__``: ``catena_zero.evalfn.EvalFn``) or several at once (``evaluate_many``:
+``catena_zero.evalfn.BatchEvalFn``).
 
 Shape legend: B batch of games, A actions (N cells, then the button), S = 12 board symmetries,
 C planes, G grid width 2n-1.
@@ -26,7 +26,7 @@ import numpy as np
 import torch
 
 from ..config import NetConfig
-from ..evaluation import Evaluation
+from ..evalfn import Evaluation
 from ..game.spec import NUM_SYMMETRIES
 from ..game.vec_env import EnvState, VecEnv
 from .device import inference_autocast, resolve_device
