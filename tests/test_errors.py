@@ -166,7 +166,7 @@ def test_help_lists_the_debug_flag(capsys):
     "argv, fragment",
     [
         (["evaluate", "mcts:0", "random", "--games", "2"], "needs a positive simulation count"),
-        (["evaluate", "random", "nonexistent-agent", "--games", "2"], "unknown agent 'nonexistent-agent'"),
+        (["evaluate", "random", "nonexistent-agent", "--games", "2"], "unknown player kind 'nonexistent-agent'"),
         (["evaluate", "random", "greedy", "--games", "2", "--side", "3", "--komi", "99"], "komi must be in 0..15"),
         (["evaluate", "random", "greedy", "--games", "2", "--side", "3", "--game-type", "double", "--komi", "2"],
          "has no komi"),
