@@ -53,7 +53,7 @@ def fair_komi_table(bot) -> str:
             continue
         curve = bot.komi_curve(GameConfig(side=rules.side, game_type="komi", scoring=rules.scoring))
         ahead, behind = curve.crossing
-        value = float(curve.black_value[list(curve.komis).index(curve.komi)])
+        value, _ = curve.at(curve.komi)
         show = lambda k: "-" if k is None else str(k)  # noqa: E731
         lines.append(f"| {rules.side} | {rules.scoring} | {curve.komi} | {show(ahead)} | {show(behind)} | {value:+.3f} |")
     return "\n".join(lines) + "\n"
