@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..rules import BLACK, EMPTY, WHITE
+from ..colours import BLACK, EMPTY, WHITE
 
 if TYPE_CHECKING:
     from .layout import _Layout
