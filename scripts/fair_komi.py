@@ -53,7 +53,7 @@ def main() -> None:
     estimate = agent.komi_estimate(game)
     k = estimate.komi
     print(f"fair_komi: {agent.name}, side {game.side} {game.scoring}: names komi {k} "
-          f"(value for Black {estimate.black_value[list(estimate.komis).index(k)]:+.3f})")
+          f"(value for Black {estimate.at(k)[0]:+.3f})")
     lo, hi = komi_range(game.scoring)
     shares = {}
     for komi in (k - 2, k, k + 2):

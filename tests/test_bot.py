@@ -168,6 +168,19 @@ def test_fair_komi_balances_the_value():
     assert fair == 350 and komis[-1] == 1000
 
 
+def test_komi_estimate_reads_its_curve_at_a_komi():
+    from catena_zero.search.komi import estimate_fair_komi
+
+    env = VecEnv(GameConfig(side=3))
+    estimate = estimate_fair_komi(env, KomiStub(env, lambda k: np.tanh(0.3 * (6.4 - k)), lambda k: 6.4 - k))
+    assert estimate.komi == 6
+    value, score = estimate.at(6)
+    assert value == pytest.approx(np.tanh(0.12), abs=1e-6) and score == pytest.approx(0.4, abs=1e-5)
+    assert estimate.at(15)[1] == pytest.approx(-8.6, abs=1e-5)
+    with pytest.raises(ValueError, match="komi 16 is not on the curve"):
+        estimate.at(16)
+
+
 def test_a_saturated_value_leaves_the_choice_to_the_score():
     # The value says "Black wins" at every komi (as an untrained or very sure net can); the score
     # margin 9.3 - k is closest to 0 at k = 9.

@@ -157,3 +157,27 @@ def test_errors_after_the_end_and_bad_arguments():
         m.player_of("red")
     with pytest.raises(ValueError):
         Match("komi")
+
+
+@pytest.mark.parametrize("game_type, events, actors", [
+    ("komi", ["komi 2", "colour black", "C3", "B2", "button", "A1"],
+     ["first", "second", "second", "first", "second", "first"]),
+    ("no_komi", ["C3", "swap", "A1", "B2"], ["first", "second", "first", "second"]),
+    ("double", ["C3", "A1", "B2", "E3", "E5"], ["first", "second", "second", "first", "first"]),
+])
+def test_actors_and_rewind(game_type, events, actors):
+    """Each event's player is recorded as it is applied (R7: komi by the first, the colour by the
+    second; R8: two stones a turn), and rewinding to k events is replaying the first k."""
+    config = GameConfig(side=3, game_type=game_type)
+    m = Match.replay(config, events)
+    assert m.actors == actors
+    for keep in range(len(events), -1, -1):
+        m.rewind(keep)
+        fresh = Match.replay(config, events[:keep])
+        assert m.events == events[:keep] and m.actors == actors[:keep]
+        assert m.phase == fresh.phase and m.player_to_act == fresh.player_to_act
+        assert (m.game is None) == (fresh.game is None)
+        if m.game is not None:
+            assert m.game.position_key() == fresh.game.position_key() and m.game.history == fresh.game.history
+    with pytest.raises(ValueError, match="can keep 0..0 events"):
+        m.rewind(1)

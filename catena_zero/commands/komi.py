@@ -67,7 +67,7 @@ def fair_komi_table(bots) -> str:
                 continue
             curve = bot.komi_curve(GameConfig(side=rules.side, game_type="komi", scoring=rules.scoring))
             ahead, behind = curve.crossing
-            value = float(curve.black_value[list(curve.komis).index(curve.komi)])
+            value, _ = curve.at(curve.komi)
             lines.append(f"| {name} | {rules.side} | {rules.scoring} | {curve.komi} | {show(ahead)} | {show(behind)} "
                          f"| {value:+.3f} |")
     return "\n".join(lines) + "\n"

@@ -105,34 +105,20 @@ COMMANDS = ("moves", "board", "undo", "rules", "help", "quit")  # typed instead 
 class UndoableMatch(Match):
     """A ``Match`` whose game moves can be taken back (undo in the terminal)."""
 
-    def _actors(self) -> list[Optional[str]]:
-        """The seat that made each event (replayed from the start)."""
-        replay, actors = Match(self.config), []
-        for event in self.events:
-            actors.append(replay.player_to_act)
-            replay.apply(event)
-        return actors
-
     def undo_turn(self, seat: Optional[str] = None) -> bool:
         """Take back ``seat``'s last move and every event after it, so that ``seat`` is to act in
         the position before that move (None: the last move, whoever made it: two people playing).
         Set-up events (komi, colour, swap) are never taken back, and neither is a move that a
         set-up choice followed (no_komi's opening stone). False, and nothing changed, when there
         is no such move."""
-        events, actors = self.events, self._actors()
-        keep = None
+        events, actors = self.events, self.actors
         for i in range(len(events) - 1, -1, -1):
             if not _is_move(events[i]):
-                break
+                return False
             if seat is None or actors[i] == seat:
-                keep = i
-                break
-        if keep is None:
-            return False
-        self.__init__(self.config)  # start over and replay what stays
-        for event in events[:keep]:
-            self.apply(event)
-        return True
+                self.rewind(i)
+                return True
+        return False
 
 
 def _is_move(event: str) -> bool:

@@ -1,8 +1,9 @@
-"""Catena rules (RULES.md): options, board geometry, the reference engine, the match protocol."""
+"""Catena rules (RULES.md): options, board geometry, colours, the reference engine, scoring, the match protocol."""
 
+from .colours import BLACK, EMPTY, WHITE
 from .match import Match
 from .options import GameConfig, RuleSet
-from .rules import BLACK, EMPTY, WHITE, Game, GameNotOver, IllegalMove, Ribbon
+from .rules import Game, GameNotOver, IllegalMove, Ribbon
 from .spec import BoardSpec, board_spec
 
 __all__ = [

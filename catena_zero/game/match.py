@@ -41,6 +41,7 @@ class Match:
             raise ValueError(f"Match needs a GameConfig, got {type(config).__name__}")
         self.config = config
         self._events: list[str] = []
+        self._actors: list[str] = []  # per event: the player who made it
         self._colour_of: dict[str, str] = {}  # player -> colour, once decided
         self._game: Game | None = None
         if config.game_type == "komi":
@@ -58,6 +59,13 @@ class Match:
         for event in events:
             match.apply(event)
         return match
+
+    def rewind(self, keep: int) -> None:
+        """Take back every event after the first ``keep``: the match becomes what it was then
+        (undo, in the terminal and on the web). The engine has no undo; replaying is cheap."""
+        if isinstance(keep, bool) or not isinstance(keep, int) or not 0 <= keep <= len(self._events):
+            raise ValueError(f"can keep 0..{len(self._events)} events, got {keep!r}")
+        self.__dict__.update(Match.replay(self.config, self._events[:keep]).__dict__)
 
     # ------------------------------------------------------------------ state
     @property
@@ -90,6 +98,11 @@ class Match:
     def events(self) -> list[str]:
         """All events so far in R10 notation, in order."""
         return self._events[:]
+
+    @property
+    def actors(self) -> list[str]:
+        """Per event of ``events``, the player who made it, "first" or "second"."""
+        return self._actors[:]
 
     def colour_of(self, player: str) -> str | None:
         """The colour ``player`` ("first"/"second") plays, None while not yet chosen."""
@@ -147,7 +160,7 @@ class Match:
             )
         self._game = Game(replace(self.config, komi=komi))
         self._phase = "colour"
-        self._events.append(f"komi {komi}")
+        self._log(f"komi {komi}", "first")
 
     def choose_colour(self, colour: str) -> None:
         """R7: the second player chooses a colour. In no_komi "black" takes over Black and
@@ -157,7 +170,7 @@ class Match:
             raise IllegalMove(f"colour must be 'black' or 'white', got {colour!r}")
         self._colour_of = {"second": colour, "first": _other(colour)}
         self._phase = "play"
-        self._events.append(f"colour {colour}")
+        self._log(f"colour {colour}", "second")
 
     def swap(self) -> None:
         """R7 (no_komi): the second player takes over Black and its stone; White moves next."""
@@ -167,16 +180,21 @@ class Match:
         self._expect("colour", "swap")
         self._colour_of = {"second": "black", "first": "white"}
         self._phase = "play"
-        self._events.append("swap")
+        self._log("swap", "second")
 
     def play(self, move: str) -> None:
         """A move of the game ("D5" or "button") by the player to act; IllegalMove if not
         legal (R3-R8) or not the playing phase."""
         self._expect("play", f"play {move!r}")
+        player = self.player_to_act
         self._game.play(move)
-        self._events.append(move)
+        self._log(move, player)
         if self.config.game_type == "no_komi" and not self._colour_of:
             self._phase = "colour"  # R7: after Black's opening stone the second player chooses
+
+    def _log(self, event: str, player: str) -> None:
+        self._events.append(event)
+        self._actors.append(player)
 
     def _expect(self, phase: str, what: str) -> None:
         current = self.phase

@@ -38,6 +38,7 @@ from xml.sax.saxutils import escape
 from .match import Match
 from .options import GameConfig, komi_range
 from .rules import Game
+from .scoring import LongestTally
 from .spec import BUTTON, COLUMN_LETTERS, BoardSpec
 
 EMPTY_CHAR = "."
@@ -47,51 +48,6 @@ STONE_CHARS = {"black": "X", "white": "O"}  # live stones; claimed stones are lo
 
 
 # ------------------------------------------------------------------------- what a position means
-
-
-@dataclass(frozen=True)
-class LongestTally:
-    """R6 "longest" scoring step by step, to explain a result: each colour's ribbon lengths,
-    the komi added to one of White's longest, the equal pairs that cancel, what is left.
-
-    Lengths are sorted longest first; a ribbon counts for its majority colour (at the end
-    every ribbon is claimed and monochrome; a tied unclaimed ribbon counts for nobody).
-    """
-
-    black: tuple[int, ...]
-    white: tuple[int, ...]  # before komi
-    komi: int
-    komi_ribbon: Optional[int]  # length of the White ribbon the komi is added to; None if White has none
-    cancelled: tuple[int, ...]  # one entry per cancelled pair
-    left_black: tuple[int, ...]
-    left_white: tuple[int, ...]  # after komi
-
-    @classmethod
-    def of(cls, game: Game) -> "LongestTally":
-        lengths: dict[str, list[int]] = {"black": [], "white": []}
-        for ribbon in game.ribbons():
-            if ribbon.owner is not None:
-                lengths[ribbon.owner].append(ribbon.length)
-        black = sorted(lengths["black"], reverse=True)
-        white = sorted(lengths["white"], reverse=True)
-        komi = game.config.komi
-        boosted = ([white[0] + komi] + white[1:]) if white else []
-        b, w = Counter(black), Counter(boosted)
-        cancelled = sorted((n for n in b if n in w for _ in range(min(b[n], w[n]))), reverse=True)
-        left_b = sorted((n for n in b for _ in range(b[n] - min(b[n], w[n]))), reverse=True)
-        left_w = sorted((n for n in w for _ in range(w[n] - min(b[n], w[n]))), reverse=True)
-        return cls(tuple(black), tuple(white), komi, white[0] if white else None,
-                   tuple(cancelled), tuple(left_b), tuple(left_w))
-
-    @property
-    def leader(self) -> Optional[str]:
-        """The owner of the longest ribbon left, None when nothing is left (then the button
-        decides, or it is a draw without one)."""
-        top_b = self.left_black[0] if self.left_black else 0
-        top_w = self.left_white[0] if self.left_white else 0
-        if top_b == top_w:  # both 0: lengths left over are never equal across colours
-            return None
-        return "black" if top_b > top_w else "white"
 
 
 def _lengths(values, boosted_first: int = 0) -> str:
@@ -156,19 +112,20 @@ def score_lines(game: Game) -> list[str]:
             lines.append("no ribbon is left and there is no button: a draw (R8)")
         return lines
     parts = {}
+    owned = dict(zip(("black", "white"), game.owned_lengths()))
     for colour in ("black", "white"):
         if config.scoring == "standard":
             count = sum(1 for i in range(game.spec.num_cells) if game.stone_at(game.spec.names[i]) == colour)
             terms = [f"{count} stone" + ("" if count == 1 else "s")]
         else:
-            lengths = sorted((r.length for r in game.ribbons() if r.owner == colour), reverse=True)
+            lengths = sorted(owned[colour], reverse=True)
             terms = [f"ribbons {_lengths(lengths)} squared"]
         if colour == "white" and config.komi:
             terms.append(f"komi {config.komi}")
         if holder == colour:
             terms.append("0.5 button")
         if config.scoring == "quadratic" and len(terms) > 1:
-            terms[0] += f" ({sum(r.length ** 2 for r in game.ribbons() if r.owner == colour)})"
+            terms[0] += f" ({sum(n * n for n in lengths)})"
         parts[colour] = f"{colour} " + " + ".join(terms) + f" = {_num(scores[colour])}"
     return [f"{config.scoring} scoring (R6): {parts['black']}; {parts['white']}"]
 

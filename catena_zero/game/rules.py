@@ -1,8 +1,9 @@
 """The reference rules engine of Catena: one game, move by move (RULES.md R1-R10).
 
-This is the readable, authoritative implementation; the vectorised environment
-(``vec_env.py``) is diff-tested against it. It is incremental, following DESIGN.md sec. 1:
-every group is a ribbon (a path), so a placement only changes things near the stone.
+This is the readable, authoritative implementation; the vectorised environment (``vec/``)
+is diff-tested against it. Scoring (R6) lives in ``scoring.py``, the colour codes in
+``colours.py``. It is incremental, following DESIGN.md sec. 1: every group is a ribbon (a
+path), so a placement only changes things near the stone.
 
 Shape legend:
     N  cells on the board, indexed 0..N-1 in notation order (sorted by (column, row))
@@ -22,20 +23,17 @@ State kept per ribbon id (a ribbon's id is the cell of one of its stones, so ids
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import compress
 
 import numpy as np
 
+from .colours import BLACK, COLOUR_CODES, COLOUR_NAMES, EMPTY, WHITE, colour_code, opponent  # noqa: F401 (re-exported)
 from ..errors import UserError
 from .options import GameConfig
+from .scoring import scores as position_scores
 from .spec import BUTTON, BoardSpec, board_spec
-
-EMPTY, BLACK, WHITE = 0, 1, 2  # the project's colour codes (same values as vec_env.py)
-COLOUR_NAMES = {BLACK: "black", WHITE: "white"}
-COLOUR_CODES = {"black": BLACK, "white": WHITE}
 
 # The most legal cells other than x that a stone on x can make illegal: only empty
 # neighbours of x (<= 6), of its <= 2 stone neighbours (<= 5 each besides x) and of the
@@ -51,20 +49,6 @@ class IllegalMove(UserError):
 
 class GameNotOver(RuntimeError):
     """Asked for the result of a game that is still running."""
-
-
-def opponent(colour: int) -> int:
-    return BLACK + WHITE - colour
-
-
-def colour_code(colour: str | int) -> int:
-    """BLACK/WHITE from "black"/"white" or the code itself; ValueError otherwise."""
-    if colour in (BLACK, WHITE) and not isinstance(colour, bool):
-        return int(colour)
-    try:
-        return COLOUR_CODES[colour]
-    except (KeyError, TypeError):
-        raise ValueError(f"colour must be 'black' or 'white', got {colour!r}") from None
 
 
 @lru_cache(maxsize=None)
@@ -572,54 +556,22 @@ class Game:
         return out
 
     # ------------------------------------------------------------------ scoring (R6, R8)
-    def scores(self) -> dict[str, float]:
-        """Scores as defined in the brief (R6): usable during the game and final at the end.
-
-        standard: stones of the colour + 0.5 button + komi for White.
-        quadratic: sum of length**2 over owned ribbons + 0.5 button + komi for White; a
-            ribbon's owner is its majority colour (a tied unlimited ribbon counts for nobody).
-        longest: komi added to one of White's longest ribbons, equal-length opposite-colour
-            pairs cancelled; the colour with the longest remaining ribbon scores its length,
-            the other 0 (both 0 if none remains: then the button decides, R6/R8).
-        """
-        scoring, komi = self.config.scoring, self.config.komi
-        score = {BLACK: 0.0, WHITE: 0.0}
-        if scoring == "longest":
-            return self._longest_scores()
-        if scoring == "standard":
-            score[BLACK] = float(self._colour.count(BLACK))
-            score[WHITE] = float(self._colour.count(WHITE))
-        else:  # quadratic
-            for r in self._ribbon_ids():
-                owner = self._owner(r)
-                if owner != EMPTY:
-                    score[owner] += self._rlen[r] ** 2
-        if self._button != EMPTY:
-            score[self._button] += 0.5
-        score[WHITE] += komi
-        return {"black": score[BLACK], "white": score[WHITE]}
-
-    def _longest_scores(self) -> dict[str, float]:
+    def owned_lengths(self) -> tuple[list[int], list[int]]:
+        """(Black's, White's) ribbon lengths, in ribbon-id order: each ribbon counts for its
+        majority colour, a tied unclaimed one for nobody (claimed ribbons are monochrome)."""
         lengths = {BLACK: [], WHITE: []}
         for r in self._ribbon_ids():
             owner = self._owner(r)
             if owner != EMPTY:
                 lengths[owner].append(self._rlen[r])
-        if lengths[WHITE]:
-            longest = max(range(len(lengths[WHITE])), key=lengths[WHITE].__getitem__)
-            lengths[WHITE][longest] += self.config.komi
-        black, white = Counter(lengths[BLACK]), Counter(lengths[WHITE])
-        # Cancelling equal-length opposite pairs leaves, per length, only the surplus colour.
-        best = {BLACK: 0, WHITE: 0}
-        for length in set(black) | set(white):
-            if black[length] != white[length]:
-                winner = BLACK if black[length] > white[length] else WHITE
-                best[winner] = max(best[winner], length)
-        result = {"black": 0.0, "white": 0.0}
-        if best[BLACK] != best[WHITE]:  # both 0 when nothing remains; never equal otherwise
-            top = BLACK if best[BLACK] > best[WHITE] else WHITE
-            result[COLOUR_NAMES[top]] = float(best[top])
-        return result
+        return lengths[BLACK], lengths[WHITE]
+
+    def scores(self) -> dict[str, float]:
+        """Scores as defined in the brief (R6), usable during the game and final at the end:
+        ``scoring.scores`` of the stones and the owned ribbons."""
+        stones = (self._colour.count(BLACK), self._colour.count(WHITE))
+        lengths = None if self.config.scoring == "standard" else self.owned_lengths()
+        return position_scores(self.config, self.button_holder, stones, lengths)
 
     @property
     def winner(self) -> str | None:

@@ -42,6 +42,14 @@ class KomiEstimate:
     black_score: np.ndarray  # [K] float64 expected score margin for Black (points)
     source: str = ""  # who estimated it, e.g. "value head of step-00001000"
 
+    def at(self, komi: int) -> tuple[float, float]:
+        """(Black's value, Black's score) at ``komi``; ValueError for a komi outside the curve."""
+        found = np.flatnonzero(self.komis == komi)
+        if isinstance(komi, bool) or not found.size:
+            raise ValueError(f"komi {komi!r} is not on the curve ({self.komis[0]}..{self.komis[-1]})")
+        i = int(found[0])
+        return float(self.black_value[i]), float(self.black_score[i])
+
     @property
     def crossing(self) -> tuple[Optional[int], Optional[int]]:
         """(the largest komi at which Black's value is still > 0, the smallest at which it is <= 0):

@@ -324,10 +324,11 @@ class MCTS:
         tree.backup(games, leaf, value, score, utility)
 
     def _simulate_one(self, tree: Tree, policy: GumbelPolicy | PuctPolicy, simulation: int) -> Generator:
-        """``_simulate`` for a batch of one game (a bot, the ``mcts:K`` baseline): the same rules and
-        the same float32 arithmetic, so exactly the same tree (tests/test_search.py), but nodes
-        are Python ints, node statistics are row views and the backup is a Python loop, since
-        numpy's fixed cost per call dominates at batch 1 (scripts/bench_search.py --single)."""
+        """``_simulate`` for a batch of one game (a bot, the ``mcts:K`` baseline), so exactly the same
+        tree (tests/test_search.py): the same selection (the policy's rules on ``Tree`` statistics),
+        node creation, evaluation and backup steps (``Tree``'s ``_stats_at``, ``_write_nodes``,
+        ``_visit``), but on Python ints and row views instead of [K] arrays, since numpy's fixed
+        cost per call dominates at batch 1 (scripts/bench_search.py --single)."""
         children, terminal = tree.children[0], tree.terminal[0]  # [M, A], [M] views
         game = self._game_zero
         node, action = ROOT, int(policy.select_root(tree, simulation, None)[0])
@@ -344,17 +345,13 @@ class MCTS:
 
     def _expand_one(self, tree: Tree, parent: int, action: int) -> Generator:
         """``_expand`` of one child of game 0; returns (node, value, score, utility)."""
-        env = self.env
-        states = env.take(tree.states, np.array([parent]))  # slot of (game 0, parent)
-        env.step(states, np.array([action]))
-        evaluation = yield from self._evaluate(states)
-        utility = self.utility(evaluation.value, evaluation.score)
+        states, evaluation, utility = yield from self._step_and_evaluate(tree, np.array([parent]), np.array([action]))
         node = tree.add_node_one(
             parent, action, player=int(states.data[0, self._to_move_column]), terminal=bool(states.done[0]),
             raw_value=evaluation.value[0], raw_score=evaluation.score[0], raw_utility=utility[0],
-            priors=evaluation.priors[0], legal=env.legal_actions(states)[0],
+            priors=evaluation.priors[0], legal=self.env.legal_actions(states)[0],
         )
-        env.put(tree.states, np.array([node]), states)
+        self.env.put(tree.states, np.array([node]), states)  # slot of (game 0, node)
         return node, evaluation.value[0], evaluation.score[0], utility[0]
 
     def _expand(
@@ -362,11 +359,7 @@ class MCTS:
     ) -> Generator:
         """Create the child (games, parent, action) for each game; returns [K] nodes, values,
         scores and utilities."""
-        env = self.env
-        states = env.take(tree.states, tree.slot(games, parent))
-        env.step(states, action)
-        evaluation = yield from self._evaluate(states)
-        utility = self.utility(evaluation.value, evaluation.score)
+        states, evaluation, utility = yield from self._step_and_evaluate(tree, tree.slot(games, parent), action)
         nodes = tree.add_nodes(
             games,
             parent=parent,
@@ -377,10 +370,18 @@ class MCTS:
             raw_score=evaluation.score,
             raw_utility=utility,
             priors=evaluation.priors,
-            legal=env.legal_actions(states),
+            legal=self.env.legal_actions(states),
         )
-        env.put(tree.states, tree.slot(games, nodes), states)
+        self.env.put(tree.states, tree.slot(games, nodes), states)
         return nodes, evaluation.value, evaluation.score, utility
+
+    def _step_and_evaluate(self, tree: Tree, slots: np.ndarray, action: np.ndarray) -> Generator:
+        """(states, evaluation, utility) of the [K] positions after ``action`` from the nodes
+        stored at ``slots`` (``Tree.slot``)."""
+        states = self.env.take(tree.states, slots)
+        self.env.step(states, action)
+        evaluation = yield from self._evaluate(states)
+        return states, evaluation, self.utility(evaluation.value, evaluation.score)
 
     def _evaluate(self, states: "EnvState") -> Generator["EnvState", Evaluation, Evaluation]:
         """Evaluation of K states: requested (yielded) for the running games, the exact result

@@ -33,6 +33,16 @@ if TYPE_CHECKING:
 WIN, DRAW, LOSS = 1, 0, -1
 
 
+def _child_value(game: Game, action: int, value_of):
+    """``value_of`` the position after ``action``, for ``game``'s mover: negated only when the
+    player to move changes (not within a double turn, R8; after the end, the child's mover is
+    who would move next, R10)."""
+    child = game.copy()
+    child.play_action(action)
+    value = value_of(child)
+    return value if child.to_move == game.to_move else -value
+
+
 @dataclass(frozen=True)
 class Solution:
     """The exact value of a position and all moves that achieve it."""
@@ -83,10 +93,7 @@ class Solver:
         return Solution(best, tuple(m for m, v in values.items() if v == best), values)
 
     def _move_value(self, game: Game, action: int) -> int:
-        child = game.copy()
-        child.play_action(action)
-        value = self.value(child)
-        return value if child.to_move == game.to_move else -value
+        return _child_value(game, action, self.value)
 
 
 class SolverEvaluator:
@@ -178,10 +185,7 @@ class MarginSolver:
 
     def move_margin(self, game: Game, action: int) -> float:
         """The final margin for ``game``'s mover after ``action`` and best play by both."""
-        child = game.copy()
-        child.play_action(action)
-        value = self.margin(child)  # for the child's mover (after the end: who would move next)
-        return value if child.to_move == game.to_move else -value
+        return _child_value(game, action, self.margin)
 
     def optimal_actions(self, game: Game) -> tuple[list[int], float]:
         """(every margin-optimal action, the margin they keep)."""

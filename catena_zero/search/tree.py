@@ -32,6 +32,7 @@ node's whole row when it creates it, so a tree never needs clearing.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -43,6 +44,11 @@ ROOT = 0  # index of the root node of every game's tree
 UNVISITED = -1  # children[b, n, a] of an action whose child node was never created
 NO_PARENT = -1  # parent[b, ROOT]
 NO_ACTION = -1  # action[b, ROOT]
+
+# The arrays of a ``Tree``: one entry per node ([B, M]) and one row per node ([B, M, A]).
+NODE_ARRAYS = ("parent", "action", "player", "terminal", "raw_value", "raw_score", "raw_utility", "visits",
+               "value_sum", "score_sum", "utility_sum")
+EDGE_ARRAYS = ("children", "child_visits", "child_q", "priors", "legal")
 
 
 @dataclass(frozen=True)
@@ -82,6 +88,21 @@ class Tree:
     legal: np.ndarray  # [B, M, A] bool legal actions at the node (all False if terminal)
     num_nodes: np.ndarray  # [B] int32 nodes created so far
     states: "EnvState"  # B * M games: node n of game b in slot b * M + n
+
+    def __post_init__(self) -> None:
+        # Flat views of every array: ``flat``, one entry or one [A] row per node slot b * M + n;
+        # ``flat_edges``, one entry per edge (b * M + n) * A + a. Creation, selection and backup
+        # index them with slots or edges (one int, a slice or [K]): the same code for a batch
+        # and for one game. The arrays are only ever written in place, so the views stay valid.
+        self.flat = {name: getattr(self, name).reshape(-1) for name in NODE_ARRAYS}
+        self.flat.update((name, getattr(self, name).reshape(-1, self.num_actions)) for name in EDGE_ARRAYS)
+        self.flat_edges = {name: getattr(self, name).reshape(-1) for name in EDGE_ARRAYS}
+        # what a visit adds to (``_visit``) and what selection reads (``_stats_at``), in order
+        self._sums = tuple(self.flat[name] for name in ("visits", "value_sum", "score_sum", "utility_sum"))
+        self._edge_sums = (self.flat_edges["child_visits"], self.flat_edges["child_q"])
+        self._read = tuple(self.flat[name] for name in (
+            "visits", "utility_sum", "raw_utility", "child_visits", "child_q", "priors", "legal"))
+        self._roots = slice(ROOT, None, self.capacity)  # the slots b * M + ROOT
 
     @classmethod
     def allocate(cls, batch_size: int, capacity: int, num_actions: int, states: "EnvState") -> "Tree":
@@ -126,12 +147,8 @@ class Tree:
 
     def slot(self, games: np.ndarray, nodes: np.ndarray) -> np.ndarray:
         """[K] flat index ``b * M + n`` of (game, node) pairs: their slot in ``states`` and in the
-        flattened per-node arrays (selection and backup index flat views: fewer, cheaper gathers)."""
+        flat views (``flat``) that selection and backup index (fewer, cheaper gathers)."""
         return games.astype(np.int64) * self.capacity + nodes
-
-    def _edges(self, array: np.ndarray) -> np.ndarray:
-        """[B * M, A] view of a per-edge array, one row per node slot."""
-        return array.reshape(-1, array.shape[2])
 
     def add_nodes(
         self,
@@ -154,27 +171,12 @@ class Tree:
         # The search sizes the tree before every call (``MCTS`` grows it as needed): a full tree
         # here is a bug in the caller, not a limit of the search.
         assert (nodes < self.capacity).all(), f"search tree is full ({self.capacity} nodes per game)"
-        at = self.slot(games, nodes)
         is_root = parent == NO_PARENT
-        self.parent.reshape(-1)[at] = parent
-        self.action.reshape(-1)[at] = np.where(is_root, NO_ACTION, action)
-        self.player.reshape(-1)[at] = player
-        self.terminal.reshape(-1)[at] = terminal
-        self.raw_value.reshape(-1)[at] = raw_value
-        self.raw_score.reshape(-1)[at] = raw_score
-        self.raw_utility.reshape(-1)[at] = raw_utility
-        self.visits.reshape(-1)[at] = 0
-        self.value_sum.reshape(-1)[at] = 0.0
-        self.score_sum.reshape(-1)[at] = 0.0
-        self.utility_sum.reshape(-1)[at] = 0.0
-        self._edges(self.children)[at] = UNVISITED
-        self._edges(self.child_visits)[at] = 0
-        self._edges(self.child_q)[at] = 0.0
-        self._edges(self.priors)[at] = priors
-        self._edges(self.legal)[at] = legal
+        self._write_nodes(self.slot(games, nodes), parent, np.where(is_root, NO_ACTION, action), player, terminal,
+                          raw_value, raw_score, raw_utility, priors, legal)
         linked = ~is_root
         edge = self.slot(games[linked], parent[linked]) * self.num_actions + action[linked]
-        self.children.reshape(-1)[edge] = nodes[linked]
+        self.flat_edges["children"][edge] = nodes[linked]
         self.num_nodes[games] += 1
         return nodes
 
@@ -185,93 +187,62 @@ class Tree:
         """``add_nodes`` for one non-root node of game 0 (a single-game search); returns the node."""
         node = int(self.num_nodes[0])
         assert node < self.capacity, f"search tree is full ({self.capacity} nodes per game)"
-        self.parent[0, node] = parent
-        self.action[0, node] = action
-        self.player[0, node] = player
-        self.terminal[0, node] = terminal
-        self.raw_value[0, node] = raw_value
-        self.raw_score[0, node] = raw_score
-        self.raw_utility[0, node] = raw_utility
-        self.visits[0, node] = 0
-        self.value_sum[0, node] = 0.0
-        self.score_sum[0, node] = 0.0
-        self.utility_sum[0, node] = 0.0
-        self.children[0, node] = UNVISITED
-        self.child_visits[0, node] = 0
-        self.child_q[0, node] = 0.0
-        self.priors[0, node] = priors
-        self.legal[0, node] = legal
+        self._write_nodes(node, parent, action, player, terminal, raw_value, raw_score, raw_utility, priors, legal)
         self.children[0, parent, action] = node
         self.num_nodes[0] = node + 1
         return node
 
-    def backup_one(self, leaf: int, value, score, utility) -> None:
-        """``backup`` for one leaf of game 0, a Python loop with ``backup``'s float32 arithmetic."""
-        value, score, utility = np.float32(value), np.float32(score), np.float32(utility)
-        visits, value_sum, score_sum, utility_sum = self.visits[0], self.value_sum[0], self.score_sum[0], self.utility_sum[0]
-        parents, players, actions = self.parent[0], self.player[0], self.action[0]
-        edge_visits, edge_q = self.child_visits[0], self.child_q[0]
-        at = leaf
-        while True:
-            visits[at] += 1
-            value_sum[at] += value
-            score_sum[at] += score
-            utility_sum[at] += utility
-            parent = int(parents[at])
-            if parent == NO_PARENT:
-                return
-            if players[parent] != players[at]:
-                value, score, utility = -value, -score, -utility
-            action = int(actions[at])
-            edge_visits[parent, action] += 1
-            q = edge_q[parent, action]
-            # as numpy evaluates backup's running mean: a float32 difference over an int32 count
-            # is float64, added to Q in float64 and stored as float32
-            edge_q[parent, action] = float(q) + float(utility - q) / int(edge_visits[parent, action])
-            at = parent
+    def _write_nodes(self, at, parent, action, player, terminal, raw_value, raw_score, raw_utility, priors, legal) -> None:
+        """Write new nodes' rows at slots ``at`` (one int, or [K] with [K] / [K, A] values): what
+        they were created with, no visits, no children."""
+        flat = self.flat
+        flat["parent"][at] = parent
+        flat["action"][at] = action
+        flat["player"][at] = player
+        flat["terminal"][at] = terminal
+        flat["raw_value"][at] = raw_value
+        flat["raw_score"][at] = raw_score
+        flat["raw_utility"][at] = raw_utility
+        flat["visits"][at] = 0
+        flat["value_sum"][at] = 0.0
+        flat["score_sum"][at] = 0.0
+        flat["utility_sum"][at] = 0.0
+        flat["children"][at] = UNVISITED
+        flat["child_visits"][at] = 0
+        flat["child_q"][at] = 0.0
+        flat["priors"][at] = priors
+        flat["legal"][at] = legal
 
     def stats(self, games: np.ndarray, nodes: np.ndarray) -> NodeStats:
         """Gather what selection reads at one node per game ([K] games, [K] nodes)."""
-        at = self.slot(games, nodes)
-        visits = np.take(self.visits, at)
-        return NodeStats(
-            visits=visits,
-            utility=(np.take(self.utility_sum, at) / np.maximum(visits, 1)).astype(np.float32),
-            raw_utility=np.take(self.raw_utility, at),
-            child_visits=np.take(self._edges(self.child_visits), at, axis=0),
-            child_q=np.take(self._edges(self.child_q), at, axis=0),
-            priors=np.take(self._edges(self.priors), at, axis=0),
-            legal=np.take(self._edges(self.legal), at, axis=0),
-        )
+        return self._stats_at(self.slot(games, nodes))
 
     def node_stats(self, node: int) -> NodeStats:
         """``stats`` of node ``node`` of game 0 as [1]/[1, A] row views (a single-game search)."""
-        at = slice(node, node + 1)
-        visits = self.visits[0, at]
-        return NodeStats(
-            visits=visits,
-            utility=(self.utility_sum[0, at] / np.maximum(visits, 1)).astype(np.float32),
-            raw_utility=self.raw_utility[0, at],
-            child_visits=self.child_visits[0, at],
-            child_q=self.child_q[0, at],
-            priors=self.priors[0, at],
-            legal=self.legal[0, at],
-        )
+        return self._stats_at(slice(node, node + 1))
 
     def root_stats(self, games: np.ndarray | None = None) -> NodeStats:
         """``stats`` of the roots of ``games`` ([K]; None: every game, as views, no copies, valid
         until the tree changes)."""
         if games is not None:
             return self.stats(games, np.full(games.size, ROOT))
-        visits = self.visits[:, ROOT]
+        return self._stats_at(self._roots)
+
+    def _stats_at(self, at: np.ndarray | slice) -> NodeStats:
+        """``NodeStats`` of the node slots ``at``: [K] slots (gathered copies) or a slice (views)."""
+        if isinstance(at, slice):
+            rows = map(itemgetter(at), self._read)
+        else:
+            rows = [np.take(array, at, axis=0) for array in self._read]
+        visits, utility_sum, raw_utility, child_visits, child_q, priors, legal = rows
         return NodeStats(
             visits=visits,
-            utility=(self.utility_sum[:, ROOT] / np.maximum(visits, 1)).astype(np.float32),
-            raw_utility=self.raw_utility[:, ROOT],
-            child_visits=self.child_visits[:, ROOT],
-            child_q=self.child_q[:, ROOT],
-            priors=self.priors[:, ROOT],
-            legal=self.legal[:, ROOT],
+            utility=(utility_sum / np.maximum(visits, 1)).astype(np.float32),
+            raw_utility=raw_utility,
+            child_visits=child_visits,
+            child_q=child_q,
+            priors=priors,
+            legal=legal,
         )
 
     def backup(
@@ -281,22 +252,17 @@ class Tree:
         game's root-leaf path.
 
         [K] arrays: distinct games, one leaf each. Loops over depth, vectorised over the games
-        still climbing.
+        still climbing (``backup_one`` climbs one game's path with Python ints); both apply
+        ``_visit`` and ``_visit_edge``.
         """
         base = games.astype(np.int64) * self.capacity  # slot of each game's root
         at = base + leaf
         value = value.astype(np.float32)
         score = score.astype(np.float32)
         utility = utility.astype(np.float32)
-        visits, value_sum = self.visits.reshape(-1), self.value_sum.reshape(-1)
-        score_sum, utility_sum = self.score_sum.reshape(-1), self.utility_sum.reshape(-1)
-        parents, players, actions = self.parent.reshape(-1), self.player.reshape(-1), self.action.reshape(-1)
-        edge_visits, edge_q = self.child_visits.reshape(-1), self.child_q.reshape(-1)
+        parents, players, actions = self.flat["parent"], self.flat["player"], self.flat["action"]
         while at.size:
-            visits[at] += 1
-            value_sum[at] += value
-            score_sum[at] += score
-            utility_sum[at] += utility
+            self._visit(at, value, score, utility)
             parent = parents[at]
             up = parent != NO_PARENT
             if not up.all():
@@ -308,10 +274,47 @@ class Tree:
             value = np.where(flip, -value, value)
             score = np.where(flip, -score, score)
             utility = np.where(flip, -utility, utility)
-            edge = parent_at * self.num_actions + actions[at]
-            edge_visits[edge] += 1
-            edge_q[edge] += (utility - edge_q[edge]) / edge_visits[edge]  # running mean (mctx)
+            self._visit_edge(parent_at * self.num_actions + actions[at], utility)
             at = parent_at
+
+    def backup_one(self, leaf: int, value, score, utility) -> None:
+        """``backup`` for one leaf of game 0 (a single-game search): the same steps and float32
+        arithmetic on numpy scalars, as a Python loop (numpy's fixed cost per call would dominate)."""
+        value, score, utility = np.float32(value), np.float32(score), np.float32(utility)
+        parents, players, actions = self.flat["parent"], self.flat["player"], self.flat["action"]
+        width = self.num_actions
+        at = leaf  # the slot of node n of game 0 is n
+        while True:
+            self._visit(at, value, score, utility)
+            parent = int(parents[at])
+            if parent == NO_PARENT:
+                return
+            if players[parent] != players[at]:
+                value, score, utility = -value, -score, -utility
+            self._visit_edge(parent * width + int(actions[at]), utility)
+            at = parent
+
+    def _visit(self, at, value, score, utility) -> None:
+        """One more visit of the node slots ``at`` (an int, or [K] distinct slots) with these
+        results, each for its node's player to move."""
+        visits, value_sum, score_sum, utility_sum = self._sums
+        visits[at] += 1
+        value_sum[at] += value
+        score_sum[at] += score
+        utility_sum[at] += utility
+
+    def _visit_edge(self, edge, utility) -> None:
+        """One more visit of the edges ``edge`` (an int, or [K] distinct ones; ``flat_edges``) with
+        ``utility`` for the parent's player to move: Q is the running mean (mctx)."""
+        visits, q = self._edge_sums
+        visits[edge] += 1
+        if isinstance(edge, int):  # numpy's arithmetic on one edge, in Python floats (4x faster)
+            # a float32 difference over an int32 count is float64, added to Q in float64 and
+            # stored as float32, exactly as the array form below computes it
+            old = q[edge]
+            q[edge] = float(old) + float(utility - old) / visits.item(edge)
+        else:
+            q[edge] += (utility - q[edge]) / visits[edge]
 
 
 def grown(tree: Tree, capacity: int, states: "EnvState", env: "VecEnv") -> Tree:
@@ -321,8 +324,7 @@ def grown(tree: Tree, capacity: int, states: "EnvState", env: "VecEnv") -> Tree:
     if capacity < old:
         raise ValueError(f"cannot shrink a tree from {old} to {capacity} nodes per game")
     new = Tree.allocate(batch, capacity, tree.num_actions, states)
-    for name in ("parent", "action", "player", "terminal", "raw_value", "raw_score", "raw_utility", "visits",
-                 "value_sum", "score_sum", "utility_sum", "children", "child_visits", "child_q", "priors", "legal"):
+    for name in NODE_ARRAYS + EDGE_ARRAYS:
         getattr(new, name)[:, :old] = getattr(tree, name)
     new.num_nodes[:] = tree.num_nodes
     games = np.repeat(np.arange(batch), old)

@@ -1,7 +1,7 @@
 """Games served by the web server: one ``GameSession`` per game, kept in a bounded ``SessionStore``.
 
-A session is a ``Match`` (R7 pre-game protocol around a ``Game``) between a person and the bot,
-plus who acted for each event (so undo knows what to take back). Sessions are isolated: each
+A session is a ``Match`` (R7 pre-game protocol around a ``Game``, which records who made each
+event, so undo knows what to take back) between a person and the bot. Sessions are isolated: each
 has its own match, they share nothing but the bot pool, and a session is reached only through
 its id, a random secret (``secrets.token_urlsafe``), so one visitor cannot find another's game.
 
@@ -107,7 +107,6 @@ class GameSession:
         self.human = human
         self.bot = "second" if human == "first" else "first"
         self.match = Match(config)
-        self.actors: list[str] = []  # per event of match.events: "first" or "second"
         self.thinking = False  # the bot is choosing this game's next event
         self.version = 0  # bumped by every change: a bot answer for an older version is stale
         self.last_seen = now
@@ -139,6 +138,11 @@ class GameSession:
     @property
     def bot_to_act(self) -> bool:
         return self.to_act == self.bot
+
+    @property
+    def actors(self) -> list[str]:
+        """Per event of ``match.events``: "first" or "second"."""
+        return self.match.actors
 
     @property
     def can_undo(self) -> bool:
@@ -223,10 +227,8 @@ class GameSession:
         self._check_not_thinking()
         if self.human not in self.actors:
             raise ApiError(409, "nothing to undo: you have not played yet")
-        keep = len(self.actors) - 1 - self.actors[::-1].index(self.human)
-        events = self.match.events[:keep]
-        self.match = Match.replay(self.config, events)  # the engine has no undo; replay is cheap
-        self.actors = self.actors[:keep]
+        actors = self.actors
+        self.match.rewind(len(actors) - 1 - actors[::-1].index(self.human))
         played = 0 if self.match.game is None else self.match.game.move_number
         self.values = {k: v for k, v in self.values.items() if k <= played}  # earlier positions stand
         self.version += 1
@@ -241,7 +243,7 @@ class GameSession:
             self.match.apply(event)  # IllegalMove leaves the match unchanged
         except IllegalMove as exc:
             raise ApiError(400, str(exc)) from None
-        self.actors.append(actor)
+        assert self.match.actors[-1] == actor, (self.match.actors[-1], actor)  # the turn checks said so
         self.version += 1
 
 

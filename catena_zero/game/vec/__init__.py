@@ -4,7 +4,7 @@
 one-row engine for a handful of games), ``scores`` (R6), ``env`` (``VecEnv``, the interface).
 """
 
-from ..rules import BLACK, EMPTY, WHITE
+from ..colours import BLACK, EMPTY, WHITE
 from .env import SMALL_BATCH, VecEnv, random_legal_actions
 from .layout import EnvState, RibbonInfo
 

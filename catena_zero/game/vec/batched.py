@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..rules import BLACK, EMPTY, WHITE
+from ..colours import BLACK, EMPTY, WHITE
 from .layout import _LOST_MAX, _Layout
 from .scores import _scores
 

@@ -17,7 +17,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..options import GameConfig, komi_range
-from ..rules import BLACK, EMPTY, WHITE, Game
+from ..colours import BLACK, EMPTY, WHITE
+from ..rules import Game
 from ..spec import BoardSpec, board_spec
 from .batched import BatchedEngine
 from .layout import EnvState, RibbonInfo, _layout_for

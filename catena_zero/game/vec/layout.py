@@ -59,7 +59,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..options import GameConfig, RuleSet
-from ..rules import BLACK
+from ..colours import BLACK
 from ..spec import BoardSpec, board_spec
 from .scores import _scores
 

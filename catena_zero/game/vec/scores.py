@@ -1,5 +1,8 @@
 """Scores and outcomes of packed game rows (R6): the whole-array version and the one-row one.
 
+The batched copy of ``game/scoring.py`` (the pure reference), vectorised over rows and
+diff-tested against it (tests/test_vec_env.py, test_scoring.py).
+
 Shape legend: R packed rows, N cells, W row width (``layout.py``).
 """
 
@@ -9,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..rules import BLACK, EMPTY, WHITE
+from ..colours import BLACK, EMPTY, WHITE
 
 if TYPE_CHECKING:
     from .layout import _Layout

@@ -1,0 +1,235 @@
+"""Configs in and out: building checked sections from plain dicts and YAML text, ``--set``
+overrides, YAML output and diffs.
+
+Unknown keys, wrong types and bad values raise ``ConfigError`` with a one-line message naming
+the key; loading has no side effects.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import math
+import types
+import typing
+from pathlib import Path
+from typing import Any, Optional
+
+from ..errors import UserError
+from ..messages import quote
+from .ranges import check_ranges
+from .sections import Config, ConfigError, _check
+
+_MAX_STRING = 4096  # characters of a string value (PATH_MAX); no valid one is longer
+
+
+def _shown(value: Any) -> str:
+    """A YAML value as an error message shows it: YAML's words for null, lists and mappings;
+    at most a few dozen characters of a scalar (``messages.quote``)."""
+    if value is None:
+        return "nothing (null)"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (list, tuple)):
+        return "a list"
+    if isinstance(value, dict):
+        return "a mapping"
+    return quote(value)
+
+
+def _coerce(value: Any, annotation: Any, key: str) -> Any:
+    """Check a YAML scalar against a field's type (ints for int fields, etc.)."""
+    if isinstance(annotation, str):
+        annotation = eval(annotation, {"Optional": Optional}, {})  # from __future__ annotations
+    origin = typing.get_origin(annotation)
+    if origin in (typing.Union, types.UnionType):
+        args = typing.get_args(annotation)
+        if value is None and type(None) in args:
+            return None
+        annotation = next(a for a in args if a is not type(None))
+    if annotation is bool:
+        _check(isinstance(value, bool), f"{key} must be true or false, got {_shown(value)}")
+    elif annotation is int:
+        _check(isinstance(value, int) and not isinstance(value, bool), f"{key} must be an integer, got {_shown(value)}")
+    elif annotation is float:
+        _check(isinstance(value, (int, float)) and not isinstance(value, bool), f"{key} must be a number, got {_shown(value)}")
+        try:
+            value = float(value)
+        except OverflowError:  # an integer beyond any float
+            raise ConfigError(f"{key} must be a finite number, got {_shown(value)}") from None
+        _check(math.isfinite(value), f"{key} must be a finite number, got {_shown(value)}")
+    elif annotation is str:
+        _check(isinstance(value, str), f"{key} must be a string, got {_shown(value)}")
+        # Sections echo bad values in their messages: keep megabyte strings out of them.
+        _check(len(value) <= _MAX_STRING, f"{key} is too long to be valid, got {_shown(value)}")
+    elif origin is tuple:  # tuple[X, ...] fields: a YAML list (or one scalar) of X
+        item_type = typing.get_args(annotation)[0]
+        items = value if isinstance(value, (list, tuple)) else [value]
+        value = tuple(_coerce(item, item_type, f"{key}[{i}]") for i, item in enumerate(items))
+    return value
+
+
+def _build(cls: type, data: Any, prefix: str) -> Any:
+    if data is None and prefix:
+        data = {}  # a section with nothing under it ("game:" with every key commented out): defaults
+    _check(isinstance(data, dict),
+           f"{prefix.rstrip('.') or 'config'} must be a mapping of keys to values, got {_shown(data)}")
+    fields = {f.name: f for f in dataclasses.fields(cls)}
+    unknown = sorted(set(data) - set(fields), key=str)
+    if unknown:
+        name = str(unknown[0])
+        close = difflib.get_close_matches(name, list(fields), n=1)
+        hint = f"did you mean {prefix}{close[0]}? " if close else ""
+        shown = name if len(name) <= 40 else quote(name)
+        raise ConfigError(f"unknown key {prefix}{shown} ({hint}known: {', '.join(fields)})")
+    kwargs = {}
+    hints = typing.get_type_hints(cls)
+    for name, value in data.items():
+        hint = hints[name]
+        if dataclasses.is_dataclass(hint):
+            kwargs[name] = _build(hint, value, f"{prefix}{name}.")
+        else:
+            kwargs[name] = _coerce(value, hint, f"{prefix}{name}")
+    try:
+        section = cls(**kwargs)
+    except ConfigError:
+        raise
+    except UserError as exc:  # GameConfig raises UserError, not ConfigError
+        raise ConfigError(f"{prefix.rstrip('.') or 'config'}: {exc}") from None
+    check_ranges(section, prefix)
+    return section
+
+
+def config_to_dict(config: Any) -> dict:
+    """A config (or section) as plain nested dicts, the inverse of ``config_from_dict``."""
+    return dataclasses.asdict(config)
+
+
+def config_from_dict(data: dict) -> Config:
+    return _build(Config, data or {}, "")
+
+
+def load_config(path: str | Path, overrides: dict | None = None) -> Config:
+    """Load a YAML config; ``overrides`` is a nested dict merged on top (e.g. from CLI flags)."""
+    import yaml
+
+    path = Path(path)
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except OSError as exc:
+        raise ConfigError(f"cannot read config {path}: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not a text file (invalid UTF-8 at byte {exc.start}); "
+                          "a config is YAML text") from None
+    try:
+        data = _load_yaml(text) or {}
+    except ConfigError as exc:
+        raise ConfigError(f"{path}: {exc}") from None
+    except RecursionError:  # YAML's composer recurses once per level of nesting
+        raise ConfigError(f"{path}: invalid YAML: nested too deeply (a config is a few levels deep)") from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}" if mark else ""
+        if isinstance(exc, yaml.reader.ReaderError):  # a character YAML does not allow, e.g. NUL
+            code = exc.character if isinstance(exc.character, int) else ord(exc.character)
+            where = f": character U+{code:04X} at position {exc.position} is not allowed in YAML text"
+        raise ConfigError(f"{path}: invalid YAML{where}") from None
+    _check(isinstance(data, dict), f"{path}: top level must be a mapping")
+    try:
+        return config_from_dict(_merge(data, overrides or {}))
+    except ConfigError as exc:
+        raise ConfigError(f"{exc} (from {path})") from None
+
+
+def _load_yaml(text: str) -> Any:
+    """``yaml.safe_load`` that rejects a key given twice in one mapping ("last one wins" hides typos)."""
+    import yaml
+
+    class StrictLoader(yaml.SafeLoader):
+        pass
+
+    def construct_mapping(loader: yaml.SafeLoader, node: yaml.MappingNode, deep: bool = False) -> dict:
+        seen: set = set()
+        for key_node, _ in node.value:
+            key = loader.construct_object(key_node, deep=deep)
+            if not isinstance(key, (str, int, float, bool)) and key is not None:  # `? [a, b]`
+                raise ConfigError(f"a key must be a plain name, got {_shown(key)} at line {key_node.start_mark.line + 1}")
+            if key in seen:
+                raise ConfigError(f"duplicate key {key!r} at line {key_node.start_mark.line + 1}")
+            seen.add(key)
+        return yaml.SafeLoader.construct_mapping(loader, node, deep=deep)
+
+    StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, construct_mapping)
+    return yaml.load(text, Loader=StrictLoader)
+
+
+def parse_overrides(items: list[str]) -> dict:
+    """``["a.b=value", ...]`` (``--set``) as a nested dict; each value is parsed as a YAML scalar.
+
+    The keys are validated when the result is merged into a config (``config_from_dict``).
+    """
+    import yaml
+
+    out: dict = {}
+    for item in items:
+        key, sep, text = item.partition("=")
+        key = key.strip()
+        _check(bool(sep) and bool(key), f"--set expects KEY=VALUE (e.g. run.max_minutes=5), got {item!r}")
+        parts = key.split(".")
+        _check(all(parts), f"--set key {key!r} has an empty part")
+        try:
+            value = yaml.safe_load(text) if text.strip() else None
+        except (yaml.YAMLError, RecursionError, TypeError):  # TypeError: a complex key, `{[a]: 1}`
+            raise ConfigError(f"--set {key}: cannot parse value {quote(text)}") from None
+        _check(not isinstance(value, dict), f"--set {key}: the value must be a scalar or a list, got a mapping")
+        node = out
+        for part in parts[:-1]:
+            node = node.setdefault(part, {})
+            _check(isinstance(node, dict), f"--set {key}: {part} is set both as a value and as a section")
+        node[parts[-1]] = value
+    return out
+
+
+def config_to_yaml(config: Config) -> str:
+    """The config as YAML text that ``load_config`` reads back to an equal config."""
+    import yaml
+
+    def plain(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {k: plain(v) for k, v in value.items()}
+        if isinstance(value, (tuple, list)):
+            return [plain(v) for v in value]
+        return value
+
+    return yaml.safe_dump(plain(config_to_dict(config)), sort_keys=False)
+
+
+def config_diff(a: Config, b: Config) -> list[str]:
+    """Dotted keys whose values differ between two configs (``a.b: old -> new``)."""
+    out: list[str] = []
+
+    def walk(x: Any, y: Any, prefix: str) -> None:
+        if dataclasses.is_dataclass(x):
+            for f in dataclasses.fields(x):
+                walk(getattr(x, f.name), getattr(y, f.name), f"{prefix}{f.name}.")
+        elif x != y:
+            out.append(f"{prefix.rstrip('.')}: {x!r} -> {y!r}")
+
+    walk(a, b, "")
+    return out
+
+
+def _merge(base: dict, extra: dict) -> dict:
+    out = dict(base)
+    for key, value in extra.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = _merge(out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
+def section_from_dict(cls: type, data: Any, prefix: str = "") -> Any:
+    """Any frozen config dataclass (e.g. an ablation plan) from a plain dict, checked as the
+    sections of ``Config`` are: unknown keys, wrong types and bad values are ``ConfigError``s."""
+    return _build(cls, data, prefix)
