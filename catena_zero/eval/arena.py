@@ -374,7 +374,7 @@ def report_lines(result: MatchResult) -> list[str]:
     if result.komi_estimate is not None:
         est = result.komi_estimate
         near = [k for k in range(est.komi - 2, est.komi + 3) if est.komis[0] <= k <= est.komis[-1]]
-        values = ", ".join(f"{k}: {est.black_value[k - est.komis[0]]:+.2f}" for k in near)
+        values = ", ".join(f"{k}: {est.at(k)[0]:+.2f}" for k in near)
         lines.append(f"fair komi {est.komi} by the {est.source} (value for Black by komi: {values})")
     lines += [
         f"A as black: {_wdl(result.as_black)} (score {_percent(result.as_black.score)}); "
