@@ -29,6 +29,7 @@ import torch
 
 from catena_zero.config import NetConfig, ReplayConfig, TrainConfig
 from catena_zero.game import GameConfig
+from catena_zero.game.options import RuleSet
 from catena_zero.game.vec_env import EMPTY, VecEnv
 from catena_zero.net import encode
 from catena_zero.selfplay.types import Trajectory
@@ -91,17 +92,17 @@ def main() -> None:
     print("1. replay memory (ReplayBuffer arrays: packed env row int16, policy float16, ownership int8, scalars)")
     for sides in ((4,), (6,), (10,), (4, 6, 10)):
         games = [GameConfig(side=s) for s in sides]
-        buffer = ReplayBuffer(ReplayConfig(capacity=1000), games)
-        assert buffer.bytes_per_position == position_bytes(games)
+        buffer = ReplayBuffer(ReplayConfig(capacity=1000), [RuleSet.of(g) for g in games])
+        assert buffer.bytes_per_position == position_bytes([RuleSet.of(g) for g in games])
         label = "+".join(map(str, sides))
         print(f"   side {label:>6}: {buffer.bytes_per_position:6.0f} bytes/position, "
               f"1M positions {buffer.bytes_per_position * 1e6 / 2**30:5.2f} GiB")
-    per_position = position_bytes([GameConfig(side=SIDE)])
+    per_position = position_bytes([RuleSet.of(GameConfig(side=SIDE))])
 
     rng = np.random.default_rng(0)
     game = GameConfig(side=SIDE)
     trajectory = random_trajectory(game, 128, rng)
-    buffer = ReplayBuffer(ReplayConfig(capacity=100_000, min_positions=1), [game])
+    buffer = ReplayBuffer(ReplayConfig(capacity=100_000, min_positions=1), [RuleSet.of(game)])
     while buffer.positions_added < 20_000:
         buffer.add(trajectory)
     env = VecEnv(game)

@@ -114,7 +114,7 @@ def test_negative_seed_is_refused_for_every_command():
 
 
 def test_rule_set_is_the_options_komi_aside_with_a_stable_key():
-    from catena_zero.game.options import RuleSet, rules_key
+    from catena_zero.game.options import RuleSet
 
     game = GameConfig(side=4, scoring="longest", komi=3)
     rules = RuleSet.of(game)
@@ -122,7 +122,10 @@ def test_rule_set_is_the_options_komi_aside_with_a_stable_key():
     assert not rules.covers(GameConfig(side=4, game_type="double", scoring="longest"))
     assert rules.game(komi=3) == game and rules.game().komi == 0
     # The key is stored in checkpoints (fair komi per rule set), replay files and TensorBoard tags.
-    assert rules.key == rules_key(game) == "side4-komi-longest"
+    assert rules.key == "side4-komi-longest" and RuleSet.from_key(rules.key) == rules
+    assert RuleSet.from_key("side6-no_komi-standard") == RuleSet(6, "no_komi", "standard")
+    with pytest.raises(ValueError, match="not a rule-set key"):
+        RuleSet.from_key("six-komi-standard")
     assert str(rules) == "side 4 komi longest"
     with pytest.raises(ValueError, match="scoring must be one of"):
         RuleSet(4, "komi", "shortest")

@@ -17,12 +17,11 @@ from safetensors.torch import save
 from bot_files import save_tiny_checkpoint, signed_bot_bytes, tiny_config
 from catena_zero.bot import Bot, BotFileError, RuleSet
 from catena_zero.bot.export import (BOT_FORMAT, BOT_VERSION, export_bot, header_from_checkpoint,
-                                    read_bot, trained_for_from_config)
+                                    read_bot)
 from catena_zero.cli import main
 from catena_zero.config import config_from_dict, load_config
 from catena_zero.eval.agents import AgentPlayer, NetAgent
 from catena_zero.game import Game, GameConfig
-from catena_zero.selfplay.play import rule_sets
 from catena_zero.train.checkpoint import load_checkpoint, model_from_checkpoint
 
 REPO = Path(__file__).resolve().parent.parent
@@ -102,18 +101,19 @@ def test_export_refuses_weights_that_do_not_fit_and_writes_nothing(tmp_path):
 
 
 def test_trained_for_follows_the_config():
-    assert trained_for_from_config(tiny_config()) == (RuleSet(3, "komi", "standard"),)
+    assert tiny_config().rule_sets() == (RuleSet(3, "komi", "standard"),)
     # A self-play section that draws sides and scorings: every combination, the configured game first.
     wide = config_from_dict({"game": {"side": 4, "scoring": "longest"},
                              "selfplay": {"sides": [3, 4], "scorings": ["standard", "longest"]}})
-    assert trained_for_from_config(wide) == (
+    assert wide.rule_sets() == (
         RuleSet(4, "komi", "longest"), RuleSet(3, "komi", "standard"), RuleSet(3, "komi", "longest"),
         RuleSet(4, "komi", "standard"))
-    # The shipped configs: exactly the rule sets self-play draws from.
+    # The shipped configs: the configured game first, and no rule set twice.
     for name in ("multi", "no_komi", "quick", "double"):
         config = load_config(REPO / "configs" / f"{name}.yaml")
-        assert set(trained_for_from_config(config)) == {RuleSet.of(g) for g in rule_sets(config)}, name
-        assert trained_for_from_config(config)[0] == RuleSet.of(config.game)
+        sets = config.rule_sets()
+        assert sets[0] == RuleSet.of(config.game) and len(set(sets)) == len(sets), name
+    assert len(load_config(REPO / "configs" / "multi.yaml").rule_sets()) > 1
 
 
 def test_several_rule_sets_and_the_default_game(tmp_path):

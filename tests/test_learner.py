@@ -11,7 +11,7 @@ import pytest
 import torch
 
 from catena_zero.config import NetConfig, ReplayConfig, TrainConfig
-from catena_zero.game.options import GameConfig
+from catena_zero.game.options import GameConfig, RuleSet
 from catena_zero.train.learner import Learner, TrainingDiverged, learning_rate
 from catena_zero.train.replay import Batch, ReplayBuffer
 from trajectories import random_games
@@ -25,7 +25,7 @@ def batch() -> Batch:
     """48 samples of side 3 and side 4 positions (two forward passes)."""
     games = [GameConfig(side=3), GameConfig(side=4, scoring="longest")]
     rng = np.random.default_rng(0)
-    buffer = ReplayBuffer(ReplayConfig(capacity=2000, min_positions=1), games)
+    buffer = ReplayBuffer(ReplayConfig(capacity=2000, min_positions=1), [RuleSet.of(g) for g in games])
     for g in games:
         buffer.add(random_games(g, 6, rng).trajectory)
     return buffer.sample(48, rng)

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from catena_zero.config import ReplayConfig
-from catena_zero.game.options import GameConfig, rules_key
+from catena_zero.game.options import GameConfig, RuleSet
 from catena_zero.game.rules import Game
 from catena_zero.game.spec import board_spec
 from catena_zero.game.vec_env import EMPTY, VecEnv
@@ -48,7 +48,7 @@ def sampled(buffer, n, seed=0):
 
 def test_ring_wraps_around_and_keeps_the_newest(side4_games):
     base = side4_games.trajectory
-    buffer = ReplayBuffer(SMALL, [SIDE4])
+    buffer = ReplayBuffer(SMALL, [RuleSet.of(SIDE4)])
     added = 0
     while added < 250:
         chunk = numbered(dataclasses.replace(base), added)
@@ -65,7 +65,7 @@ def test_ring_wraps_around_and_keeps_the_newest(side4_games):
 def test_a_trajectory_longer_than_the_ring_keeps_its_end(side4_games):
     t = numbered(side4_games.trajectory, 0)
     assert t.num_positions > 100
-    buffer = ReplayBuffer(SMALL, [SIDE4])
+    buffer = ReplayBuffer(SMALL, [RuleSet.of(SIDE4)])
     buffer.add(t)
     part = sampled(buffer, 1000).parts[0]
     assert set(part.version.tolist()) == set(range(t.num_positions - 100, t.num_positions))
@@ -90,7 +90,7 @@ def test_window_size_follows_katagos_power_law():
 
 def test_sampling_draws_only_from_the_window(side4_games):
     cfg = ReplayConfig(capacity=1000, window_min=50, window_alpha=0.5, window_beta=1.0, min_positions=1)
-    buffer = ReplayBuffer(cfg, [SIDE4])
+    buffer = ReplayBuffer(cfg, [RuleSet.of(SIDE4)])
     t = numbered(side4_games.trajectory, 0)
     buffer.add(t)
     n = t.num_positions
@@ -104,7 +104,7 @@ def test_sampling_draws_only_from_the_window(side4_games):
 def test_replay_ratio_bucket(side4_games):
     t = side4_games.trajectory
     cfg = ReplayConfig(capacity=10_000, min_positions=30, train_ratio=2.0, max_credit=500)
-    buffer = ReplayBuffer(cfg, [SIDE4])
+    buffer = ReplayBuffer(cfg, [RuleSet.of(SIDE4)])
     buffer.add(t_of(t, 20))
     assert buffer.samples_allowed() == 0  # fewer than min_positions held
     buffer.add(t_of(t, 20))
@@ -120,7 +120,7 @@ def test_replay_ratio_holds_in_a_driver_loop(side4_games):
     """Self-play adds at random rates, the learner trains whole batches when allowed: the ratio holds."""
     t = side4_games.trajectory
     cfg = ReplayConfig(capacity=10_000, min_positions=50, train_ratio=3.0, max_credit=10_000)
-    buffer = ReplayBuffer(cfg, [SIDE4])
+    buffer = ReplayBuffer(cfg, [RuleSet.of(SIDE4)])
     rng = np.random.default_rng(3)
     batch = 32
     for _ in range(200):
@@ -150,8 +150,8 @@ def test_samples_equal_the_positions_of_the_transformed_games():
     """Each sample under symmetry k is exactly the position of the game whose moves are mapped by k:
     planes, policy target and ownership alike, for several rule sets sharing one buffer."""
     rng = np.random.default_rng(7)
-    records = {rules_key(g): random_games(g, 3, rng) for g in MIXED}
-    buffer = ReplayBuffer(ReplayConfig(capacity=1000, min_positions=1), MIXED)
+    records = {RuleSet.of(g).key: random_games(g, 3, rng) for g in MIXED}
+    buffer = ReplayBuffer(ReplayConfig(capacity=1000, min_positions=1), [RuleSet.of(g) for g in MIXED])
     starts = {}
     for name, rec in records.items():
         starts[name] = buffer.positions_added
@@ -162,7 +162,7 @@ def test_samples_equal_the_positions_of_the_transformed_games():
     for part in batch.parts:
         for i in range(part.size):
             name = next(n for n, s in sorted(starts.items(), key=lambda kv: -kv[1]) if part.position[i] >= s)
-            game, rec = next(g for g in MIXED if rules_key(g) == name), records[name]
+            game, rec = next(g for g in MIXED if RuleSet.of(g).key == name), records[name]
             row = int(part.position[i] - starts[name])
             k = int(part.symmetry[i])
             seen.add(k)
@@ -195,13 +195,13 @@ def test_samples_equal_the_positions_of_the_transformed_games():
 
 
 def test_symmetries_off_gives_the_identity(side4_games):
-    buffer = ReplayBuffer(dataclasses.replace(SMALL, symmetries=False), [SIDE4])
+    buffer = ReplayBuffer(dataclasses.replace(SMALL, symmetries=False), [RuleSet.of(SIDE4)])
     buffer.add(side4_games.trajectory)
     assert not sampled(buffer, 50).parts[0].symmetry.any()
 
 
 def test_same_seed_same_batch(side4_games):
-    buffer = ReplayBuffer(SMALL, [SIDE4])
+    buffer = ReplayBuffer(SMALL, [RuleSet.of(SIDE4)])
     buffer.add(side4_games.trajectory)
     a, b = sampled(buffer, 64, seed=5).parts[0], sampled(buffer, 64, seed=5).parts[0]
     for f in dataclasses.fields(a):
@@ -214,19 +214,19 @@ def test_bytes_per_position_and_a_million_side6_positions_under_4gb():
         env = VecEnv(game)
         n = env.spec.num_cells
         # packed row int16 + policy float16 [A] + ownership int8 [N] + 13 bytes of scalars
-        assert position_bytes([game]) == env.bytes_per_game + 2 * (n + 1) + n + 13 == expected
-        small = ReplayBuffer(ReplayConfig(capacity=1000), [game])
+        assert position_bytes([RuleSet.of(game)]) == env.bytes_per_game + 2 * (n + 1) + n + 13 == expected
+        small = ReplayBuffer(ReplayConfig(capacity=1000), [RuleSet.of(game)])
         assert small.bytes_per_position == expected
     # np.zeros maps the pages lazily, so the real 1M-position ring costs nothing until filled
-    big = ReplayBuffer(ReplayConfig(capacity=1_000_000), [GameConfig(side=6)])
+    big = ReplayBuffer(ReplayConfig(capacity=1_000_000), [RuleSet.of(GameConfig(side=6))])
     assert big.nbytes == 1_000_000 * 2160 < 4 * 10**9
     # a multi-side buffer pads to its widest rule set
-    assert position_bytes([GameConfig(side=4), GameConfig(side=10)]) == 6300
+    assert position_bytes([RuleSet(4, 'komi', 'standard'), RuleSet(10, 'komi', 'standard')]) == 6300
 
 
 def test_bad_trajectories_name_the_problem(side4_games):
     t = side4_games.trajectory
-    buffer = ReplayBuffer(SMALL, [SIDE4])
+    buffer = ReplayBuffer(SMALL, [RuleSet.of(SIDE4)])
     with pytest.raises(ValueError, match="rule set side5-komi-standard is not one of"):
         buffer.add(dataclasses.replace(t, game=GameConfig(side=5)))
     with pytest.raises(ValueError, match="rule set side4-double-standard"):
@@ -248,12 +248,12 @@ def test_save_and_load_round_trip(tmp_path, side4_games):
     rng = np.random.default_rng(2)
     games = [SIDE4, GameConfig(side=3, scoring="longest")]
     cfg = ReplayConfig(capacity=500, window_min=200, min_positions=1, train_ratio=1.5)
-    buffer = ReplayBuffer(cfg, games)
+    buffer = ReplayBuffer(cfg, [RuleSet.of(g) for g in games])
     buffer.add(numbered(side4_games.trajectory, 0))
     buffer.add(random_games(games[1], 4, rng).trajectory)
     buffer.record_trained(100)
     path = buffer.save(tmp_path / "replay.npz")
-    restored = ReplayBuffer(cfg, list(reversed(games)))  # other rule-set order: ids are remapped
+    restored = ReplayBuffer(cfg, [RuleSet.of(g) for g in list(reversed(games))])  # other rule-set order: ids are remapped
     restored.load(path)
     assert buffer.window < len(buffer)  # only the window is saved
     assert restored.stats() == dataclasses.replace(buffer.stats(), size=buffer.window)
@@ -262,13 +262,13 @@ def test_save_and_load_round_trip(tmp_path, side4_games):
         for f in dataclasses.fields(pa):
             np.testing.assert_array_equal(getattr(pa, f.name), getattr(pb, f.name))
     # a smaller ring keeps the newest positions
-    smaller = ReplayBuffer(dataclasses.replace(cfg, capacity=50), games)
+    smaller = ReplayBuffer(dataclasses.replace(cfg, capacity=50), [RuleSet.of(g) for g in games])
     smaller.load(path)
     assert len(smaller) == 50 and smaller.positions_added == buffer.positions_added
 
 
 def test_load_errors_are_one_line(tmp_path, side4_games):
-    buffer = ReplayBuffer(SMALL, [SIDE4])
+    buffer = ReplayBuffer(SMALL, [RuleSet.of(SIDE4)])
     buffer.add(side4_games.trajectory)
     path = buffer.save(tmp_path / "replay.npz")
     raw = path.read_bytes()
@@ -282,7 +282,7 @@ def test_load_errors_are_one_line(tmp_path, side4_games):
              (flipped, "not a loadable replay buffer"), (other, "not a catena-zero replay buffer")]
     for bad, fragment in cases:
         with pytest.raises(ReplayError) as err:
-            ReplayBuffer(SMALL, [SIDE4]).load(bad)
+            ReplayBuffer(SMALL, [RuleSet.of(SIDE4)]).load(bad)
         assert fragment in str(err.value) and "\n" not in str(err.value)
     with pytest.raises(ReplayError, match="rule set side4-komi-standard, which this buffer does not have"):
-        ReplayBuffer(SMALL, [GameConfig(side=5)]).load(path)
+        ReplayBuffer(SMALL, [RuleSet.of(GameConfig(side=5))]).load(path)

@@ -10,7 +10,7 @@ import pytest
 
 from catena_zero.cli import main
 from catena_zero.config import ReplayConfig
-from catena_zero.game.options import GameConfig
+from catena_zero.game.options import GameConfig, RuleSet
 from catena_zero.train import replay as replay_module
 from catena_zero.train.replay import ReplayBuffer, ReplayError, machine_memory
 
@@ -19,7 +19,7 @@ ROOT = __import__("pathlib").Path(__file__).resolve().parent.parent
 
 def test_the_estimate_is_the_real_size_of_the_ring():
     games = [GameConfig(side=3), GameConfig(side=6, scoring="quadratic")]
-    buffer = ReplayBuffer(ReplayConfig(capacity=100, window_min=10, min_positions=1), games)
+    buffer = ReplayBuffer(ReplayConfig(capacity=100, window_min=10, min_positions=1), [RuleSet.of(g) for g in games])
     width, actions, cells = replay_module._widest(buffer._rules)
     assert replay_module.ring_bytes_per_position(width, actions, cells) == buffer.bytes_per_position
 
@@ -27,7 +27,7 @@ def test_the_estimate_is_the_real_size_of_the_ring():
 def test_a_ring_bigger_than_memory_is_refused_before_allocating(monkeypatch):
     monkeypatch.setattr(replay_module, "machine_memory", lambda: 2**30)  # a 1 GiB machine
     with pytest.raises(ReplayError) as info:
-        ReplayBuffer(ReplayConfig(capacity=10_000_000), [GameConfig(side=6)])
+        ReplayBuffer(ReplayConfig(capacity=10_000_000), [RuleSet.of(GameConfig(side=6))])
     message = str(info.value)
     assert "\n" not in message and "replay.capacity 10,000,000 needs" in message and "1.0 GiB" in message
 

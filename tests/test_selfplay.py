@@ -8,7 +8,7 @@ import numpy as np
 from catena_zero.config import config_from_dict
 from catena_zero.game.options import komi_range
 from catena_zero.game.vec_env import EMPTY, VecEnv
-from catena_zero.selfplay.play import SelfPlayer, SelfPlayStats, rule_sets
+from catena_zero.selfplay.play import SelfPlayer, SelfPlayStats
 
 TINY = {
     "game": {"side": 3},
@@ -83,13 +83,13 @@ def test_auto_reset_keeps_every_slot_busy_and_komi_is_randomised():
 
 def test_rule_randomisation_covers_every_rule_set():
     config = _config(selfplay={"games_per_actor": 8, "sides": [2, 3], "scorings": ["standard", "longest"]})
-    assert len(rule_sets(config)) == 4
+    assert len(config.rule_sets()) == 4
     player = SelfPlayer(config, np.random.default_rng(3))
     result = player.play(30)
     seen = {(t.game.side, t.game.scoring) for t in result.trajectories}
     assert seen == {(2, "standard"), (2, "longest"), (3, "standard"), (3, "longest")}
-    assert set(player.fair_komi()) == {"side2-komi-standard", "side2-komi-longest", "side3-komi-standard",
-                                      "side3-komi-longest"}
+    assert {rules.key for rules in player.fair_komi()} == {"side2-komi-standard", "side2-komi-longest",
+                                                          "side3-komi-standard", "side3-komi-longest"}
 
 
 def test_same_seed_same_games():

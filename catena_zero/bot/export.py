@@ -107,21 +107,6 @@ class BotFile:
 # ------------------------------------------------------------------------------ what a run trained for
 
 
-def trained_for_from_config(config: Config) -> tuple[RuleSet, ...]:
-    """The rule sets a run's config trains on: every combination of ``selfplay.sides``,
-    ``selfplay.game_types`` and ``selfplay.scorings`` (an empty list means ``config.game``'s value),
-    as self-play draws them (``selfplay/play.py``, ``rule_sets``), ``config.game``'s own first.
-    """
-    game = config.game
-    selfplay = getattr(config, "selfplay", None)
-    sides = getattr(selfplay, "sides", None) or (game.side,)
-    game_types = getattr(selfplay, "game_types", None) or (game.game_type,)
-    scorings = getattr(selfplay, "scorings", None) or (game.scoring,)
-    rules = [RuleSet(int(s), str(t), str(c)) for s in sides for t in game_types for c in scorings]
-    first = [RuleSet.of(game)] if RuleSet.of(game) in rules else []  # the configured game leads
-    return _unique(first + rules)
-
-
 def _unique(rules: Iterable[RuleSet]) -> tuple[RuleSet, ...]:
     return tuple(dict.fromkeys(rules))
 
@@ -140,7 +125,7 @@ def _default_game(config: Config, trained_for: tuple[RuleSet, ...]) -> GameConfi
 def header_from_checkpoint(checkpoint: "Checkpoint", trained_for: Optional[Iterable[RuleSet]] = None) -> BotHeader:
     """The bot header of a checkpoint (``train.checkpoint.Checkpoint``: step, config, path)."""
     config: Config = checkpoint.config
-    rules = _unique(trained_for) if trained_for is not None else trained_for_from_config(config)
+    rules = _unique(trained_for) if trained_for is not None else config.rule_sets()
     return BotHeader(
         step=int(checkpoint.step),
         net=config.net,

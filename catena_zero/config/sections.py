@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from ..errors import UserError
-from ..game.options import GAME_TYPES, MAX_SIDE, MIN_SIDE, SCORINGS, GameConfig
+from ..game.options import GAME_TYPES, MAX_SIDE, MIN_SIDE, SCORINGS, GameConfig, RuleSet
 
 
 class ConfigError(UserError):
@@ -362,3 +362,14 @@ class Config:
 
     def __post_init__(self) -> None:
         _check(self.seed >= 0, f"seed must be a whole number >= 0, got {self.seed}")
+
+    def rule_sets(self) -> tuple[RuleSet, ...]:
+        """The rule sets a run trains on, ``game``'s own first: every combination of
+        ``selfplay.sides``, ``selfplay.game_types`` and ``selfplay.scorings`` (an empty list
+        means ``game``'s value). Self-play plays each (komi drawn per game), the replay buffer keeps
+        them apart, the in-loop matches play the first, and a bot file records them all."""
+        play, game = self.selfplay, self.game
+        every = [RuleSet(s, t, c) for s in play.sides or (game.side,) for t in play.game_types or (game.game_type,)
+                 for c in play.scorings or (game.scoring,)]
+        own = RuleSet.of(game)
+        return tuple(dict.fromkeys(([own] if own in every else []) + every))

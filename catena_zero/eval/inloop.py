@@ -16,26 +16,25 @@ from typing import Optional
 import numpy as np
 
 from ..config import Config
-from ..game.options import GameConfig, rules_key
+from ..game.options import RuleSet
 from ..train.inloop import InLoopResult
 
 
-def evaluate_in_loop(config: Config, weights: dict, previous: Optional[dict], fair_komi: dict[str, int],
+def evaluate_in_loop(config: Config, weights: dict, previous: Optional[dict], fair_komi: dict[RuleSet, int],
                      seed: int, step: int = 0) -> InLoopResult:
     """Play the configured matches of the network with ``weights`` (a CPU state dict)."""
     import torch
 
     from ..net import model_from_weights
-    from ..selfplay.play import rule_sets
     from .agents import NetAgent, RandomAgent, UCTAgent
     from .arena import play_match
 
     cpu_started = time.process_time()
     torch.set_num_threads(1)  # a guest on the actors' CPUs
     evaluation = config.eval
-    rules = rule_sets(config)[0]
-    komi = fair_komi.get(rules_key(rules), 0) if rules.game_type == "komi" else 0
-    game = GameConfig(side=rules.side, game_type=rules.game_type, scoring=rules.scoring, komi=komi)
+    rules = config.rule_sets()[0]  # the configured game's
+    komi = fair_komi.get(rules, 0) if rules.game_type == "komi" else 0
+    game = rules.game(komi)
     rng = np.random.default_rng(seed)
 
     def network(state: dict, name: str) -> NetAgent:

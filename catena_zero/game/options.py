@@ -85,10 +85,13 @@ class RuleSet:
         """Whether a game under ``config`` (any komi) is one this rule set describes."""
         return (config.side, config.game_type, config.scoring) == (self.side, self.game_type, self.scoring)
 
+    @classmethod
+    def from_key(cls, key: str) -> RuleSet:
+        """The rule set of a ``key`` such as ``side6-komi-standard`` (as checkpoints store it)."""
+        side, game_type, scoring = (key.split("-", 2) + ["", ""])[:3]
+        if not side.startswith("side") or not side[4:].isdigit():
+            raise ValueError(f"not a rule-set key: {key!r} (e.g. side6-komi-standard)")
+        return cls(int(side[4:]), game_type, scoring)
+
     def __str__(self) -> str:
         return f"side {self.side} {self.game_type} {self.scoring}"
-
-
-def rules_key(game: GameConfig) -> str:
-    """``RuleSet.of(game).key``, for callers holding a ``GameConfig``."""
-    return RuleSet.of(game).key

@@ -34,7 +34,6 @@ network's inference and the rest (search, environment, bookkeeping).
 from __future__ import annotations
 
 import dataclasses
-import itertools
 import time
 from dataclasses import dataclass, fields
 from typing import Optional
@@ -44,24 +43,12 @@ import torch
 
 from ..config import Config
 from ..evalfn import BatchEvalFn
-from ..game.options import GameConfig, komi_range, rules_key
+from ..game.options import GameConfig, RuleSet, komi_range
 from ..game.vec_env import BLACK, EMPTY, WHITE, VecEnv
 from ..net import NetEvaluator, model_from_config
 from ..search.komi import estimate_fair_komi, first_stone_values
 from ..search.mcts import MCTS, LockstepSearch, SearchOutput, run_lockstep
 from .types import Trajectory
-
-
-def rule_sets(config: Config) -> list[GameConfig]:
-    """The rule sets self-play draws from (``selfplay.sides/game_types/scorings``; empty = ``game``'s).
-
-    Komi is per game, so every rule set carries komi 0 here.
-    """
-    play, game = config.selfplay, config.game
-    sides = play.sides or (game.side,)
-    game_types = play.game_types or (game.game_type,)
-    scorings = play.scorings or (game.scoring,)
-    return [GameConfig(side=s, game_type=t, scoring=c) for s, t, c in itertools.product(sides, game_types, scorings)]
 
 
 @dataclass(frozen=True)
@@ -160,9 +147,9 @@ class SelfPlayer:
             model = model_from_config(config.net, generator)
         self.model = model.eval()
         self.version = 0
-        sets = rule_sets(config)
+        sets = config.rule_sets()
         per_set = max(1, config.selfplay.games_per_actor // len(sets))
-        self.groups = [_Group(game, per_set, self.model, config) for game in sets]
+        self.groups = [_Group(rules.game(), per_set, self.model, config) for rules in sets]
         # One padded forward pass for the games of every rule set (net/inference.py evaluate_many).
         self.evaluate_many = _TimedBatchEvaluator(NetEvaluator(self.model, None, config.net).evaluate_many)
         for group in self.groups:
@@ -181,9 +168,9 @@ class SelfPlayer:
             group.opening = None  # recomputed with the new weights when a game needs it
             group.search.reset()  # the kept trees hold the old network's evaluations
 
-    def fair_komi(self) -> dict[str, int]:
+    def fair_komi(self) -> dict[RuleSet, int]:
         """The current fair-komi estimate of every rule set (what new games are centred on)."""
-        return {rules_key(g.game): g.fair_komi for g in self.groups}
+        return {RuleSet.of(g.game): g.fair_komi for g in self.groups}
 
     def _estimate_fair_komi(self, group: _Group) -> int:
         return estimate_fair_komi(group.env, group.evaluator).komi

@@ -28,6 +28,7 @@ import ray
 from ray.exceptions import RayActorError
 
 from ..config import Config, config_from_dict, config_to_dict
+from ..game.options import RuleSet
 from .play import SelfPlayer, SelfPlayStats
 from .types import Trajectory
 
@@ -65,7 +66,7 @@ class Chunk:
     trajectories: list[Trajectory]
     stats: SelfPlayStats
     version: int  # weight version the chunk ended with
-    fair_komi: dict[str, int]  # the actor's fair-komi estimate per rule set
+    fair_komi: dict[RuleSet, int]  # the actor's fair-komi estimate per rule set
     process_cpu_seconds: float  # the actor process's CPU time so far (train/cputime.py)
 
 

@@ -36,7 +36,7 @@ import torch
 from ..config import RESUMABLE_KEYS, Config, ConfigError, config_diff, config_to_yaml, load_config
 from ..errors import UserError
 from ..fileio import write_text_atomic
-from ..selfplay.play import rule_sets
+from ..game.options import RuleSet
 from ..selfplay.workers import SelfPlayPool, poll_remote, run_remote, start_ray, stop_ray, wait_remote
 from .checkpoint import (Checkpoint, list_checkpoints, load_checkpoint, newest_intact_checkpoint,
                          newest_intact_checkpoint_of, prune_checkpoints, save_checkpoint)
@@ -147,7 +147,7 @@ class TrainingRun:
         self.evaluate = evaluate  # the in-loop matches (eval/inloop.py); None: no learning curve
         self.run_dir = run_dir
         self.progress = progress
-        self.rule_sets = rule_sets(config)
+        self.rule_sets = config.rule_sets()
         self.seeds = np.random.SeedSequence(config.seed)
         learner_seed, replay_seed, actor_seed, eval_seed = self.seeds.spawn(4)
         self.rng = np.random.default_rng(replay_seed)
@@ -159,7 +159,7 @@ class TrainingRun:
         self.replay = ReplayBuffer(config.replay, self.rule_sets)
         self.counters = _Counters()
         self.window = SelfPlayWindow()
-        self.fair_komi: dict[str, int] = {}
+        self.fair_komi: dict[RuleSet, int] = {}
         self.last_eval: Optional[InLoopResult] = None
         self.pending_eval = None  # (ref, step) of the in-loop matches in flight
         self.previous_weights: Optional[dict] = None  # the last kept checkpoint's, for "previous"
@@ -192,7 +192,7 @@ class TrainingRun:
                                   games=int(counters.get("games", 0)), samples=int(counters.get("samples", 0)),
                                   seconds=float(counters.get("seconds", 0.0)))
         self.rng.bit_generator.state = checkpoint.extra["rng"]
-        self.fair_komi = dict(checkpoint.extra.get("fair_komi", {}))
+        self.fair_komi = {RuleSet.from_key(key): int(komi) for key, komi in checkpoint.extra.get("fair_komi", {}).items()}
         self.last_checkpoint = found[-1][1]
         if len(found) > 1:
             previous, _ = newest_intact_checkpoint_of(found[:-1])
@@ -329,7 +329,7 @@ class TrainingRun:
             optimizer=None,
             counters=self.counters.as_dict(),
             extra={"learner": self.learner.state_dict(), "rng": self.rng.bit_generator.state,
-                   "fair_komi": dict(self.fair_komi)},
+                   "fair_komi": {rules.key: komi for rules, komi in self.fair_komi.items()}},
         )
         self.replay.save(self.run_dir / REPLAY_FILE)  # first: a checkpoint never refers to newer data
         if self.last_checkpoint is not None and self.last_checkpoint.exists():

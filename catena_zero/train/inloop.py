@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Optional, Protocol
 
 from ..config import Config
-from ..game.options import GameConfig
+from ..game.options import GameConfig, RuleSet
 
 
 @dataclass(frozen=True)
@@ -40,5 +40,5 @@ class InLoopEvaluation(Protocol):
     the network with ``weights`` (a CPU state dict) against ``config.eval``'s opponents, ``previous``
     the last kept checkpoint's weights (or None), at self-play's fair-komi estimates."""
 
-    def __call__(self, config: Config, weights: dict, previous: Optional[dict], fair_komi: dict[str, int],
+    def __call__(self, config: Config, weights: dict, previous: Optional[dict], fair_komi: dict[RuleSet, int],
                  seed: int, step: int = 0) -> InLoopResult: ...

@@ -45,7 +45,7 @@ import numpy as np
 from ..config import ReplayConfig
 from ..errors import UserError
 from ..fileio import write_bytes_atomic
-from ..game.options import GameConfig, rules_key
+from ..game.options import GameConfig, RuleSet
 from ..game.spec import NUM_SYMMETRIES, BoardSpec
 from ..game.vec_env import EnvState, VecEnv
 from ..net.features import encode, grid_symmetries, score_scale
@@ -182,9 +182,9 @@ def _state_from_rows(env: VecEnv, rows: np.ndarray) -> EnvState:
     return state
 
 
-def position_bytes(games: Sequence[GameConfig]) -> int:
-    """Bytes one position takes in a buffer over the rule sets ``games`` (see ``_ARRAYS``)."""
-    width, actions, cells = _widest([_make_rule_tables(g) for g in games])
+def position_bytes(rule_sets: Sequence[RuleSet]) -> int:
+    """Bytes one position takes in a buffer over ``rule_sets`` (see ``_ARRAYS``)."""
+    width, actions, cells = _widest([_make_rule_tables(r.game()) for r in rule_sets])
     return width * 2 + actions * 2 + cells + _SCALAR_BYTES
 
 
@@ -202,22 +202,23 @@ def _widest(rules: Sequence[_RuleTables]) -> tuple[int, int, int]:
 
 
 class ReplayBuffer:
-    """A fixed-capacity ring of self-play positions of the rule sets ``games`` (komi aside).
+    """A fixed-capacity ring of self-play positions of ``rule_sets`` (komi varies per position).
 
     ``add`` takes finished ``Trajectory`` records; ``sample`` draws a ``Batch`` from the window;
     ``samples_allowed`` / ``record_trained`` keep the replay ratio; ``save`` / ``load`` persist it.
     """
 
-    def __init__(self, config: ReplayConfig, games: Sequence[GameConfig]) -> None:
+    def __init__(self, config: ReplayConfig, rule_sets: Sequence[RuleSet]) -> None:
         if not isinstance(config, ReplayConfig):
             raise ValueError(f"ReplayBuffer needs a ReplayConfig, got {type(config).__name__}")
         rules: list[_RuleTables] = []
-        self._ids: dict[str, int] = {}
-        for game in games:
-            name = rules_key(game)
-            if name not in self._ids:
-                self._ids[name] = len(rules)
-                rules.append(_make_rule_tables(game))
+        self._ids: dict[str, int] = {}  # rule-set key -> id (the keys are what replay files store)
+        for rule_set in rule_sets:
+            if not isinstance(rule_set, RuleSet):
+                raise ValueError(f"ReplayBuffer needs RuleSets, got {type(rule_set).__name__}")
+            if rule_set.key not in self._ids:
+                self._ids[rule_set.key] = len(rules)
+                rules.append(_make_rule_tables(rule_set.game()))
         if not rules:
             raise ValueError("ReplayBuffer needs at least one rule set")
         if len(rules) > 127:
@@ -335,7 +336,7 @@ class ReplayBuffer:
         self._credit = min(self._credit + self.config.train_ratio * t, float(self.config.max_credit))
 
     def _rule_id(self, game: GameConfig) -> int:
-        name = rules_key(game)
+        name = RuleSet.of(game).key
         if name not in self._ids:
             raise ValueError(f"rule set {name} is not one of this replay buffer's ({', '.join(self._ids)})")
         return self._ids[name]
@@ -401,7 +402,7 @@ class ReplayBuffer:
         """
         keep = self.window
         slots = (self._added - keep + np.arange(keep)) % self.capacity
-        names = np.array([rules_key(r.game) for r in self._rules])
+        names = np.array([RuleSet.of(r.game).key for r in self._rules])
         buffer = io.BytesIO()
         np.savez(
             buffer,
@@ -478,7 +479,7 @@ def _read_npz(path: Path) -> dict[str, np.ndarray]:
 
 def _check_trajectory(t: Trajectory, rule: _RuleTables) -> None:
     """Shapes, dtypes and value ranges of a trajectory of rule set ``rule``; ValueError names the field."""
-    name = rules_key(rule.game)
+    name = RuleSet.of(rule.game).key
     count, n, a = t.num_positions, rule.spec.num_cells, rule.spec.num_actions
     expected = {"states": (count, rule.width), "policy": (count, a), "ownership": (count, n)}
     for field, shape in expected.items():

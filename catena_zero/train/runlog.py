@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Optional
 
 from ..config import Config
-from ..game.options import rules_key
+from ..game.options import RuleSet
 from ..selfplay.play import SelfPlayStats
 from ..selfplay.types import Trajectory
 from .cputime import CpuReport
@@ -56,7 +56,7 @@ class RunLog:
         self.writer.add_scalar("loss/learning_rate", learning_rate, step)
 
     def selfplay(self, step: int, window: SelfPlayWindow, replay_size: int, replay_window: int, positions: int,
-                 fair_komi: dict[str, int], cpu: CpuReport, evaluations_skipped: int) -> None:
+                 fair_komi: dict[RuleSet, int], cpu: CpuReport, evaluations_skipped: int) -> None:
         """The window's self-play figures, the replay buffer, the CPU shares and the fair komi."""
         s = window.stats
         seconds = max(time.perf_counter() - window.started, 1e-9)
@@ -86,8 +86,8 @@ class RunLog:
             scalars[f"cpu/share_{use}"] = share
         scalars["cpu/positions_per_selfplay_cpu_second"] = cpu.positions_per_selfplay_cpu_second
         scalars["eval/skipped_for_cpu"] = evaluations_skipped
-        for key, komi in fair_komi.items():
-            scalars[f"selfplay/fair_komi/{key}"] = komi
+        for rules, komi in fair_komi.items():
+            scalars[f"selfplay/fair_komi/{rules.key}"] = komi
         for tag, value in scalars.items():
             self.writer.add_scalar(tag, value, step)
 
@@ -101,7 +101,7 @@ class RunLog:
         state = env.reset(1)
         state.data[:] = trajectory.states[last:last + 1]
         game = env.to_game(state, 0)
-        figure = board_figure(game, title=f"{rules_key(trajectory.game)}, step {step}")
+        figure = board_figure(game, title=f"{RuleSet.of(trajectory.game).key}, step {step}")
         self.writer.add_figure("selfplay/board", figure, step)
 
     def evaluation(self, step: int, result: InLoopResult) -> None:
