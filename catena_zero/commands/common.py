@@ -19,6 +19,15 @@ class CliError(UserError):
     """A user error reported as one line on stderr (exit status 2)."""
 
 
+def check_minimums(args: argparse.Namespace, **minimums: int) -> None:
+    """``CliError`` naming the first flag below its minimum, e.g. ``check_minimums(args, games=1)``
+    for ``--games``; flags left unset (None) pass."""
+    for name, minimum in minimums.items():
+        value = getattr(args, name)
+        if value is not None and value < minimum:
+            raise CliError(f"--{name.replace('_', '-')} must be at least {minimum}, got {value}")
+
+
 KOMI_HELP = "komi for White (R6), 0..15 (0..1000 for quadratic); default 0"
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .common import CliError
+from .common import CliError, check_minimums
 
 
 def set_threads(threads: int) -> None:
@@ -44,12 +44,7 @@ def run(args: argparse.Namespace) -> int:
     from ..eval.progress import progress_bar
     from ..eval.specs import build_agent, match_game_config, parse_agent_spec
 
-    if args.games < 1:
-        raise CliError(f"--games must be at least 1, got {args.games}")
-    if args.sims is not None and args.sims < 1:
-        raise CliError(f"--sims must be at least 1, got {args.sims}")
-    if args.threads < 1:
-        raise CliError(f"--threads must be at least 1, got {args.threads}")
+    check_minimums(args, games=1, sims=1, threads=1)
     set_threads(args.threads)
     if args.save_records:
         prepare_records_folder(args.save_records)  # before the first game, not after the last

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .common import CliError
+from .common import check_minimums
 from .evaluate import set_threads
 
 HELP = "play a run's checkpoints and the baselines against each other and fit Elo ratings (re-running adds games)"
@@ -38,12 +38,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..eval.ladder import run_ladder
 
-    if args.sims is not None and args.sims < 1:
-        raise CliError(f"--sims must be at least 1, got {args.sims}")
-    if args.checkpoints is not None and args.checkpoints < 2:
-        raise CliError(f"--checkpoints must be at least 2, got {args.checkpoints}")
-    if args.threads < 1:
-        raise CliError(f"--threads must be at least 1, got {args.threads}")
+    check_minimums(args, sims=1, checkpoints=2, threads=1)
     set_threads(args.threads)
     baselines = [b.strip() for b in args.baselines.split(",") if b.strip()]
     report = run_ladder(args.run_dir, games=args.games, mode=args.mode, simulations=args.sims, baselines=baselines,
