@@ -26,9 +26,9 @@ from pathlib import Path
 
 import numpy as np
 
-from catena_zero.eval.fairness import black_share, komi_settling, last_third_range, most_even_komi
+from catena_zero.eval.fairness import BlackShare, black_share, komi_settling, last_third_range, most_even_komi
 from catena_zero.eval.specs import build_agent, parse_agent_spec
-from catena_zero.game.options import GameConfig, komi_range
+from catena_zero.game.options import GameConfig, RuleSet, komi_range
 from catena_zero.net.device import set_torch_threads
 
 
@@ -55,21 +55,11 @@ def main() -> None:
     print(f"fair_komi: {agent.name}, side {game.side} {game.scoring}: names komi {k} "
           f"(value for Black {estimate.at(k)[0]:+.3f})")
     lo, hi = komi_range(game.scoring)
-    shares = {}
-    for komi in (k - 2, k, k + 2):
-        if not lo <= komi <= hi:
-            continue
-        started = time.perf_counter()
-        share = black_share(agent, game, komi, args.games, np.random.default_rng(args.seed), args.openings)
-        low, high = share.interval
-        shares[komi] = share
-        print(f"  komi {komi:>2}: Black {share.share:6.1%} [{low:.0%}, {high:.0%}] of {share.games} games "
-              f"({time.perf_counter() - started:.0f} s)")
+    shares = {s.komi: s for s in play_komis(agent, game, [c for c in (k - 2, k, k + 2) if lo <= c <= hi], args)}
     settled = ""
     path = Path(args.network)
     if path.is_dir():
-        key = f"side{game.side}-{game.game_type}-{game.scoring}"
-        logged = komi_settling(path, key)
+        logged = komi_settling(path, RuleSet.of(game).key)
         if logged:
             low, high = last_third_range(*logged)
             settled = f"; settled [{low:g}, {high:g}] over the last third ({len(logged[0])} values)"
@@ -86,6 +76,19 @@ def main() -> None:
     print(f"fair_komi: side {game.side}: names {k}; Black wins {rates} ({args.games} games each){settled}{exact}")
 
 
+def play_komis(agent, game: GameConfig, komis: list[int], args: argparse.Namespace) -> list[BlackShare]:
+    """The agent against itself at each komi (``eval.fairness.black_share``), a line printed for each."""
+    shares = []
+    for komi in komis:
+        started = time.perf_counter()
+        share = black_share(agent, game, komi, args.games, np.random.default_rng(args.seed), args.openings)
+        low, high = share.interval
+        shares.append(share)
+        print(f"  komi {komi:>2}: Black {share.share:6.1%} [{low:.0%}, {high:.0%}] of {share.games} games "
+              f"({time.perf_counter() - started:.0f} s)", flush=True)
+    return shares
+
+
 def even_split(agent, args: argparse.Namespace) -> None:
     """Black's share over a komi range, and the komi nearest an even split."""
     try:
@@ -93,15 +96,7 @@ def even_split(agent, args: argparse.Namespace) -> None:
     except ValueError:
         raise SystemExit(f"fair_komi: --komis is LO-HI, e.g. 5-11; got {args.komis!r}") from None
     game = agent.trained_for or GameConfig(side=args.side)
-    shares = []
-    for komi in range(lo, hi + 1):
-        started = time.perf_counter()
-        share = black_share(agent, game, komi, args.games, np.random.default_rng(args.seed), args.openings)
-        low, high = share.interval
-        shares.append(share)
-        print(f"  komi {komi:>2}: Black {share.share:6.1%} [{low:.0%}, {high:.0%}] of {share.games} games "
-              f"({time.perf_counter() - started:.0f} s)", flush=True)
-    best = most_even_komi(shares)
+    best = most_even_komi(play_komis(agent, game, list(range(lo, hi + 1)), args))
     low, high = best.interval
     print(f"fair_komi: {agent.name} against itself, side {game.side} {game.scoring}: splits most evenly at komi "
           f"{best.komi} (Black {best.share:.1%} [{low:.0%}, {high:.0%}], {args.games} games a komi)")

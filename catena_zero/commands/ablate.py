@@ -7,7 +7,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from .common import CliError
+from .common import CliError, check_minimums
 from .evaluate import set_threads
 
 HELP = "train variants of a config for the same minutes and compare their strength (a table for docs/RESULTS.md)"
@@ -35,10 +35,7 @@ def run(args: argparse.Namespace) -> int:
 
     if args.minutes is not None and not args.minutes > 0:
         raise CliError(f"--minutes must be a positive number, got {args.minutes}")
-    if args.games is not None and args.games < 1:
-        raise CliError(f"--games must be at least 1, got {args.games}")
-    if args.threads < 1:
-        raise CliError(f"--threads must be at least 1, got {args.threads}")
+    check_minimums(args, games=1, threads=1)
     plan = load_plan(args.plan)
     if args.games is not None:
         evaluation = dataclasses.replace(plan.evaluation, games=args.games,
