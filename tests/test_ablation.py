@@ -62,6 +62,15 @@ def test_variants_share_the_seed_and_differ_only_by_their_overrides(tmp_path):
     assert configs["ema"].run.max_minutes == 0.1 and configs["ema"].run.name == "ablate-tiny-ema"
 
 
+def test_the_plan_base_applies_to_every_variant_before_its_own_overrides(tmp_path):
+    plan = load_plan(_plan(tmp_path, base={"train.ema_decay": 0.25, "train.batch_size": 8}))
+    configs = variant_configs(plan, "tiny")
+    assert configs["baseline"].train.ema_decay == 0.25 and configs["ema"].train.ema_decay == 0.5
+    assert configs["baseline"].train.batch_size == configs["ema"].train.batch_size == 8
+    with pytest.raises(ConfigError, match="variant baseline: unknown key train.nope"):
+        variant_configs(load_plan(_plan(tmp_path, base={"train.nope": 1})), "tiny")
+
+
 def test_write_section_replaces_only_its_own_section(tmp_path):
     path = tmp_path / "RESULTS.md"
     path.write_text("# Results\n\nintro\n\n<!-- ablation:a -->\nold\n<!-- /ablation:a -->\n\nafter\n")
@@ -87,10 +96,29 @@ def test_ablate_trains_each_variant_measures_it_and_resumes_without_training(tmp
     assert rows[1]["vs_baseline"]["wins"] + rows[1]["vs_baseline"]["draws"] + rows[1]["vs_baseline"]["losses"] == 2
     text = results.read_text()
     assert "| ema | `train.ema_decay=0.5` |" in text and "Reproduce: `catena-zero ablate" in text
-    # Again: nothing to train, the same table.
-    assert main(["ablate", str(plan), "--results", str(results)]) == 0
+    tallies = [(r["vs_opponent"], r["vs_baseline"]) for r in rows]
+    played = tmp_path / "runs" / "ablate-tiny-matches.json"
+    assert len(json.loads(played.read_text())) == 3
+    # Again, the matches played anew in two processes: nothing to train, the same table.
+    played.unlink()
+    assert main(["ablate", str(plan), "--results", str(results), "--jobs", "2"]) == 0
     out = capsys.readouterr().out
     assert "ablate: training" not in out and out.count("already trained") == 2
+    assert "3 matches of 4 games at komi 0, 2 at a time" in out and "ablate: ema vs baseline: +" in out
+    assert "(3/3)" in out
+    again = json.loads((tmp_path / "runs" / "ablate-tiny.json").read_text())
+    assert [(r["vs_opponent"], r["vs_baseline"]) for r in again] == tallies
+    # A third time: every match was played, none is played again.
+    assert main(["ablate", str(plan), "--results", str(results)]) == 0
+    out = capsys.readouterr().out
+    assert "0 matches of 4 games" in out and "(3 played before)" in out and "vs baseline: +" not in out
+    third = json.loads((tmp_path / "runs" / "ablate-tiny.json").read_text())
+    assert [(r["vs_opponent"], r["vs_baseline"]) for r in third] == tallies
+
+
+def test_ablate_refuses_fewer_than_one_job(tmp_path, capsys):
+    assert main(["ablate", str(_plan(tmp_path)), "--jobs", "0"]) == 2
+    assert "--jobs must be at least 1, got 0" in capsys.readouterr().err
 
 
 def test_every_shipped_plan_loads_and_its_variants_are_valid_configs():

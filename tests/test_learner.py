@@ -61,6 +61,10 @@ def test_learning_rate_schedules_by_hand():
     assert learning_rate(cosine, 0) == pytest.approx(1.0)
     assert learning_rate(cosine, 50) == pytest.approx(0.1 + 0.9 * 0.5)
     assert learning_rate(cosine, 100) == pytest.approx(0.1) and learning_rate(cosine, 1000) == pytest.approx(0.1)
+    over_run = TrainConfig(learning_rate=1.0, warmup_steps=0, lr_schedule="cosine", lr_decay_over_run=True)
+    assert learning_rate(over_run, 5, run_progress=0.0) == pytest.approx(1.0)  # the step count does not matter
+    assert learning_rate(over_run, 5, run_progress=0.5) == pytest.approx(0.1 + 0.9 * 0.5)
+    assert learning_rate(over_run, 5, run_progress=1.0) == pytest.approx(0.1)
     step = TrainConfig(learning_rate=0.2, warmup_steps=10, lr_schedule="step", lr_decay_steps=100, lr_decay_factor=0.1)
     assert learning_rate(step, 109) == pytest.approx(0.2)
     assert learning_rate(step, 110) == pytest.approx(0.02) and learning_rate(step, 310) == pytest.approx(0.0002)
@@ -159,6 +163,9 @@ def test_weights_are_a_cpu_copy(batch):
 @pytest.mark.parametrize("data,fragment", [
     ({"train": {"optimizer": "adam"}}, "train.optimizer must be 'sgd' or 'adamw'"),
     ({"train": {"lr_schedule": "linear"}}, "train.lr_schedule"),
+    ({"train": {"lr_decay_over_run": True}}, "train.lr_decay_over_run needs train.lr_schedule 'cosine'"),
+    ({"train": {"lr_schedule": "cosine", "lr_decay_over_run": True}, "run": {"max_minutes": None}},
+     "train.lr_decay_over_run needs a run bound"),
     ({"train": {"learning_rate": 0}}, "train.learning_rate must be > 0"),
     ({"train": {"device": "tpu"}}, "train.device"),
     ({"train": {"batch_size": 2.5}}, "train.batch_size must be an integer"),

@@ -17,6 +17,7 @@ import torch
 from catena_zero.cli import main
 from catena_zero.config import load_config
 from catena_zero.train.checkpoint import list_checkpoints, load_checkpoint
+from catena_zero.train.learner import learning_rate
 
 ROOT = Path(__file__).resolve().parent.parent
 QUICK = str(ROOT / "configs/quick.yaml")
@@ -41,8 +42,11 @@ def _last_step(run_dir: Path) -> int:
     return [step for step, _ in list_checkpoints(run_dir)][-1]
 
 
+OVER_RUN = ["train.ema_decay=0.5", "train.lr_schedule=cosine", "train.lr_decay_over_run=true"]
+
+
 def test_run_checkpoints_logs_and_resumes(tmp_path, capsys):
-    assert main(_argv(tmp_path, sets=["run.max_steps=5", "train.ema_decay=0.5"])) == 0
+    assert main(_argv(tmp_path, sets=["run.max_steps=5", *OVER_RUN])) == 0
     run_dir = tmp_path / "t"
     out = capsys.readouterr().out
     assert "newest checkpoint:" in out and "tensorboard --logdir" in out and "last evaluation" in out
@@ -58,9 +62,14 @@ def test_run_checkpoints_logs_and_resumes(tmp_path, capsys):
     assert checkpoint.counters["positions"] > 0
     assert all(torch.isfinite(v).all() for v in checkpoint.model.values() if v.is_floating_point())
     assert list((run_dir / "tensorboard").glob("events.out.tfevents.*"))
-    assert load_config(run_dir / "config.yaml").run.max_steps == 5
+    config = load_config(run_dir / "config.yaml")
+    assert config.run.max_steps == 5
+    # The decay spread over the run: the last step (0-based 4) is 4/5 of the way to the bound.
+    last_rate = learner_state["optimizer"]["param_groups"][0]["lr"]
+    assert last_rate == pytest.approx(learning_rate(config.train, 4, run_progress=4 / 5))
+    assert last_rate < 0.5 * config.train.learning_rate
     # Resume with a higher bound (bounds may change): the step count goes on from 5.
-    assert main(_argv(tmp_path, "--resume", sets=["run.max_steps=8", "train.ema_decay=0.5"])) == 0
+    assert main(_argv(tmp_path, "--resume", sets=["run.max_steps=8", *OVER_RUN])) == 0
     assert _last_step(run_dir) == 8
     resumed = load_checkpoint(run_dir).counters
     assert resumed["samples"] == checkpoint.counters["samples"] + 3 * 16  # 3 more batches of 16

@@ -23,19 +23,22 @@ def configure(parser: argparse.ArgumentParser) -> None:
                              "'-' writes none)")
     parser.add_argument("--threads", type=int, default=1, metavar="T",
                         help="CPU threads of network inference in the matches (default 1)")
+    parser.add_argument("--jobs", type=int, default=1, metavar="J",
+                        help="matches played at once, each in its own process (default 1; one per core "
+                             "divided by --threads; the table does not depend on it)")
 
 
 def run(args: argparse.Namespace) -> int:
     import dataclasses
 
     from ..config import load_config
-    from ..eval.ablation import (load_plan, markdown_section, measure_variants, save_results, table_lines,
-                                 train_variants, write_section)
+    from ..eval.ablation import (load_plan, markdown_section, measure_variants, played_path, save_results,
+                                 table_lines, train_variants, write_section)
     from ..train.driver import learner_threads
 
     if args.minutes is not None and not args.minutes > 0:
         raise CliError(f"--minutes must be a positive number, got {args.minutes}")
-    check_minimums(args, games=1, threads=1)
+    check_minimums(args, games=1, threads=1, jobs=1)
     plan = load_plan(args.plan)
     if args.games is not None:
         evaluation = dataclasses.replace(plan.evaluation, games=args.games,
@@ -48,10 +51,12 @@ def run(args: argparse.Namespace) -> int:
     set_threads(learner_threads(load_config(plan.config)))  # training first: this process runs the learner
     trained = train_variants(plan, name, minutes=args.minutes, only=only, log=log)
     set_threads(args.threads)  # then the matches
-    results = measure_variants(plan, trained, log=log)
+    root = load_config(plan.config).run.root
+    results = measure_variants(plan, trained, log=log, jobs=args.jobs, threads=args.threads,
+                               played=played_path(root, name))
     for line in table_lines(plan, results):
         print(line, file=sys.stdout)
-    saved = save_results(load_config(plan.config).run.root, name, results)
+    saved = save_results(root, name, results)
     print(f"results: {saved}", file=sys.stdout)
     if args.results != "-":
         command = " ".join(["catena-zero ablate", args.plan]

@@ -299,6 +299,11 @@ class TrainConfig:
     warmup_steps: int = 100  # linear warmup from 0; KataGo 2019 instead trains its first 5M samples at 1/3 of the rate
     lr_decay_steps: int = 100_000  # cosine: steps after warmup to reach the floor; step: steps per drop
     lr_decay_factor: float = 0.1  # cosine: floor as a fraction of the peak; step: factor per drop (AlphaZero 0.1)
+    # cosine: spread the decay over the run instead of lr_decay_steps, by the run's progress toward
+    # the first bound it will reach (run.max_steps, max_positions or max_minutes), as cleanrl anneals
+    # over its total steps: a run bounded by minutes ends at the floor whatever its speed. Raising the
+    # bound on resume moves the rate back up the curve.
+    lr_decay_over_run: bool = False
     max_grad_norm: float = 5.0  # clip the global gradient norm to this (0 = off); neither paper clips
     # Loss weights (KataGo 2019 sec. 3-4: policy 1, game outcome c_g = 1.5, ownership c_o = 1.5 / b^2
     # summed over the b^2 cells, i.e. 1.5 on the per-cell mean).
@@ -334,6 +339,8 @@ class TrainConfig:
         _check(self.warmup_steps >= 0, f"train.warmup_steps must be >= 0, got {self.warmup_steps}")
         _check(self.lr_decay_steps >= 1, f"train.lr_decay_steps must be >= 1, got {self.lr_decay_steps}")
         _check(0 < self.lr_decay_factor <= 1, f"train.lr_decay_factor must be in (0, 1], got {self.lr_decay_factor}")
+        _check(not self.lr_decay_over_run or self.lr_schedule == "cosine",
+               f"train.lr_decay_over_run needs train.lr_schedule 'cosine', got {self.lr_schedule!r}")
         _check(self.max_grad_norm >= 0, f"train.max_grad_norm must be >= 0, got {self.max_grad_norm}")
         for name in ("policy_weight", "value_weight", "score_weight", "ownership_weight"):
             _check(getattr(self, name) >= 0, f"train.{name} must be >= 0, got {getattr(self, name)}")
@@ -362,6 +369,10 @@ class Config:
 
     def __post_init__(self) -> None:
         _check(self.seed >= 0, f"seed must be a whole number >= 0, got {self.seed}")
+        run = self.run
+        _check(not self.train.lr_decay_over_run or any(b is not None for b in (run.max_steps, run.max_positions,
+                                                                                run.max_minutes)),
+               "train.lr_decay_over_run needs a run bound (run.max_steps, run.max_positions or run.max_minutes)")
 
     def rule_sets(self) -> tuple[RuleSet, ...]:
         """The rule sets a run trains on, ``game``'s own first: every combination of

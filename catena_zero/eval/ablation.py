@@ -5,6 +5,8 @@ opponent and against the baseline variant (``catena-zero ablate PLAN``).
 A plan is a YAML file (``configs/ablations/``) read into ``AblationPlan``:
 
     config: configs/quick.yaml       # the base training config
+    base: {replay.train_ratio: 4.0}  # overrides of every variant, before its own: the base config as
+                                     # the table measured it, when the file has changed since ({} for none)
     minutes: 10                      # training minutes per variant (run.max_minutes)
     baseline: baseline               # the variant the others play head to head
     variants:                        # name -> --set overrides (dotted keys), {} for none
@@ -21,7 +23,9 @@ Runs live in ``<run.root>/ablate-<plan>-<variant>``: a variant whose run already
 minutes is not trained again, so an interrupted ablation continues where it stopped (and a plan
 can grow by a variant). Training runs one at a time and the matches only after all training, so
 each variant's minutes are measured alone on the machine (nothing else must run beside it: the
-table's minutes are wall-clock minutes of a shared CPU otherwise). The table (score rates with
+table's minutes are wall-clock minutes of a shared CPU otherwise). The matches (``MatchJob``) may
+run several at once (``--jobs``), each in its own process: a match counts simulations, not time,
+so load does not change its result. The table (score rates with
 Wilson 95% intervals, Elo with its interval) is printed, saved as ``ablation.json`` beside the
 runs, and written into a Markdown file (docs/RESULTS.md) between markers named after the plan,
 leaving the rest of the file as it was.
@@ -73,6 +77,7 @@ class AblationPlan:
     config: str = "configs/quick.yaml"  # the base config (relative paths: from the working folder)
     minutes: float = 10.0  # training minutes per variant
     baseline: str = "baseline"  # the variant the others play head to head
+    base: dict = field(default_factory=dict)  # {dotted key: value} overrides of every variant, applied first
     variants: dict = field(default_factory=dict)  # name -> {dotted key: value} overrides
     evaluation: AblationEvaluation = field(default_factory=AblationEvaluation)
     seed: Optional[int] = None  # every variant's seed (default: the base config's)
@@ -87,6 +92,8 @@ class AblationPlan:
                 raise ConfigError(f"variant names are letters, digits, '-' and '_'; got {name!r}")
             if overrides is not None and not isinstance(overrides, dict):
                 raise ConfigError(f"variant {name}: expected a mapping of dotted keys to values")
+        if not isinstance(self.base, dict):
+            raise ConfigError("base: expected a mapping of dotted keys to values")
         if self.baseline not in self.variants:
             raise ConfigError(f"baseline {self.baseline!r} is not one of the variants ({', '.join(self.variants)})")
 
@@ -135,7 +142,7 @@ def variant_configs(plan: AblationPlan, plan_name: str, minutes: Optional[float]
 
     configs: dict[str, Config] = {}
     for name, overrides in plan.variants.items():
-        nested = variant_overrides(overrides)
+        nested = variant_overrides({**plan.base, **(overrides or {})})
         run = nested.setdefault("run", {})
         run["max_minutes"] = minutes or plan.minutes
         run["name"] = f"ablate-{plan_name}-{name}"
@@ -222,41 +229,123 @@ def train_variants(plan: AblationPlan, plan_name: str, *, minutes: Optional[floa
     return trained
 
 
-def measure_variants(plan: AblationPlan, trained: list[TrainedVariant],
-                     log: Callable[[str], None] = print) -> list[VariantResult]:
-    """Each trained variant's final network against the fixed opponent and the baseline variant."""
-    from .arena import play_match
-    from .specs import build_agent, parse_agent_spec
+@dataclass(frozen=True)
+class MatchJob:
+    """One match of the table: a variant's network against the fixed opponent or the baseline.
+    Agents are named by spec (``evaluate``'s A and B), so a job runs in any process."""
 
+    variant: str
+    against: str  # "opponent" or "baseline"
+    agent: str  # spec of the variant's network (its checkpoint)
+    opponent: str  # spec of the other side
+    game: Any  # GameConfig of the variant's run
+    games: int
+    komi: int
+    seed: int
+    opening_plies: int
+    simulations: int
+
+    @property
+    def key(self) -> str:
+        """What decides the match's result: the same key, the same tally (the cache of played matches)."""
+        return (f"{self.variant} vs {self.against}: {self.agent} vs {self.opponent}, {self.games} games at komi "
+                f"{self.komi}, seed {self.seed}, {self.opening_plies} opening plies, {self.simulations} simulations, "
+                f"{self.game.side}-{self.game.game_type}-{self.game.scoring}")
+
+
+def match_jobs(plan: AblationPlan, trained: list[TrainedVariant]) -> list[MatchJob]:
+    """Every match of the table, in its rows' order: each variant against the fixed opponent, then
+    (but the baseline) against the baseline variant."""
     evaluation = plan.evaluation
-    opponent = build_agent(parse_agent_spec(evaluation.opponent))
     by_name = {t.name: t for t in trained}
     if plan.baseline not in by_name:
         raise ConfigError(f"the baseline variant {plan.baseline!r} has not trained")
-
-    def network(variant: TrainedVariant):
-        return build_agent(parse_agent_spec(str(variant.checkpoint), simulations=evaluation.simulations))
-
-    baseline_agent = network(by_name[plan.baseline])
-    results: list[VariantResult] = []
+    jobs = []
     for variant in trained:
-        name = variant.name
-        agent = baseline_agent if name == plan.baseline else network(variant)
         game = load_config(variant.run_dir / "config.yaml").game
-        log(f"ablate: {name} vs {evaluation.opponent}, {evaluation.games} games at komi {evaluation.komi}")
-        vs_opponent = play_match(agent, opponent, game, evaluation.games, evaluation.komi,
-                                 np.random.default_rng(evaluation.seed), opening_plies=evaluation.opening_plies)
-        vs_baseline = None
-        if name != plan.baseline and evaluation.baseline_games:
-            log(f"ablate: {name} vs {plan.baseline}, {evaluation.baseline_games} games at komi {evaluation.komi}")
-            vs_baseline = _tally(play_match(agent, baseline_agent, game, evaluation.baseline_games, evaluation.komi,
-                                            np.random.default_rng(evaluation.seed + 1),
-                                            opening_plies=evaluation.opening_plies))
-        results.append(VariantResult(name=name, overrides=dict(plan.variants[name] or {}),
-                                     run_dir=str(variant.run_dir), checkpoint=str(variant.checkpoint),
-                                     step=variant.step, positions=variant.positions, minutes=variant.minutes,
-                                     vs_opponent=_tally(vs_opponent), vs_baseline=vs_baseline))
-    return results
+        common = dict(variant=variant.name, agent=str(variant.checkpoint), game=game, komi=evaluation.komi,
+                      opening_plies=evaluation.opening_plies, simulations=evaluation.simulations)
+        jobs.append(MatchJob(against="opponent", opponent=evaluation.opponent, games=evaluation.games,
+                             seed=evaluation.seed, **common))
+        if variant.name != plan.baseline and evaluation.baseline_games:
+            jobs.append(MatchJob(against="baseline", opponent=str(by_name[plan.baseline].checkpoint),
+                                 games=evaluation.baseline_games, seed=evaluation.seed + 1, **common))
+    return jobs
+
+
+def play_job(job: MatchJob) -> dict:
+    """Play one match; its tally (wins, draws, losses, score, intervals, Elo)."""
+    from .arena import play_match
+    from .specs import build_agent, parse_agent_spec
+
+    agent = build_agent(parse_agent_spec(job.agent, simulations=job.simulations))
+    other = build_agent(parse_agent_spec(job.opponent, simulations=job.simulations))
+    return _tally(play_match(agent, other, job.game, job.games, job.komi, np.random.default_rng(job.seed),
+                             opening_plies=job.opening_plies))
+
+
+def _init_match_process(threads: int) -> None:
+    from ..net.device import set_torch_threads
+
+    set_torch_threads(threads)
+
+
+def _read_played(path: Optional[Path]) -> dict[str, dict]:
+    if path is None or not path.exists():
+        return {}
+    try:
+        played = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}  # unreadable: play the matches again (the file is rewritten as they finish)
+    return played if isinstance(played, dict) else {}
+
+
+def measure_variants(plan: AblationPlan, trained: list[TrainedVariant], log: Callable[[str], None] = print,
+                     *, jobs: int = 1, threads: int = 1, played: Optional[Path] = None) -> list[VariantResult]:
+    """Each trained variant's final network against the fixed opponent and the baseline variant.
+
+    ``jobs`` > 1 plays that many matches at once, each in its own process with ``threads`` inference
+    threads (one per core is the usual choice). A match's result does not depend on the others: its
+    simulations are counted, not timed, and its generator is its own, so the table is the same.
+    ``played``: a JSON file of the matches already played (``MatchJob.key`` -> tally), read first
+    and written after each match, so a grown plan or an interrupted ablation plays only the rest."""
+    cache = _read_played(played)
+    every = match_jobs(plan, trained)
+    found: dict[tuple[str, str], dict] = {(job.variant, job.against): cache[job.key] for job in every
+                                          if job.key in cache}
+    todo = [job for job in every if (job.variant, job.against) not in found]
+
+    def title(job: MatchJob) -> str:
+        return f"{job.variant} vs {job.opponent if job.against == 'opponent' else plan.baseline}"
+
+    log(f"ablate: {len(todo)} matches of {plan.evaluation.games} games at komi {plan.evaluation.komi}, "
+        f"{max(1, jobs)} at a time" + (f" ({len(found)} played before)" if found else ""))
+
+    def record(job: MatchJob, tally: dict) -> None:
+        found[(job.variant, job.against)] = tally
+        if played is not None:
+            cache[job.key] = tally
+            played.parent.mkdir(parents=True, exist_ok=True)
+            write_text_atomic(played, json.dumps(cache, indent=1) + "\n")
+        log(f"ablate: {title(job)}: +{tally['wins']} ={tally['draws']} -{tally['losses']}, "
+            f"score {100 * tally['score']:.1f}% ({len(found)}/{len(every)})")
+
+    if jobs <= 1:
+        for job in todo:
+            record(job, play_job(job))
+    else:
+        import concurrent.futures
+        import multiprocessing
+
+        # spawn, not fork: the parent may hold torch's thread pools (and Ray's) already.
+        with concurrent.futures.ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn"),
+                                                    initializer=_init_match_process, initargs=(threads,)) as pool:
+            for job, tally in zip(todo, pool.map(play_job, todo)):
+                record(job, tally)
+    return [VariantResult(name=v.name, overrides=dict(plan.variants[v.name] or {}), run_dir=str(v.run_dir),
+                          checkpoint=str(v.checkpoint), step=v.step, positions=v.positions, minutes=v.minutes,
+                          vs_opponent=found[(v.name, "opponent")], vs_baseline=found.get((v.name, "baseline")))
+            for v in trained]
 
 
 def run_ablation(plan: AblationPlan, plan_name: str, *, minutes: Optional[float] = None,
@@ -264,7 +353,8 @@ def run_ablation(plan: AblationPlan, plan_name: str, *, minutes: Optional[float]
                  log: Callable[[str], None] = print) -> list[VariantResult]:
     """Train what is missing, then play the matches; the rows in the plan's order."""
     trained = train_variants(plan, plan_name, minutes=minutes, only=only, train_fn=train_fn, log=log)
-    return measure_variants(plan, trained, log=log)
+    return measure_variants(plan, trained, log=log,
+                            played=played_path(load_config(plan.config).run.root, plan_name))
 
 
 def _rate(t: Optional[dict]) -> str:
@@ -296,6 +386,12 @@ def table_lines(plan: AblationPlan, results: list[VariantResult]) -> list[str]:
     return lines
 
 
+def _base_text(plan: AblationPlan) -> str:
+    if not plan.base:
+        return ""
+    return " (with " + ", ".join(f"`{key}={json.dumps(value)}`" for key, value in plan.base.items()) + " for all)"
+
+
 def markdown_section(plan: AblationPlan, plan_name: str, command: str, results: list[VariantResult],
                      note: str = "") -> str:
     e = plan.evaluation
@@ -304,7 +400,7 @@ def markdown_section(plan: AblationPlan, plan_name: str, command: str, results: 
         f"<!-- ablation:{plan_name} -->",
         f"### Ablation `{plan_name}`",
         "",
-        f"Each variant of `{plan.config}` trained {minutes:.0f} minutes from the same seed, one after another; "
+        f"Each variant of `{plan.config}`{_base_text(plan)} trained {minutes:.0f} minutes from the same seed, one after another; "
         f"each final network (its averaged weights where it keeps them) at {e.simulations} simulations a move "
         f"played {e.games} games against `{e.opponent}` and {e.baseline_games} against `{plan.baseline}`, "
         f"at komi {e.komi}, colours alternating over paired openings of {e.opening_plies} random plies. "
@@ -331,6 +427,11 @@ def write_section(path: str | Path, plan_name: str, section: str, title: str = "
         text = text.rstrip("\n") + "\n\n" + section
     write_text_atomic(path, text)
     return path
+
+
+def played_path(run_root: str | Path, plan_name: str) -> Path:
+    """Where the plan's played matches are kept (``measure_variants``'s ``played``)."""
+    return Path(run_root) / f"ablate-{plan_name}-matches.json"
 
 
 def save_results(run_root: str | Path, plan_name: str, results: list[VariantResult]) -> Path:

@@ -256,6 +256,14 @@ class TrainingRun:
         return {k: v for k, v in (("steps", run.max_steps), ("positions", run.max_positions),
                                   ("minutes", run.max_minutes)) if v is not None}
 
+    def _run_progress(self) -> float:
+        """How far the run is toward the first bound it will reach, 0..1 (0 without bounds)."""
+        run, c = self.config.run, self.counters
+        fractions = [done / bound for done, bound in ((c.step, run.max_steps), (c.positions, run.max_positions),
+                                                      (c.seconds, None if run.max_minutes is None else run.max_minutes * 60))
+                     if bound]
+        return min(1.0, max(fractions, default=0.0))
+
     def _steps_left(self) -> int:
         bound = self.config.run.max_steps
         return bound - self.counters.step if bound is not None else 1 << 30
@@ -300,7 +308,7 @@ class TrainingRun:
         config = self.config
         cpu_started = time.process_time()
         batch = self.replay.sample(config.train.batch_size, self.rng)
-        losses = self.learner.step(batch)
+        losses = self.learner.step(batch, self._run_progress())
         self.cpu.learner += time.process_time() - cpu_started
         self.replay.record_trained(config.train.batch_size)
         self.counters.step += 1

@@ -3,7 +3,8 @@
 The driver samples a ``replay.Batch``, calls ``Learner.step`` (one optimiser step, returns the
 loss floats), publishes ``averaged_weights()`` to the self-play actors now and then, and checkpoints
 ``state_dict()`` (model, optimiser, step, the weight average; the schedule is a pure function of
-the step).
+the step, and under ``train.lr_decay_over_run`` of the run's progress toward its bound, which the
+driver passes to each step).
 
 With ``train.ema_decay`` > 0 the learner keeps an exponential moving average of the weights
 (batch-norm statistics included), the averaged copy KataGo exports (its stochastic weight averaging):
@@ -39,8 +40,10 @@ class TrainingDiverged(UserError, RuntimeError):
     ``train.max_grad_norm``), so it is not reported as a bug; still a ``RuntimeError`` for old callers."""
 
 
-def learning_rate(config: TrainConfig, step: int) -> float:
-    """The learning rate of optimiser step ``step`` (0-based): linear warmup, then the schedule."""
+def learning_rate(config: TrainConfig, step: int, run_progress: float = 0.0) -> float:
+    """The learning rate of optimiser step ``step`` (0-based): linear warmup, then the schedule.
+
+    ``run_progress``: the run's progress toward its bound, 0..1 (``train.lr_decay_over_run``)."""
     peak = config.learning_rate
     if step < config.warmup_steps:
         return peak * (step + 1) / config.warmup_steps
@@ -49,7 +52,7 @@ def learning_rate(config: TrainConfig, step: int) -> float:
         return peak
     if config.lr_schedule == "cosine":
         floor = config.lr_decay_factor
-        progress = min(1.0, t / config.lr_decay_steps)
+        progress = min(1.0, run_progress if config.lr_decay_over_run else t / config.lr_decay_steps)
         return peak * (floor + (1.0 - floor) * 0.5 * (1.0 + math.cos(math.pi * progress)))
     return peak * config.lr_decay_factor ** (t // config.lr_decay_steps)  # "step" (AlphaZero's drops)
 
@@ -74,6 +77,7 @@ class Learner:
             {"params": self._decayed, "weight_decay": config.weight_decay},
             {"params": [p for n, p in named if not _decays(n, p)], "weight_decay": 0.0},
         ]
+        self._run_progress = 0.0  # of the last step (train.lr_decay_over_run)
         lr = learning_rate(config, 0)
         if config.optimizer == "sgd":
             self.optimizer: torch.optim.Optimizer = torch.optim.SGD(groups, lr=lr, momentum=config.momentum)
@@ -90,9 +94,9 @@ class Learner:
         """Optimiser steps done."""
         return self._step
 
-    def learning_rate(self) -> float:
-        """The rate the next step uses."""
-        return learning_rate(self.config, self._step)
+    def learning_rate(self, run_progress: float | None = None) -> float:
+        """The rate the next step uses (at the run progress of the last step unless given)."""
+        return learning_rate(self.config, self._step, self._run_progress if run_progress is None else run_progress)
 
     def _autocast(self) -> contextlib.AbstractContextManager:
         if self.device.type != "cuda" or not self.config.mixed_precision:
@@ -117,15 +121,17 @@ class Learner:
             pairs.append((out, self._targets(part)))
         return compute_losses(pairs, self.config, weight_penalty(self._decayed, self.config.weight_decay))
 
-    def step(self, batch: Batch) -> Losses:
-        """One optimiser step on ``batch``; returns its losses as floats.
+    def step(self, batch: Batch, run_progress: float = 0.0) -> Losses:
+        """One optimiser step on ``batch``; returns its losses as floats. ``run_progress`` (0..1, the
+        run's progress toward its bound) sets the rate under ``train.lr_decay_over_run``.
 
         Raises ``TrainingDiverged`` (weights untouched) when a loss or the gradient is NaN or inf.
         """
         if batch.size == 0:
             raise ValueError("cannot train on an empty batch")
         self.model.train()
-        lr = learning_rate(self.config, self._step)
+        self._run_progress = run_progress
+        lr = learning_rate(self.config, self._step, run_progress)
         for group in self.optimizer.param_groups:
             group["lr"] = lr
         # Batch-norm running statistics change in the forward pass: keep them to undo a bad step.
