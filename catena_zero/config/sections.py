@@ -244,6 +244,11 @@ class RunConfig:
         _check(self.sample_game_interval_steps >= 0,
                f"run.sample_game_interval_steps must be >= 0, got {self.sample_game_interval_steps}")
 
+    def bounds(self) -> dict[str, float]:
+        """The bounds set, by what they count: ``steps``, ``positions``, ``minutes`` (none: {})."""
+        return {k: v for k, v in (("steps", self.max_steps), ("positions", self.max_positions),
+                                  ("minutes", self.max_minutes)) if v is not None}
+
 
 # Keys that may change when a run is resumed (its bounds); everything else must match.
 RESUMABLE_KEYS = ("run.max_steps", "run.max_positions", "run.max_minutes")
@@ -369,9 +374,7 @@ class Config:
 
     def __post_init__(self) -> None:
         _check(self.seed >= 0, f"seed must be a whole number >= 0, got {self.seed}")
-        run = self.run
-        _check(not self.train.lr_decay_over_run or any(b is not None for b in (run.max_steps, run.max_positions,
-                                                                                run.max_minutes)),
+        _check(not self.train.lr_decay_over_run or bool(self.run.bounds()),
                "train.lr_decay_over_run needs a run bound (run.max_steps, run.max_positions or run.max_minutes)")
 
     def rule_sets(self) -> tuple[RuleSet, ...]:

@@ -348,15 +348,6 @@ def measure_variants(plan: AblationPlan, trained: list[TrainedVariant], log: Cal
             for v in trained]
 
 
-def run_ablation(plan: AblationPlan, plan_name: str, *, minutes: Optional[float] = None,
-                 only: Optional[list[str]] = None, train_fn: Optional[Callable] = None,
-                 log: Callable[[str], None] = print) -> list[VariantResult]:
-    """Train what is missing, then play the matches; the rows in the plan's order."""
-    trained = train_variants(plan, plan_name, minutes=minutes, only=only, train_fn=train_fn, log=log)
-    return measure_variants(plan, trained, log=log,
-                            played=played_path(load_config(plan.config).run.root, plan_name))
-
-
 def _rate(t: Optional[dict]) -> str:
     if t is None:
         return "-"

@@ -215,7 +215,7 @@ class TrainingRun:
         try:
             pool = SelfPlayPool(config, self.actor_seeds)
             pool.publish(self.learner.averaged_weights(), self.counters.step)
-            self.progress.start(self.counters.step, self._bounds(), self.counters.seconds)
+            self.progress.start(self.counters.step, self.config.run.bounds(), self.counters.seconds)
             while True:
                 self.counters.seconds = seconds_before + time.perf_counter() - session_start
                 stop_reason = self._bound_reached()
@@ -251,18 +251,11 @@ class TrainingRun:
                           actor_restarts=restarts, actor_nodes=len(self.nodes), cpu=self.cpu.report(),
                           evaluations_skipped=self.evaluations_skipped)
 
-    def _bounds(self) -> dict[str, float]:
-        run = self.config.run
-        return {k: v for k, v in (("steps", run.max_steps), ("positions", run.max_positions),
-                                  ("minutes", run.max_minutes)) if v is not None}
-
     def _run_progress(self) -> float:
         """How far the run is toward the first bound it will reach, 0..1 (0 without bounds)."""
-        run, c = self.config.run, self.counters
-        fractions = [done / bound for done, bound in ((c.step, run.max_steps), (c.positions, run.max_positions),
-                                                      (c.seconds, None if run.max_minutes is None else run.max_minutes * 60))
-                     if bound]
-        return min(1.0, max(fractions, default=0.0))
+        c = self.counters
+        done = {"steps": c.step, "positions": c.positions, "minutes": c.seconds / 60}
+        return min(1.0, max((done[k] / bound for k, bound in self.config.run.bounds().items()), default=0.0))
 
     def _steps_left(self) -> int:
         bound = self.config.run.max_steps
