@@ -131,3 +131,16 @@ def test_rule_set_is_the_options_komi_aside_with_a_stable_key():
         RuleSet(4, "komi", "shortest")
     with pytest.raises(ValueError, match="side must be in 2..10"):
         RuleSet(11, "komi", "standard")
+
+
+def test_exponent_notation_without_a_dot_is_a_number_in_files_and_in_set(tmp_path):
+    # PyYAML (YAML 1.1) reads 1e-4 as the string "1e-4"; a float field takes it as the number.
+    path = tmp_path / "c.yaml"
+    path.write_text("train:\n  learning_rate: 1e-4\n")
+    assert load_config(path).train.learning_rate == 1e-4
+    config = load_config(path, parse_overrides(["train.weight_decay=6E-5", "train.learning_rate=+2e1"]))
+    assert (config.train.weight_decay, config.train.learning_rate) == (6e-5, 20.0)
+    with pytest.raises(ConfigError, match="train.learning_rate must be a number, got '1e'"):
+        load_config(path, parse_overrides(["train.learning_rate=1e"]))
+    with pytest.raises(ConfigError, match="run.name must be"):  # a string field keeps the string
+        load_config(path, parse_overrides(["run.name=1e4/x"]))

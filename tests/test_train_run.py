@@ -4,6 +4,7 @@ a run killed with SIGKILL resumes from its last checkpoint."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import signal
 import subprocess
@@ -31,8 +32,8 @@ SETTINGS = [
 ]
 
 
-def _argv(root: Path, *flags: str, sets=()) -> list[str]:
-    argv = ["train", "--config", QUICK, "--run-name", "t", "--set", f"run.root={root}", *flags]
+def _argv(root: Path, *flags: str, sets=(), name: str = "t") -> list[str]:
+    argv = ["train", "--config", QUICK, "--run-name", name, "--set", f"run.root={root}", *flags]
     for item in [*SETTINGS, *sets]:
         argv += ["--set", item]
     return argv
@@ -88,6 +89,55 @@ def test_resume_refuses_a_changed_config_and_a_new_run_refuses_an_old_folder(tmp
                  "--set", "net.channels=16", "--set", "run.max_steps=9"]) == 2
     err = capsys.readouterr().err
     assert "net.channels: 32 -> 16" in err and err.count("\n") == 1
+
+
+def _parameters_close(a: dict, b: dict, tolerance: float) -> bool:
+    """True when every weight (batch-norm statistics aside) of ``a`` is within ``tolerance`` of ``b``."""
+    return all(float((a[k] - b[k]).abs().max()) <= tolerance for k in a
+               if a[k].is_floating_point() and "running_" not in k)
+
+
+def test_a_new_run_starts_from_a_bot_file_and_resumes_without_repeating_it(tmp_path, capsys):
+    from catena_zero.bot.export import export_bot
+
+    assert main(_argv(tmp_path, sets=["run.max_steps=3", "eval.games=0"])) == 0
+    start = load_checkpoint(tmp_path / "t")
+    bot = tmp_path / "t.bot"
+    export_bot(start, bot)
+    # At a vanishing learning rate three steps leave the weights where they began: the warm
+    # start's first checkpoint is the bot's network, a fresh run's (same seed) is not.
+    still = ["run.max_steps=3", "eval.games=0", "train.learning_rate=1e-12", "train.weight_decay=0"]
+    assert main(_argv(tmp_path, sets=[*still, f"train.init_from={bot}"], name="warm")) == 0
+    assert "starting from the network of" in capsys.readouterr().err
+    assert _parameters_close(load_checkpoint(tmp_path / "warm").model, start.model, 1e-6)
+    assert main(_argv(tmp_path, sets=still, name="cold")) == 0
+    assert not _parameters_close(load_checkpoint(tmp_path / "cold").model, start.model, 1e-4)
+    # A resume need not name init_from again (nor may it restart from it: the checkpoint wins).
+    assert main(_argv(tmp_path, "--resume", sets=[*still[1:], "run.max_steps=5"], name="warm")) == 0
+    assert _last_step(tmp_path / "warm") == 5
+    assert "starting from the network of" not in capsys.readouterr().err
+
+
+def test_init_from_reads_checkpoints_run_folders_and_bots_and_refuses_another_network(tmp_path, capsys):
+    from catena_zero.bot.export import export_bot
+    from catena_zero.commands.common import CliError
+    from catena_zero.commands.train import initial_weights
+
+    assert main(_argv(tmp_path, sets=["run.max_steps=3", "eval.games=0"])) == 0
+    checkpoint = load_checkpoint(tmp_path / "t")
+    export_bot(checkpoint, tmp_path / "t.bot")
+    net = checkpoint.config.net
+    for source in (tmp_path / "t", checkpoint.path, tmp_path / "t.bot"):
+        assert _parameters_close(initial_weights(str(source), net), checkpoint.model, 0.0)
+    with pytest.raises(CliError, match="net.channels is 8 there, 16 here"):
+        initial_weights(str(tmp_path / "t.bot"), dataclasses.replace(net, channels=16))
+    with pytest.raises(CliError, match="no such file"):
+        initial_weights(str(tmp_path / "missing.bot"), net)
+    (tmp_path / "junk.bot").write_bytes(b"not a network")
+    assert main(_argv(tmp_path, sets=["run.max_steps=3", f"train.init_from={tmp_path / 'junk.bot'}"],
+                      name="junk")) == 2
+    err = capsys.readouterr().err
+    assert "junk.bot" in err and err.count("\n") == 1
 
 
 def test_run_killed_with_sigkill_resumes_from_its_last_checkpoint(tmp_path):

@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..config import load_config, parse_overrides
+from ..config import NetConfig, load_config, parse_overrides
 from .common import CliError
 
 PROG = "catena-zero"
@@ -24,6 +24,36 @@ def configure(train: argparse.ArgumentParser) -> None:
     train.add_argument("--seed", type=int, metavar="N", help="root seed of the run (default: the config's seed)")
 
 
+def initial_weights(source: str, net: NetConfig) -> dict:
+    """The weights of the network ``train.init_from`` names: a checkpoint file, a run folder's
+    newest checkpoint, or an exported bot file. ``CliError`` (one line) when it is none of them or
+    its network is not ``net``."""
+    from ..bot.export import read_bot
+    from ..eval.specs import looks_like_checkpoint
+    from ..train.checkpoint import load_checkpoint, resolve_checkpoint
+
+    path = Path(source)
+    if not path.exists():
+        raise CliError(f"train.init_from: no such file or folder: {source}")
+    if path.is_dir() or looks_like_checkpoint(path):
+        checkpoint = load_checkpoint(resolve_checkpoint(path))  # CheckpointError names what is wrong
+        found, weights = checkpoint.config.net, checkpoint.model
+    else:
+        bot = read_bot(path)  # BotFileError names what is wrong
+        found, weights = bot.header.net, bot.weights
+    if found != net:
+        raise CliError(f"train.init_from: {source}'s network differs from the config's net section: "
+                       f"{_net_diff(found, net)}")
+    return weights
+
+
+def _net_diff(found: NetConfig, wanted: NetConfig) -> str:
+    import dataclasses
+
+    return "; ".join(f"net.{f.name} is {getattr(found, f.name)!r} there, {getattr(wanted, f.name)!r} here"
+                     for f in dataclasses.fields(found) if getattr(found, f.name) != getattr(wanted, f.name))
+
+
 def run(args: argparse.Namespace) -> int:
     import torch
 
@@ -39,7 +69,8 @@ def run(args: argparse.Namespace) -> int:
         overrides["seed"] = args.seed
     config = load_config(args.config, overrides)
     torch.set_num_threads(learner_threads(config))  # this process runs the learner: its threads to set
-    summary = train(config, Path(args.config).stem, args.run_name, args.resume, evaluate=evaluate_in_loop)
+    summary = train(config, Path(args.config).stem, args.run_name, args.resume, evaluate=evaluate_in_loop,
+                    load_weights=initial_weights)
     out = sys.stdout
     resume = f"catena-zero train --config {args.config} --run-name {summary.run_dir.name} --resume"
     if summary.stop_reason.startswith("interrupted"):

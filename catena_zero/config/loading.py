@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import math
+import re
 import types
 import typing
 from pathlib import Path
@@ -37,6 +38,10 @@ def _shown(value: Any) -> str:
     return quote(value)
 
 
+# A number in exponent notation without a dot (1e-4, 2E+3), which PyYAML's YAML 1.1 reads as a string.
+_EXPONENT_ONLY = re.compile(r"[+-]?[0-9]+[eE][+-]?[0-9]+")
+
+
 def _coerce(value: Any, annotation: Any, key: str) -> Any:
     """Check a YAML scalar against a field's type (ints for int fields, etc.)."""
     if isinstance(annotation, str):
@@ -52,6 +57,8 @@ def _coerce(value: Any, annotation: Any, key: str) -> Any:
     elif annotation is int:
         _check(isinstance(value, int) and not isinstance(value, bool), f"{key} must be an integer, got {_shown(value)}")
     elif annotation is float:
+        if isinstance(value, str) and _EXPONENT_ONLY.fullmatch(value.strip()):
+            value = float(value)  # YAML 1.1 reads 1e-4 (no dot) as a string; people write it so
         _check(isinstance(value, (int, float)) and not isinstance(value, bool), f"{key} must be a number, got {_shown(value)}")
         try:
             value = float(value)

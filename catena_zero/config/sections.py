@@ -330,6 +330,12 @@ class TrainConfig:
     ema_decay: float = 0.0
     device: str = "auto"  # learner device: "auto" = CUDA when available, else CPU; or "cpu", "cuda[:i]"
     mixed_precision: bool = True  # bfloat16 autocast of the forward pass on CUDA only; losses in float32
+    # A new run's first network: a checkpoint file, a run folder (its newest checkpoint) or an
+    # exported bot file, whose net section must equal this config's; "" = a random network
+    # (AlphaZero). A warm start: the optimiser, the replay buffer and the counters start afresh, so
+    # self-play begins at that network's strength (how a run continues from a shipped bot when
+    # its run folder is gone). Read only when the run starts; --resume keeps the saved value.
+    init_from: str = ""
 
     def __post_init__(self) -> None:
         _check(self.batch_size >= 1, f"train.batch_size must be >= 1, got {self.batch_size}")

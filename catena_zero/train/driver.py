@@ -28,15 +28,16 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional
+from typing import Callable, Optional
 
 import numpy as np
 import torch
 
-from ..config import RESUMABLE_KEYS, Config, ConfigError, config_diff, config_to_yaml, load_config
+from ..config import RESUMABLE_KEYS, Config, ConfigError, NetConfig, config_diff, config_to_yaml, load_config
 from ..errors import UserError
 from ..fileio import write_text_atomic
 from ..game.options import RuleSet
+from ..net import model_from_weights
 from ..selfplay.workers import SelfPlayPool, poll_remote, run_remote, start_ray, stop_ray, wait_remote
 from .checkpoint import (Checkpoint, list_checkpoints, load_checkpoint, newest_intact_checkpoint,
                          newest_intact_checkpoint_of, prune_checkpoints, save_checkpoint)
@@ -53,6 +54,11 @@ REPLAY_FILE = "replay.npz"
 
 class RunError(UserError):
     """A run cannot start or resume (the message says why, in one line)."""
+
+
+# Reads the network ``train.init_from`` names and returns its weights, checked against the net
+# section (the command's ``commands/train.py``: it alone may read bot files, which train/ does not).
+WeightsLoader = Callable[[str, NetConfig], dict]
 
 
 @dataclass(frozen=True)
@@ -92,7 +98,9 @@ def prepare_run(config: Config, default_name: str, run_name: Optional[str], resu
         except ConfigError as exc:
             raise RunError(f"cannot resume {run_dir}: {exc}") from None
         wanted = _with_run_name(config, name)
-        differing = [d for d in config_diff(saved, wanted) if d.split(":")[0] not in RESUMABLE_KEYS]
+        # train.init_from only decides a run's first network: a resume need not repeat it.
+        differing = [d for d in config_diff(saved, wanted)
+                     if d.split(":")[0] not in RESUMABLE_KEYS + ("train.init_from",)]
         if differing:
             raise RunError(f"--resume would change {run_dir}'s config; only the bounds "
                            f"({', '.join(RESUMABLE_KEYS)}) may change: {'; '.join(differing)}")
@@ -142,7 +150,7 @@ class TrainingRun:
     """One session of a run (a fresh start or a resume), driven by ``run()``."""
 
     def __init__(self, config: Config, run_dir: Path, resume: bool, progress: Progress,
-                 evaluate: Optional[InLoopEvaluation] = None) -> None:
+                 evaluate: Optional[InLoopEvaluation] = None, load_weights: Optional[WeightsLoader] = None) -> None:
         self.config = config
         self.evaluate = evaluate  # the in-loop matches (eval/inloop.py); None: no learning curve
         self.run_dir = run_dir
@@ -154,8 +162,8 @@ class TrainingRun:
         self.eval_seeds = eval_seed
         self.actor_seeds = actor_seed
         self.cpus = float(config.run.num_cpus or os.cpu_count() or 1)
-        generator = torch.Generator().manual_seed(int(learner_seed.generate_state(1)[0]))
-        self.learner = Learner(config.net, config.train, generator)
+        self.generator = torch.Generator().manual_seed(int(learner_seed.generate_state(1)[0]))
+        self.learner = Learner(config.net, config.train, self.generator)
         self.replay = ReplayBuffer(config.replay, self.rule_sets)
         self.counters = _Counters()
         self.window = SelfPlayWindow()
@@ -168,16 +176,29 @@ class TrainingRun:
         self.cpu = CpuAccount(self.cpus)
         self.evaluations_skipped = 0
         self.last_eval_cpu = 0.0  # CPU seconds of the last in-loop evaluation (the next one's estimate)
-        if resume:
-            self._restore()
+        restored = self._restore() if resume else False
+        if not restored and config.train.init_from:
+            self._warm_start(load_weights)
         self.log = RunLog(run_dir, self.counters.step, None if resume else config)
 
     # -- resume ----------------------------------------------------------------------------------
 
-    def _restore(self) -> None:
+    def _warm_start(self, load_weights: Optional[WeightsLoader]) -> None:
+        """Start from the network ``train.init_from`` names (a fresh optimiser and a weight average
+        that starts at it: ``Learner`` copies its model's state)."""
+        source = self.config.train.init_from
+        if load_weights is None:
+            raise RunError(f"train.init_from is {source!r}, but this caller gave train() no weights loader")
+        weights = load_weights(source, self.config.net)
+        self.learner = Learner(self.config.net, self.config.train, self.generator,
+                               model=model_from_weights(self.config.net, weights))
+        print(f"starting from the network of {source}", file=sys.stderr)
+
+    def _restore(self) -> bool:
+        """Load the newest intact checkpoint; False when the folder has none yet."""
         found = list_checkpoints(self.run_dir)
         if not found:
-            return  # killed before the first checkpoint: start over in the same folder
+            return False  # killed before the first checkpoint: start over in the same folder
         checkpoint, skipped = newest_intact_checkpoint(self.run_dir)
         for line in skipped:  # a damaged newest checkpoint: resume from the newest intact one
             print(f"warning: skipping a damaged checkpoint: {line}", file=sys.stderr)
@@ -200,6 +221,7 @@ class TrainingRun:
         replay_path = self.run_dir / REPLAY_FILE
         if replay_path.exists():
             self.replay.load(replay_path)
+        return True
 
     # -- the loop --------------------------------------------------------------------------------
 
@@ -417,9 +439,11 @@ def learner_threads(config: Config) -> int:
 
 
 def train(config: Config, default_name: str, run_name: Optional[str] = None, resume: bool = False,
-          progress: Optional[Progress] = None, evaluate: Optional[InLoopEvaluation] = None) -> RunSummary:
+          progress: Optional[Progress] = None, evaluate: Optional[InLoopEvaluation] = None,
+          load_weights: Optional[WeightsLoader] = None) -> RunSummary:
     """Run (or resume) training; returns how it ended. ``evaluate``: the in-loop matches
-    (``eval.inloop.evaluate_in_loop``), None for none."""
+    (``eval.inloop.evaluate_in_loop``), None for none. ``load_weights``: reads ``train.init_from``
+    when a new run starts from a network."""
     run_dir, config = prepare_run(config, default_name, run_name, resume)
     progress = progress or Progress(sys.stdout, config.run.log_interval_seconds)
-    return TrainingRun(config, run_dir, resume, progress, evaluate).run()
+    return TrainingRun(config, run_dir, resume, progress, evaluate, load_weights).run()
