@@ -129,7 +129,7 @@ def test_init_from_reads_checkpoints_run_folders_and_bots_and_refuses_another_ne
     net = checkpoint.config.net
     for source in (tmp_path / "t", checkpoint.path, tmp_path / "t.bot"):
         assert _parameters_close(initial_weights(str(source), net), checkpoint.model, 0.0)
-    with pytest.raises(CliError, match="net.channels is 8 there, 16 here"):
+    with pytest.raises(CliError, match="net.channels: 8 -> 16"):
         initial_weights(str(tmp_path / "t.bot"), dataclasses.replace(net, channels=16))
     with pytest.raises(CliError, match="no such file"):
         initial_weights(str(tmp_path / "missing.bot"), net)

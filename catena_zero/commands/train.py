@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..config import NetConfig, load_config, parse_overrides
+from ..config import NetConfig, config_diff, load_config, parse_overrides
 from .common import CliError
 
 PROG = "catena-zero"
@@ -42,16 +42,10 @@ def initial_weights(source: str, net: NetConfig) -> dict:
         bot = read_bot(path)  # BotFileError names what is wrong
         found, weights = bot.header.net, bot.weights
     if found != net:
-        raise CliError(f"train.init_from: {source}'s network differs from the config's net section: "
-                       f"{_net_diff(found, net)}")
+        differing = "; ".join(f"net.{d}" for d in config_diff(found, net))
+        raise CliError(f"train.init_from: {source}'s network differs from the config's net section "
+                       f"(its value -> the config's): {differing}")
     return weights
-
-
-def _net_diff(found: NetConfig, wanted: NetConfig) -> str:
-    import dataclasses
-
-    return "; ".join(f"net.{f.name} is {getattr(found, f.name)!r} there, {getattr(wanted, f.name)!r} here"
-                     for f in dataclasses.fields(found) if getattr(found, f.name) != getattr(wanted, f.name))
 
 
 def run(args: argparse.Namespace) -> int:

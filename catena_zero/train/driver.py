@@ -37,7 +37,7 @@ from ..config import RESUMABLE_KEYS, Config, ConfigError, NetConfig, config_diff
 from ..errors import UserError
 from ..fileio import write_text_atomic
 from ..game.options import RuleSet
-from ..net import model_from_weights
+from ..net import CatenaNet, model_from_weights
 from ..selfplay.workers import SelfPlayPool, poll_remote, run_remote, start_ray, stop_ray, wait_remote
 from .checkpoint import (Checkpoint, list_checkpoints, load_checkpoint, newest_intact_checkpoint,
                          newest_intact_checkpoint_of, prune_checkpoints, save_checkpoint)
@@ -162,8 +162,12 @@ class TrainingRun:
         self.eval_seeds = eval_seed
         self.actor_seeds = actor_seed
         self.cpus = float(config.run.num_cpus or os.cpu_count() or 1)
-        self.generator = torch.Generator().manual_seed(int(learner_seed.generate_state(1)[0]))
-        self.learner = Learner(config.net, config.train, self.generator)
+        generator = torch.Generator().manual_seed(int(learner_seed.generate_state(1)[0]))
+        # A resume takes its checkpoint's network; a new run (or one killed before its first
+        # checkpoint) starts from train.init_from's, else from a random one.
+        restoring = resume and bool(list_checkpoints(run_dir))
+        start = None if restoring or not config.train.init_from else self._initial_model(load_weights)
+        self.learner = Learner(config.net, config.train, generator, model=start)
         self.replay = ReplayBuffer(config.replay, self.rule_sets)
         self.counters = _Counters()
         self.window = SelfPlayWindow()
@@ -176,29 +180,25 @@ class TrainingRun:
         self.cpu = CpuAccount(self.cpus)
         self.evaluations_skipped = 0
         self.last_eval_cpu = 0.0  # CPU seconds of the last in-loop evaluation (the next one's estimate)
-        restored = self._restore() if resume else False
-        if not restored and config.train.init_from:
-            self._warm_start(load_weights)
+        if restoring:
+            self._restore()
         self.log = RunLog(run_dir, self.counters.step, None if resume else config)
 
     # -- resume ----------------------------------------------------------------------------------
 
-    def _warm_start(self, load_weights: Optional[WeightsLoader]) -> None:
-        """Start from the network ``train.init_from`` names (a fresh optimiser and a weight average
-        that starts at it: ``Learner`` copies its model's state)."""
+    def _initial_model(self, load_weights: Optional[WeightsLoader]) -> CatenaNet:
+        """The network ``train.init_from`` names, for a new learner (a fresh optimiser, and a
+        weight average that starts at it: ``Learner`` copies its model's state)."""
         source = self.config.train.init_from
         if load_weights is None:
             raise RunError(f"train.init_from is {source!r}, but this caller gave train() no weights loader")
-        weights = load_weights(source, self.config.net)
-        self.learner = Learner(self.config.net, self.config.train, self.generator,
-                               model=model_from_weights(self.config.net, weights))
+        model = model_from_weights(self.config.net, load_weights(source, self.config.net))
         print(f"starting from the network of {source}", file=sys.stderr)
+        return model
 
-    def _restore(self) -> bool:
-        """Load the newest intact checkpoint; False when the folder has none yet."""
+    def _restore(self) -> None:
+        """Load the newest intact checkpoint (the caller saw that the folder has one)."""
         found = list_checkpoints(self.run_dir)
-        if not found:
-            return False  # killed before the first checkpoint: start over in the same folder
         checkpoint, skipped = newest_intact_checkpoint(self.run_dir)
         for line in skipped:  # a damaged newest checkpoint: resume from the newest intact one
             print(f"warning: skipping a damaged checkpoint: {line}", file=sys.stderr)
@@ -221,7 +221,6 @@ class TrainingRun:
         replay_path = self.run_dir / REPLAY_FILE
         if replay_path.exists():
             self.replay.load(replay_path)
-        return True
 
     # -- the loop --------------------------------------------------------------------------------
 
