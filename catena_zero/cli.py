@@ -45,6 +45,7 @@ COMMANDS = {
     "export": "export",
     "evaluate": "evaluate",
     "ladder": "ladder",
+    "book": "book",
     "ablate": "ablate",
     "komi": "komi",
     "engine": "engine",

@@ -1,6 +1,7 @@
-"""The ablation command (eval/ablation.py, commands/ablate.py): a plan's variants train from the
-same seed for the same minutes, each final network is measured, the table goes into a Markdown
-section between markers, and a second call trains nothing again."""
+"""The ablation command (eval/ablation.py, commands/ablate.py): a plan's variants train with the
+same seeds for the same CPU time, each final network is measured, each row is decided by a
+Holm-corrected test, the table goes into a Markdown section between markers, and a second call
+trains nothing again."""
 
 from __future__ import annotations
 
@@ -12,7 +13,8 @@ import yaml
 
 from catena_zero.cli import main
 from catena_zero.config import ConfigError
-from catena_zero.eval.ablation import AblationPlan, load_plan, variant_configs, write_section
+from catena_zero.eval.ablation import (AblationPlan, TrainedVariant, decide, holm, load_plan, pool, variant_configs,
+                                       write_section)
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -33,10 +35,11 @@ def _plan(tmp_path: Path, **changes) -> Path:
     (tmp_path / "base.yaml").write_text(yaml.safe_dump(base))
     plan = {
         "config": str(tmp_path / "base.yaml"),
-        "minutes": 0.1,
+        "cpu_minutes": 0.1,
+        "seeds": 1,
         "baseline": "baseline",
         "variants": {"baseline": {}, "ema": {"train.ema_decay": 0.5}},
-        "evaluation": {"opponent": "random", "komi": 0, "games": 4, "simulations": 2, "baseline_games": 2},
+        "evaluation": {"opponent": "random", "komi": 0, "book": 2, "simulations": 2, "baseline_games": 2},
         **changes,
     }
     path = tmp_path / "tiny.yaml"
@@ -54,19 +57,33 @@ def test_plan_errors_are_one_line(tmp_path):
         variant_configs(plan, "tiny")
 
 
-def test_variants_share_the_seed_and_differ_only_by_their_overrides(tmp_path):
-    plan = load_plan(_plan(tmp_path))
+def test_variants_share_the_seeds_and_differ_only_by_their_overrides(tmp_path):
+    plan = load_plan(_plan(tmp_path, seeds=3, seed=5))
     configs = variant_configs(plan, "tiny")
-    assert configs["baseline"].seed == configs["ema"].seed
-    assert configs["ema"].train.ema_decay == 0.5 and configs["baseline"].train.ema_decay == 0.0
-    assert configs["ema"].run.max_minutes == 0.1 and configs["ema"].run.name == "ablate-tiny-ema"
+    # seed by seed, the baseline first in each batch
+    assert list(configs) == [("baseline", 5), ("ema", 5), ("baseline", 6), ("ema", 6), ("baseline", 7), ("ema", 7)]
+    assert configs[("baseline", 6)].seed == configs[("ema", 6)].seed == 6
+    assert configs[("ema", 5)].train.ema_decay == 0.5 and configs[("baseline", 5)].train.ema_decay == 0.0
+    ema = configs[("ema", 7)].run
+    assert ema.max_cpu_minutes == 0.1 and ema.max_minutes is None and ema.name == "ablate-tiny-ema-seed7"
+    wall = variant_configs(load_plan(_plan(tmp_path, cpu_minutes=None, minutes=0.2)), "tiny")
+    assert wall[("ema", 0)].run.max_minutes == 0.2 and wall[("ema", 0)].run.max_cpu_minutes is None
+
+
+def test_a_plan_has_exactly_one_bound_and_at_least_one_seed(tmp_path):
+    with pytest.raises(ConfigError, match="one of cpu_minutes"):
+        load_plan(_plan(tmp_path, minutes=3))
+    with pytest.raises(ConfigError, match="one of cpu_minutes"):
+        load_plan(_plan(tmp_path, cpu_minutes=None))
+    with pytest.raises(ConfigError, match="seeds must be >= 1"):
+        load_plan(_plan(tmp_path, seeds=0))
 
 
 def test_the_plan_base_applies_to_every_variant_before_its_own_overrides(tmp_path):
     plan = load_plan(_plan(tmp_path, base={"train.ema_decay": 0.25, "train.batch_size": 8}))
     configs = variant_configs(plan, "tiny")
-    assert configs["baseline"].train.ema_decay == 0.25 and configs["ema"].train.ema_decay == 0.5
-    assert configs["baseline"].train.batch_size == configs["ema"].train.batch_size == 8
+    assert configs[("baseline", 0)].train.ema_decay == 0.25 and configs[("ema", 0)].train.ema_decay == 0.5
+    assert configs[("baseline", 0)].train.batch_size == configs[("ema", 0)].train.batch_size == 8
     with pytest.raises(ConfigError, match="variant baseline: unknown key train.nope"):
         variant_configs(load_plan(_plan(tmp_path, base={"train.nope": 1})), "tiny")
 
@@ -86,16 +103,19 @@ def test_ablate_trains_each_variant_measures_it_and_resumes_without_training(tmp
     results = tmp_path / "RESULTS.md"
     assert main(["ablate", str(plan), "--results", str(results)]) == 0
     out = capsys.readouterr().out
-    assert "ablate: training baseline" in out and "ablate: training ema" in out
+    assert "ablate: training baseline seed 0 for 0.1 CPU-minutes" in out and "ablate: training ema seed 0" in out
     rows = json.loads((tmp_path / "runs" / "ablate-tiny.json").read_text())
     assert [r["name"] for r in rows] == ["baseline", "ema"]
     for row in rows:
-        t = row["vs_opponent"]
-        assert t["wins"] + t["draws"] + t["losses"] == 4 and row["minutes"] >= 0.1 and row["step"] >= 0
-    assert rows[0]["vs_baseline"] is None
-    assert rows[1]["vs_baseline"]["wins"] + rows[1]["vs_baseline"]["draws"] + rows[1]["vs_baseline"]["losses"] == 2
+        (run,) = row["runs"]
+        t = run["vs_opponent"]
+        assert t["wins"] + t["draws"] + t["losses"] == 4 and sum(t["pairs"]) == 2  # a 2-opening book, twice each
+        assert run["cpu_minutes"] >= 0.1 - 1 / 60 and run["step"] >= 0
+    assert rows[0]["vs_baseline"] is None and rows[0]["decision"] == "baseline"
+    assert sum(rows[1]["vs_baseline"]["pairs"]) == 2
+    assert rows[1]["decision"] == "none: 1 seed(s), a decision needs 3"
     text = results.read_text()
-    assert "| ema | `train.ema_decay=0.5` |" in text and "Reproduce: `catena-zero ablate" in text
+    assert "| ema | `train.ema_decay=0.5` | 1 |" in text and "Reproduce: `catena-zero ablate" in text
     tallies = [(r["vs_opponent"], r["vs_baseline"]) for r in rows]
     played = tmp_path / "runs" / "ablate-tiny-matches.json"
     assert len(json.loads(played.read_text())) == 3
@@ -104,16 +124,60 @@ def test_ablate_trains_each_variant_measures_it_and_resumes_without_training(tmp
     assert main(["ablate", str(plan), "--results", str(results), "--jobs", "2"]) == 0
     out = capsys.readouterr().out
     assert "ablate: training" not in out and out.count("already trained") == 2
-    assert "3 matches of 4 games at komi 0, 2 at a time" in out and "ablate: ema vs baseline: +" in out
+    assert "3 matches of 2 book openings x 2 at komi 0, 2 at a time" in out and "ablate: ema seed 0 vs baseline: +" in out
     assert "(3/3)" in out
     again = json.loads((tmp_path / "runs" / "ablate-tiny.json").read_text())
     assert [(r["vs_opponent"], r["vs_baseline"]) for r in again] == tallies
     # A third time: every match was played, none is played again.
     assert main(["ablate", str(plan), "--results", str(results)]) == 0
     out = capsys.readouterr().out
-    assert "0 matches of 4 games" in out and "(3 played before)" in out and "vs baseline: +" not in out
+    assert "0 matches of 2 book openings" in out and "(3 played before)" in out and "vs baseline: +" not in out
     third = json.loads((tmp_path / "runs" / "ablate-tiny.json").read_text())
     assert [(r["vs_opponent"], r["vs_baseline"]) for r in third] == tallies
+
+
+def _tally(pairs: tuple[int, int, int, int, int]) -> dict:
+    """A match's tally from its pair counts: a pair of 1 point as a win and a loss, 1/2 as a draw
+    and a loss, 3/2 as a win and a draw."""
+    score = (0.5 * pairs[1] + pairs[2] + 1.5 * pairs[3] + 2 * pairs[4]) / (2 * sum(pairs))
+    return {"wins": pairs[2] + pairs[3] + 2 * pairs[4], "draws": pairs[1] + pairs[3],
+            "losses": 2 * pairs[0] + pairs[1] + pairs[2], "pairs": list(pairs), "score": score}
+
+
+def test_holm_adjusts_step_down_as_worked_by_hand():
+    # p = 0.01, 0.04, 0.03 (m = 3): sorted 0.01 x3 = 0.03; 0.03 x2 = 0.06; 0.04 x1 = 0.04 -> max(0.06, 0.04)
+    assert holm([0.01, 0.04, 0.03]) == pytest.approx([0.03, 0.06, 0.06])
+    assert holm([0.5]) == [0.5] and holm([0.6, 0.9]) == pytest.approx([1.0, 1.0])
+
+
+def test_pooled_error_is_the_larger_of_match_noise_and_seed_spread():
+    steady = pool([_tally((0, 0, 10, 10, 0))] * 3)  # every seed scored 62.5%: no spread
+    assert steady.score == pytest.approx(0.625) and steady.spread == 0.0
+    assert steady.stderr == pytest.approx(0.125 / (60 ** 0.5))  # pair sd of 1/2 or 3/4: 0.125, over 60 pairs
+    spread = pool([_tally((0, 0, 20, 0, 0)), _tally((0, 0, 0, 20, 0)), _tally((0, 0, 0, 0, 20))])
+    # seeds at 50%, 75%, 100%: the pairs are each constant, the seeds are not
+    assert spread.spread == pytest.approx(0.25) and spread.stderr == pytest.approx(0.25 / 3 ** 0.5)
+
+
+def test_decide_needs_three_seeds_and_corrects_for_the_rows(tmp_path):
+    plan = load_plan(_plan(tmp_path, seeds=3, variants={"baseline": {}, "a": {"train.ema_decay": 0.5},
+                                                         "b": {"train.ema_decay": 0.9}}))
+    trained = [TrainedVariant(name, seed, tmp_path, tmp_path / "c.pt", 10, 100, 1.0, 2.0)
+               for seed in range(3) for name in ("baseline", "a", "b")]
+    strong, even = (0, 2, 10, 20, 8), (5, 5, 10, 5, 5)
+    tallies = {}
+    for seed in range(3):
+        for name in ("baseline", "a", "b"):
+            tallies[(name, seed, "opponent")] = _tally(even)
+        tallies[("a", seed, "baseline")] = _tally(strong)
+        tallies[("b", seed, "baseline")] = _tally(even)
+    rows = {r.name: r for r in decide(plan, trained, tallies)}
+    assert rows["baseline"].decision == "baseline" and rows["baseline"].p_holm is None
+    assert rows["a"].decision == "better" and rows["a"].p_holm < 0.05
+    assert rows["b"].decision == "no difference shown" and rows["b"].p_holm == pytest.approx(1.0)
+    # two seeds only: no decision, however clear the matches
+    rows = {r.name: r for r in decide(plan, [t for t in trained if t.seed < 2], tallies)}
+    assert rows["a"].decision == "none: 2 seed(s), a decision needs 3"
 
 
 def test_ablate_refuses_fewer_than_one_job(tmp_path, capsys):
@@ -127,4 +191,4 @@ def test_every_shipped_plan_loads_and_its_variants_are_valid_configs():
     for path in plans:
         plan = load_plan(path)
         configs = variant_configs(plan, path.stem)
-        assert set(configs) == set(plan.variants)
+        assert {name for name, _ in configs} == set(plan.variants) and len(configs) == len(plan.variants) * plan.seeds

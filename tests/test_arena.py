@@ -19,6 +19,7 @@ from catena_zero.eval.arena import (
     draw_openings,
     play_match,
     report_lines,
+    reference_komi,
     resolve_komi,
     save_match_records,
 )
@@ -178,7 +179,8 @@ def test_checkpoint_and_run_folder_specs(tmp_path):
     assert build_agent(older).search.num_simulations == tiny_config().search.num_simulations
     result = play_match(agent, RandomAgent(), match_game_config([agent]), 4, None, np.random.default_rng(0))
     assert result.game.side == 3 and result.tally.games == 4
-    assert result.komi_source == "value head of run/step-00000020"
+    # side 3 has a shipped bot: every match of the rule set plays at its fair komi, not the run's
+    assert result.komi_source == "value head of the reference network, the shipped side3.bot"
 
 
 # ----------------------------------------------------------------------------- komi
@@ -199,15 +201,22 @@ class FakeNetwork(Agent):
                             black_score=(self.fair - komis) * 1.0, source=self.name)
 
 
-def test_fair_komi_is_the_stronger_networks_and_falls_back_to_the_config():
-    game = GameConfig(side=3, komi=4)
+def test_fair_komi_is_the_references_else_the_stronger_networks_else_the_config():
     early, late = FakeNetwork("early", 10, 2), FakeNetwork("late", 20, 6)
-    assert resolve_komi(early, late, game, None)[:2] == (6, "late")  # the later step decides
-    assert resolve_komi(late, early, game, None)[:2] == (6, "late")
-    assert resolve_komi(RandomAgent(), early, game, None)[:2] == (2, "early")
+    # A rule set with a shipped bot: its fair komi, whoever plays (one komi for every match).
+    reference = reference_komi(GameConfig(side=3))
+    assert reference is not None and "the shipped side3.bot" in reference.source
+    for a, b in ((early, late), (late, early), (RandomAgent(), early)):
+        assert resolve_komi(a, b, GameConfig(side=3, komi=4), None)[:2] == (reference.komi, reference.source)
+    # No shipped bot for side 5: the stronger network's own estimate, and the source says why.
+    game = GameConfig(side=5, komi=4)
+    komi, source, _ = resolve_komi(early, late, game, None)
+    assert komi == 6 and source.startswith("late (no shipped bot")  # the later step decides
+    assert resolve_komi(late, early, game, None)[0] == 6
+    assert resolve_komi(RandomAgent(), early, game, None)[0] == 2
     assert resolve_komi(RandomAgent(), GreedyAgent(), game, None)[:2] == (4, "config")
     assert resolve_komi(early, late, game, 9)[:2] == (9, "--komi")
-    assert resolve_komi(early, late, GameConfig(side=3, game_type="no_komi"), None)[0] == 0
+    assert resolve_komi(early, late, GameConfig(side=5, game_type="no_komi"), None)[0] == 0
     with pytest.raises(ValueError, match="0..15"):
         resolve_komi(early, late, game, 16)
     result = play_match(late, RandomAgent(), game, 4, None, np.random.default_rng(0))
@@ -265,7 +274,8 @@ def test_evaluate_command_prints_the_report_and_saves_records(tmp_path, capsys):
     lines = out.splitlines()
     assert lines[0].startswith("match: run/step-00000005 (A) vs greedy (B), 4 games, side 3")
     assert any(line.startswith("A as black: ") for line in lines)
-    assert any(line.startswith("score rate of A: ") and "(Wilson)" in line for line in lines)
+    assert any(line.startswith("score rate of A: ") and "(pentanomial, 2 pairs)" in line for line in lines)
+    assert any(line.startswith("pairs by A's points 0 / 0.5 / 1 / 1.5 / 2 (pentanomial): ") for line in lines)
     assert any(line.startswith("Elo difference A - B: ") for line in lines)
     summary = [line for line in lines if line.startswith("summary: ")]
     assert len(summary) == 1 and lines.index(summary[0]) == len(lines) - 2

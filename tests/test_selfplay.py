@@ -209,3 +209,19 @@ def test_cpu_seconds_are_measured():
     result = SelfPlayer(_config(), np.random.default_rng(9)).play(5)
     s = result.stats
     assert 0 < s.inference_cpu_seconds <= s.cpu_seconds
+
+
+def test_cheap_record_prob_zero_records_only_full_search_positions():
+    """KataGo's choice: a cheap-search turn is no training sample; every recorded row has a policy,
+    and each game keeps exactly its full-search positions (counted against the plies played)."""
+    config = _config(selfplay={"cheap_record_prob": 0.0})
+    result = SelfPlayer(config, np.random.default_rng(7)).play(30)
+    (t,) = result.trajectories
+    assert t.num_positions > 0 and t.has_policy.all()
+    assert t.num_positions < result.stats.game_plies  # cheap turns were played, not recorded
+    every = SelfPlayer(_config(), np.random.default_rng(7)).play(30)
+    assert every.trajectories[0].num_positions == every.stats.game_plies  # the default keeps every position
+    half = SelfPlayer(_config(selfplay={"cheap_record_prob": 0.5}), np.random.default_rng(7)).play(30)
+    h = half.trajectories[0]
+    cheap_kept = int((~h.has_policy).sum())
+    assert 0 < cheap_kept < h.num_positions

@@ -1,23 +1,30 @@
-"""``catena-zero ablate PLAN``: train each variant of a plan for the same minutes, then measure each
-final network against a fixed opponent and the baseline variant (eval/ablation.py)."""
+"""``catena-zero ablate PLAN``: train each variant of a plan with several seeds for the same CPU time,
+then measure each final network against a fixed opponent and its seed's baseline over the book, and
+decide each row (eval/ablation.py)."""
 
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from pathlib import Path
 
 from .common import CliError, check_minimums
 from .evaluate import set_threads
 
-HELP = "train variants of a config for the same minutes and compare their strength (a table for docs/RESULTS.md)"
+HELP = "train variants of a config with several seeds for the same CPU time and decide which is stronger (docs/RESULTS.md)"
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("plan", metavar="PLAN", help="an ablation plan (YAML, see configs/ablations/)")
-    parser.add_argument("--minutes", type=float, metavar="M", help="training minutes per variant (default: the plan's)")
+    parser.add_argument("--cpu-minutes", type=float, metavar="M",
+                        help="CPU-minutes per run, all its processes together (default: the plan's bound)")
+    parser.add_argument("--minutes", type=float, metavar="M",
+                        help="wall-clock minutes per run instead (fair only alone on the machine)")
+    parser.add_argument("--seeds", type=int, metavar="N", help="runs per variant (default: the plan's; 3 or more "
+                        "for a decision)")
     parser.add_argument("--only", metavar="LIST", help="comma-separated variants to run (the baseline always is)")
-    parser.add_argument("--games", type=int, metavar="N", help="games per match (default: the plan's)")
+    parser.add_argument("--book", type=int, metavar="N", help="book openings per match, each twice (default: the plan's)")
     parser.add_argument("--results", default="docs/RESULTS.md", metavar="FILE",
                         help="Markdown file whose section for this plan gets the table (default docs/RESULTS.md; "
                              "'-' writes none)")
@@ -36,20 +43,26 @@ def run(args: argparse.Namespace) -> int:
                                  table_lines, train_variants, write_section)
     from ..train.driver import learner_threads
 
-    if args.minutes is not None and not args.minutes > 0:
-        raise CliError(f"--minutes must be a positive number, got {args.minutes}")
-    check_minimums(args, games=1, threads=1, jobs=1)
+    for flag, value in (("--minutes", args.minutes), ("--cpu-minutes", args.cpu_minutes)):
+        if value is not None and not (value > 0 and math.isfinite(value)):
+            raise CliError(f"{flag} must be a positive number, got {value}")
+    if args.minutes is not None and args.cpu_minutes is not None:
+        raise CliError("--minutes and --cpu-minutes exclude each other: a run has one bound")
+    check_minimums(args, seeds=1, book=1, threads=1, jobs=1)
     plan = load_plan(args.plan)
-    if args.games is not None:
-        evaluation = dataclasses.replace(plan.evaluation, games=args.games,
-                                         baseline_games=min(plan.evaluation.baseline_games, args.games)
-                                         if plan.evaluation.baseline_games else 0)
-        plan = dataclasses.replace(plan, evaluation=evaluation)
+    if args.cpu_minutes is not None:
+        plan = dataclasses.replace(plan, cpu_minutes=args.cpu_minutes, minutes=None)
+    if args.minutes is not None:
+        plan = dataclasses.replace(plan, minutes=args.minutes, cpu_minutes=None)
+    if args.seeds is not None:
+        plan = dataclasses.replace(plan, seeds=args.seeds)
+    if args.book is not None:
+        plan = dataclasses.replace(plan, evaluation=dataclasses.replace(plan.evaluation, book=args.book))
     name = Path(args.plan).stem
     only = [v.strip() for v in args.only.split(",") if v.strip()] if args.only else None
     log = lambda line: print(line, file=sys.stdout, flush=True)  # noqa: E731
     set_threads(learner_threads(load_config(plan.config)))  # training first: this process runs the learner
-    trained = train_variants(plan, name, minutes=args.minutes, only=only, log=log)
+    trained = train_variants(plan, name, only=only, log=log)
     set_threads(args.threads)  # then the matches
     root = load_config(plan.config).run.root
     results = measure_variants(plan, trained, log=log, jobs=args.jobs, threads=args.threads,
@@ -60,9 +73,11 @@ def run(args: argparse.Namespace) -> int:
     print(f"results: {saved}", file=sys.stdout)
     if args.results != "-":
         command = " ".join(["catena-zero ablate", args.plan]
+                           + ([f"--cpu-minutes {args.cpu_minutes:g}"] if args.cpu_minutes else [])
                            + ([f"--minutes {args.minutes:g}"] if args.minutes else [])
+                           + ([f"--seeds {args.seeds}"] if args.seeds else [])
                            + ([f"--only {args.only}"] if args.only else [])
-                           + ([f"--games {args.games}"] if args.games else []))
+                           + ([f"--book {args.book}"] if args.book else []))
         path = write_section(args.results, name, markdown_section(plan, name, command, results))
         print(f"table written to {path}", file=sys.stdout)
     return 0

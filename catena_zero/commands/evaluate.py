@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 
 from .common import CliError, check_minimums
@@ -21,9 +22,24 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("agent_a", metavar="A", help="random, greedy, mcts:K, an exported bot file (catena-zero export), a checkpoint file or a "
                              "run folder (its newest checkpoint)")
     parser.add_argument("agent_b", metavar="B", help="the opponent, written as A")
-    parser.add_argument("--games", type=int, default=40, metavar="N", help="games to play, colours alternating (default 40)")
+    parser.add_argument("--games", type=int, metavar="N",
+                        help="games to play over random openings, colours alternating (default 40; with --book: "
+                             "two per opening)")
+    parser.add_argument("--book", metavar="N|FILE",
+                        help="play N openings of the rule set's book (the shipped one, else drawn from its fixed "
+                             "seed and balanced by the shipped bot), or the openings of a book FILE "
+                             "(catena-zero book); each twice, colours swapped, at the book's komi")
+    parser.add_argument("--sprt", metavar="ELO0,ELO1",
+                        help="sequential test over the book's pairs: stop once the pentanomial GSPRT accepts "
+                             "H0 (Elo A - B = ELO0) or H1 (= ELO1); needs --book")
+    parser.add_argument("--alpha", type=float, default=0.05, help="SPRT: chance of accepting H1 under H0 (default 0.05)")
+    parser.add_argument("--beta", type=float, default=0.05, help="SPRT: chance of accepting H0 under H1 (default 0.05)")
+    parser.add_argument("--max-pairs", type=int, metavar="N",
+                        help="SPRT: stop inconclusive after N pairs (default: every opening of the book)")
     parser.add_argument("--sims", type=int, metavar="S", help="search simulations per move of network agents (default: their config's)")
-    parser.add_argument("--komi", type=int, metavar="K", help="play at komi K (default: the fair komi by the stronger network's value head, else the config's)")
+    parser.add_argument("--komi", type=int, metavar="K",
+                        help="play at komi K (default: the book's; else the fair komi of the rule set's shipped bot, "
+                             "the same for every match; else the stronger network's own, else the config's)")
     parser.add_argument("--openings", type=int, default=2, metavar="P", help="random plies that open each pair of games (default 2)")
     parser.add_argument("--save-records", metavar="DIR", help="write every game as a record file into DIR (catena-zero show reads them)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the match's random generator (default 0)")
@@ -37,27 +53,90 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--device", help="network device: cpu, cuda, cuda:i (default: the checkpoint's, auto)")
 
 
+def sprt_plan(args: argparse.Namespace):
+    """The ``SprtPlan`` of --sprt/--alpha/--beta, or None without --sprt (CliError if malformed)."""
+    from ..eval.arena import SprtPlan
+
+    if args.sprt is None:
+        if args.max_pairs is not None:
+            raise CliError("--max-pairs bounds an SPRT: give --sprt ELO0,ELO1 too")
+        return None
+    if args.book is None:
+        raise CliError("--sprt plays the pairs of a book: give --book N or --book FILE too")
+    parts = args.sprt.split(",")
+    try:
+        elo0, elo1 = (float(p) for p in parts)
+    except ValueError:
+        raise CliError(f"--sprt expects two Elo bounds ELO0,ELO1 (e.g. 0,40), got {args.sprt!r}") from None
+    if not all(map(math.isfinite, (elo0, elo1))):
+        raise CliError(f"--sprt bounds must be finite numbers, got {args.sprt!r}")
+    return SprtPlan(elo0=elo0, elo1=elo1, alpha=args.alpha, beta=args.beta)
+
+
+def book_komi_source(book, komi_flag, flag_source: str) -> str:
+    """Where a book match's komi came from."""
+    if komi_flag is not None:
+        return flag_source
+    if book.rules.game_type != "komi":
+        return flag_source
+    by = f", balanced by {book.reference}" if book.reference else ""
+    return f"the book's komi{by}"
+
+
 def run(args: argparse.Namespace) -> int:
+    import dataclasses
+
     import numpy as np
 
-    from ..eval.arena import play_match, prepare_records_folder, report_lines, save_match_records
+    from ..eval.arena import play_match, play_sprt, prepare_records_folder, report_lines, save_match_records
+    from ..eval.book import resolve_book
     from ..eval.progress import progress_bar
     from ..eval.specs import build_agent, match_game_config, parse_agent_spec
 
-    check_minimums(args, games=1, sims=1, threads=1)
+    check_minimums(args, games=1, sims=1, threads=1, max_pairs=1)
+    if args.book is not None and args.games is not None:
+        raise CliError("--games and --book exclude each other: a book match plays two games per opening")
     set_threads(args.threads)
     if args.save_records:
         prepare_records_folder(args.save_records)  # before the first game, not after the last
     if args.openings < 0:
         raise CliError(f"--openings must be >= 0, got {args.openings}")
+    plan = sprt_plan(args)
     specs = [parse_agent_spec(text, simulations=args.sims) for text in (args.agent_a, args.agent_b)]
     agents = [build_agent(spec, device=args.device) for spec in specs]
     game = match_game_config(agents, args.config, args.side, args.game_type, args.scoring)
-    with progress_bar(args.games) as progress:
-        result = play_match(agents[0], agents[1], game, args.games, args.komi, np.random.default_rng(args.seed),
-                            opening_plies=args.openings, progress=progress)
+    rng = np.random.default_rng(args.seed)
+    sprt_line = None
+    if args.book is None:
+        games = 40 if args.games is None else args.games
+        with progress_bar(games) as progress:
+            result = play_match(agents[0], agents[1], game, games, args.komi, rng, opening_plies=args.openings,
+                                progress=progress)
+    else:
+        book = resolve_book(args.book, game, args.komi)
+        komi = book.komi if args.komi is None else args.komi
+        openings = book.openings
+        if plan is None:
+            with progress_bar(2 * len(openings)) as progress:
+                result = play_match(agents[0], agents[1], game, 2 * len(openings), komi, rng, openings=openings,
+                                    progress=progress)
+            result = dataclasses.replace(result, book=book.describe(),
+                                         komi_source=book_komi_source(book, args.komi, result.komi_source))
+        else:
+            if args.max_pairs is not None:
+                if args.max_pairs > len(openings):
+                    raise CliError(f"--max-pairs {args.max_pairs} is more than the book's {len(openings)} openings "
+                                   "(a network replays a repeated opening identically): use a bigger --book")
+                openings = openings[:args.max_pairs]
+            with progress_bar(2 * len(openings)) as progress:
+                result, outcome = play_sprt(agents[0], agents[1], game, openings, komi, rng, plan,
+                                            book=book.describe(), progress=progress)
+            result = dataclasses.replace(result, komi_source=book_komi_source(book, args.komi, result.komi_source))
+            sprt_line = outcome.line(result.pentanomial, result.pentanomial.pairs >= len(openings))
     for line in report_lines(result):
         print(line, file=sys.stdout)
+    if sprt_line is not None:
+        print(sprt_line, file=sys.stdout)
     if args.save_records:
         paths = save_match_records(result, args.save_records)
         print(f"records: {len(paths)} games written to {args.save_records} (catena-zero show FILE replays one)",

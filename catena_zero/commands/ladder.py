@@ -27,6 +27,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--checkpoints", type=int, metavar="N",
                         help="play only N of the kept checkpoints, evenly spread over training time, the first "
                              "and newest included (default: all)")
+    parser.add_argument("--book", metavar="N|FILE",
+                        help="every match over N openings of the rule set's book (or a book FILE), each twice "
+                             "with colours swapped, at the book's komi: one komi for the whole ladder; --games "
+                             "is then the games per pair and run (even), taken from the book's next openings")
+    parser.add_argument("--komi", type=int, metavar="K", help="komi of every match (default: the book's, else "
+                        "the fair komi of the rule set's shipped bot)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the matches (default 0)")
     parser.add_argument("--threads", type=int, default=1, metavar="T",
                         help="CPU threads of network inference (default 1: a match's batches are small, and "
@@ -43,6 +49,7 @@ def run(args: argparse.Namespace) -> int:
     baselines = [b.strip() for b in args.baselines.split(",") if b.strip()]
     report = run_ladder(args.run_dir, games=args.games, mode=args.mode, simulations=args.sims, baselines=baselines,
                         seed=args.seed, device=args.device, play=not args.no_play, max_checkpoints=args.checkpoints,
+                        book=args.book, komi=args.komi,
                         log=lambda line: print(line, file=sys.stdout, flush=True))
     fit = report.fit
     for player in sorted(report.players, key=lambda p: -fit.rating(p.id)):

@@ -130,6 +130,11 @@ class SelfPlayConfig:
     # position trains only value-type targets. KataGo: p = 0.25, 600 vs 100 playouts.
     full_search_prob: float = 0.25
     cheap_simulations: int = 8
+    # Share of cheap-search positions recorded for training. KataGo records none ("Accelerating
+    # Self-Play Learning in Go", sec. 3.1: only full-search turns are training samples): 0 makes the
+    # learner spend every sample on policy-bearing rows, and replay.train_ratio then counts only
+    # recorded positions. 1 (every position's value targets) keeps what the loop did before.
+    cheap_record_prob: float = 1.0
     # Root noise (Gumbel noise, or PUCT's Dirichlet noise and temperature) in the cheap searches.
     # KataGo 2019 sec. 3.1 turns it off there: cheap moves then play the network's best guess, so the
     # value-type targets of most positions come from the real player, not an exploring one.
@@ -162,6 +167,8 @@ class SelfPlayConfig:
         _check(self.games_per_actor >= 1, f"selfplay.games_per_actor must be >= 1, got {self.games_per_actor}")
         _check(0 < self.full_search_prob <= 1, f"selfplay.full_search_prob must be in (0, 1], got {self.full_search_prob}")
         _check(self.cheap_simulations >= 1, f"selfplay.cheap_simulations must be >= 1, got {self.cheap_simulations}")
+        _check(0 <= self.cheap_record_prob <= 1,
+               f"selfplay.cheap_record_prob must be in [0, 1], got {self.cheap_record_prob}")
         _check(self.opening_temperature > 0, f"selfplay.opening_temperature must be > 0, got {self.opening_temperature}")
         _check(0 <= self.komi_spread_prob <= 1, f"selfplay.komi_spread_prob must be in [0, 1], got {self.komi_spread_prob}")
         _check(self.komi_std >= 0, f"selfplay.komi_std must be >= 0, got {self.komi_std}")
@@ -214,6 +221,11 @@ class RunConfig:
     max_steps: Optional[int] = None
     max_positions: Optional[int] = None
     max_minutes: Optional[float] = None
+    # CPU minutes of every process of the run together (the driver, the self-play actors and the
+    # in-loop matches, each by its own process clock: train/cputime.py), over all its sessions. The
+    # bound that makes variants comparable on a shared or noisy machine (catena-zero ablate): a run
+    # slowed by a neighbour gets the same CPU, not the same wall time.
+    max_cpu_minutes: Optional[float] = None
     checkpoint_interval: int = 100  # learner steps between checkpoints (and one at the end)
     keep_last: int = 3  # newest checkpoints kept
     keep_every: int = 500  # every k-th step is kept for good (what the ladder plays); 0 = none
@@ -232,6 +244,8 @@ class RunConfig:
             value = getattr(self, key)
             _check(value is None or value >= 1, f"run.{key} must be >= 1 or null, got {value}")
         _check(self.max_minutes is None or self.max_minutes > 0, f"run.max_minutes must be > 0 or null, got {self.max_minutes}")
+        _check(self.max_cpu_minutes is None or self.max_cpu_minutes > 0,
+               f"run.max_cpu_minutes must be > 0 or null, got {self.max_cpu_minutes}")
         _check(self.checkpoint_interval >= 1, f"run.checkpoint_interval must be >= 1, got {self.checkpoint_interval}")
         _check(self.keep_last >= 1, f"run.keep_last must be >= 1, got {self.keep_last}")
         _check(self.keep_every >= 0, f"run.keep_every must be >= 0, got {self.keep_every}")
@@ -245,13 +259,15 @@ class RunConfig:
                f"run.sample_game_interval_steps must be >= 0, got {self.sample_game_interval_steps}")
 
     def bounds(self) -> dict[str, float]:
-        """The bounds set, by what they count: ``steps``, ``positions``, ``minutes`` (none: {})."""
+        """The bounds set, by what they count: ``steps``, ``positions``, ``minutes``, ``cpu_minutes``
+        (none: {})."""
         return {k: v for k, v in (("steps", self.max_steps), ("positions", self.max_positions),
-                                  ("minutes", self.max_minutes)) if v is not None}
+                                  ("minutes", self.max_minutes), ("cpu_minutes", self.max_cpu_minutes))
+                if v is not None}
 
 
 # Keys that may change when a run is resumed (its bounds); everything else must match.
-RESUMABLE_KEYS = ("run.max_steps", "run.max_positions", "run.max_minutes")
+RESUMABLE_KEYS = ("run.max_steps", "run.max_positions", "run.max_minutes", "run.max_cpu_minutes")
 
 @dataclass(frozen=True)
 class ReplayConfig:
@@ -381,7 +397,7 @@ class Config:
     def __post_init__(self) -> None:
         _check(self.seed >= 0, f"seed must be a whole number >= 0, got {self.seed}")
         _check(not self.train.lr_decay_over_run or bool(self.run.bounds()),
-               "train.lr_decay_over_run needs a run bound (run.max_steps, run.max_positions or run.max_minutes)")
+               "train.lr_decay_over_run needs a run bound (run.max_steps, run.max_positions, run.max_minutes or run.max_cpu_minutes)")
 
     def rule_sets(self) -> tuple[RuleSet, ...]:
         """The rule sets a run trains on, ``game``'s own first: every combination of

@@ -16,20 +16,28 @@ How a match is played (``play_match``):
   (tiny boards, many games), a colliding draw is redrawn, then lengthened by one ply. Every game's
   record keeps its opening (``GameOutcome.opening``, and a comment in the saved record). So no two
   games of a match are identical: different openings, or the same opening with colours swapped.
-- Komi: ``komi=K``, or by default the fair komi by the stronger side's own value head (the network
-  side with the later training step; A on a tie): the komi where its value of the empty board for
-  Black crosses 0 (``NetAgent.komi_estimate``). Between baselines, the game config's komi.
+- Openings from a book (``eval/book.py``): ``openings=`` gives each pair's opening (the same book
+  for every match of a comparison), and the match plays 2 games per opening.
+- Komi: one komi per rule set for every match of a comparison (``resolve_komi``): ``komi=K``, else
+  the fair komi of the reference network (the shipped bot of the rule set, ``bot/shipped.py``: the
+  komi where its value of the empty board for Black crosses 0), never that of whichever network
+  plays. Only a rule set with no shipped bot falls back to the stronger network side's own value
+  head (the later training step; A on a tie), and says so; between baselines, the game config's.
 - Randomness: the match's rng draws the openings, then one seed from which each side's own
   generator is spawned (rollouts, tie-breaks). Same rng, same match.
 
-The report (``report_lines``): W/D/L overall and by A's colour, the score rate with its 95% Wilson
-interval and the Elo difference with its interval (``ratings.py``), the speed, and a final
-``summary:`` line.
+The report (``report_lines``): W/D/L overall and by A's colour, the five pair counts (the
+pentanomial: pairs A scored 0, 1/2, 1, 3/2, 2 in), the score rate with its 95% interval from the
+variance of the pair scores and the Elo difference with its interval (``sprt.py``; the two games of
+a pair share an opening, so they are not independent, and the pair variance is what fishtest uses),
+the speed, and a final ``summary:`` line. Only a match with no complete pair (one game) falls back
+to the Wilson interval over games (``ratings.py``).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 import os
 import time
@@ -41,13 +49,14 @@ import numpy as np
 
 from ..errors import UserError
 from ..fileio import write_text_atomic
-from ..game.options import GameConfig, komi_range
+from ..game.options import GameConfig, RuleSet, komi_range
 from ..game.records import format_record
 from ..game.rules import Game
 from ..game.vec_env import BLACK, EMPTY, WHITE, VecEnv, random_legal_actions
 from ..search.komi import KomiEstimate
 from .agents import Agent
 from .ratings import elo_from_score, elo_interval, score_interval, score_rate
+from .sprt import Pentanomial, SprtResult, sprt_test
 
 DEFAULT_OPENING_PLIES = 2  # random plies per opening pair (R1's 12 symmetries make most boards rich enough)
 MAX_OPENING_REDRAWS = 8  # redraws of a colliding opening before it is lengthened by one ply
@@ -127,6 +136,13 @@ class MatchResult:
     games: tuple[GameOutcome, ...]  # in game order
     seconds: float  # wall time of the games (komi estimate excluded)
     komi_estimate: Optional[KomiEstimate] = None
+    book: str = ""  # the book the openings came from (``Book.describe``), "" for random openings
+
+    def __add__(self, other: "MatchResult") -> "MatchResult":
+        """Two parts of one match (an SPRT plays a match in parts): the games of both, in order."""
+        if (self.name_a, self.name_b, self.game) != (other.name_a, other.name_b, other.game):
+            raise ValueError("only parts of one match (same players, same game) add up")
+        return dataclasses.replace(self, games=self.games + other.games, seconds=self.seconds + other.seconds)
 
     @property
     def tally(self) -> Tally:
@@ -157,6 +173,19 @@ class MatchResult:
     @property
     def distinct_openings(self) -> int:
         return len({g.opening for g in self.games})
+
+    @property
+    def pentanomial(self) -> Pentanomial:
+        """A's points in each complete pair (games 2i and 2i+1: one opening, colours swapped)."""
+        return pentanomial_of(self.games)
+
+
+def pentanomial_of(games: Sequence[GameOutcome]) -> Pentanomial:
+    """The pair counts of ``games`` (pairs by ``index // 2``; a pair missing a game is left out)."""
+    pairs: dict[int, list[float]] = {}
+    for g in games:
+        pairs.setdefault(g.index // 2, []).append(g.a_points)
+    return Pentanomial.of(sum(points) for points in pairs.values() if len(points) == 2)
 
 
 # ------------------------------------------------------------------------------- openings
@@ -262,27 +291,58 @@ def _is_network(agent: Agent) -> bool:
     return type(agent).komi_estimate is not Agent.komi_estimate
 
 
+def check_komi(game: GameConfig, komi: int) -> int:
+    """``komi`` if it is a komi of ``game``'s rule set, else UserError (one line)."""
+    lo, hi = komi_range(game.scoring)
+    if game.game_type != "komi" and komi != 0:
+        raise UserError(f"game type {game.game_type!r} has no komi (R7/R8); got --komi {komi}")
+    if not lo <= komi <= hi:
+        raise UserError(f"komi must be in {lo}..{hi} for scoring {game.scoring!r}, got {komi}")
+    return komi
+
+
+def reference_komi(game: GameConfig) -> Optional[KomiEstimate]:
+    """The fair komi of the rule set's reference network (its shipped bot), or None without one."""
+    return None if game.game_type != "komi" else _reference_komi(RuleSet.of(game))
+
+
+@functools.lru_cache(maxsize=None)
+def _reference_komi(rules: RuleSet) -> Optional[KomiEstimate]:
+    """One estimate per rule set and process (the shipped bots do not change while it runs)."""
+    from ..bot.shipped import shipped_bot_for
+    from .specs import build_agent
+
+    game = rules.game()
+    bot = shipped_bot_for(game)
+    if bot is None:
+        return None
+    estimate = build_agent(str(bot.path)).komi_estimate(game)
+    if estimate is None:
+        return None
+    return dataclasses.replace(estimate, source=f"value head of the reference network, the shipped {bot.name}")
+
+
 def resolve_komi(agent_a: Agent, agent_b: Agent, game: GameConfig,
                  komi: Optional[int]) -> tuple[int, str, Optional[KomiEstimate]]:
-    """(komi, where it came from, the estimate used): ``komi`` as given, else the stronger network
-    side's fair komi (later training step; A on a tie), else ``game.komi`` (module docstring)."""
+    """(komi, where it came from, the estimate used): ``komi`` as given, else the reference
+    network's fair komi, else the stronger network side's (later training step; A on a tie), else
+    ``game.komi`` (module docstring)."""
     if komi is not None:
-        lo, hi = komi_range(game.scoring)
-        if game.game_type != "komi" and komi != 0:
-            raise UserError(f"game type {game.game_type!r} has no komi (R7/R8); got --komi {komi}")
-        if not lo <= komi <= hi:
-            raise UserError(f"komi must be in {lo}..{hi} for scoring {game.scoring!r}, got {komi}")
-        return komi, "--komi", None
+        return check_komi(game, komi), "--komi", None
     if game.game_type != "komi":
         return 0, f"game type {game.game_type} (no komi, R7/R8)", None
     networks = [a for a in (agent_a, agent_b) if _is_network(a)]
     if not networks:
         return game.komi, "config", None
+    reference = reference_komi(game)
+    if reference is not None:
+        return reference.komi, reference.source, reference
     stronger = max(networks, key=lambda a: -1 if a.step is None else a.step)  # max keeps the first on ties
     estimate = stronger.komi_estimate(game)
     if estimate is None:
         return game.komi, "config", None
-    return estimate.komi, estimate.source, estimate
+    source = f"{estimate.source} (no shipped bot for {game.side}-{game.game_type}-{game.scoring} to refer to)"
+    return estimate.komi, source, dataclasses.replace(estimate, source=source)
 
 
 def play_match(
@@ -294,12 +354,16 @@ def play_match(
     rng: np.random.Generator,
     *,
     opening_plies: int = DEFAULT_OPENING_PLIES,
+    openings: Optional[Sequence[tuple[int, ...]]] = None,
+    first_index: int = 0,
     progress: Optional[Callable[[int, int], None]] = None,
 ) -> MatchResult:
     """Play ``games`` games between A and B, all at once; see the module docstring.
 
     komi: None for the fair komi (``resolve_komi``), or a whole number in the scoring's range.
-    rng: draws the openings and the sides' seed (same rng state, same match).
+    rng: draws the openings (unless given) and the sides' seed (same rng state, same match).
+    openings: each pair's opening (a book's, ``eval/book.py``); ``games`` must be twice their number.
+    first_index: the number of the first game (a match played in parts keeps one numbering).
     progress: ``progress(finished, total)`` after every ply.
     Game g plays pair g // 2's opening with A as Black iff g is even.
     """
@@ -310,14 +374,22 @@ def play_match(
     komi, source, estimate = resolve_komi(agent_a, agent_b, game_config, komi)
     game = dataclasses.replace(game_config, komi=komi)
     env = VecEnv(game)
-    pairs = draw_openings(env, (games + 1) // 2, opening_plies, komi, rng)
+    if openings is None:
+        pairs = draw_openings(env, (games + 1) // 2, opening_plies, komi, rng)
+    elif 2 * len(openings) != games:
+        raise ValueError(f"{len(openings)} openings make {2 * len(openings)} games, not {games}")
+    else:
+        pairs = tuple(tuple(o) for o in openings)
     seed = int(rng.integers(0, 2**63 - 1, size=1)[0])  # size=1: the same draw as before, same seed, same match
     rng_a, rng_b = np.random.default_rng(seed).spawn(2)
     index = np.arange(games)
-    openings = [pairs[g // 2] for g in index]
     report = None if progress is None else (lambda finished: progress(finished, games))
     start = time.perf_counter()
-    outcomes = play_games(agent_a, agent_b, env, komi, openings, index % 2 == 0, rng_a, rng_b, progress=report)
+    outcomes = play_games(agent_a, agent_b, env, komi, [pairs[g // 2] for g in index], index % 2 == 0,
+                          rng_a, rng_b, progress=report)
+    assert first_index % 2 == 0, first_index  # pairs are games 2i and 2i + 1
+    if first_index:
+        outcomes = [dataclasses.replace(o, index=o.index + first_index) for o in outcomes]
     seconds = time.perf_counter() - start
     return MatchResult(name_a=agent_a.name, name_b=agent_b.name, game=game, komi_source=source,
                        opening_plies=opening_plies, games=tuple(outcomes), seconds=seconds, komi_estimate=estimate)
@@ -357,19 +429,29 @@ def _wdl(t: Tally) -> str:
     return f"+{t.wins} ={t.draws} -{t.losses}"
 
 
+def score_statistics(result: MatchResult) -> tuple[float, tuple[float, float], float, tuple[float, float], str]:
+    """(score, its 95% interval, Elo, its interval, how they were computed): from the pair scores
+    (pentanomial) when the match has complete pairs, else Wilson's over games (module docstring)."""
+    penta = result.pentanomial
+    if penta.pairs:
+        return penta.score, penta.score_interval(), penta.elo, penta.elo_interval(), \
+            f"pentanomial, {penta.pairs} pairs"
+    t = result.tally
+    return t.score, t.score_interval, t.elo, t.elo_interval, "Wilson, no complete pair"
+
+
 def report_lines(result: MatchResult) -> list[str]:
     """The match report, one line each; the last line starts with ``summary:``."""
     g, t = result.game, result.tally
-    lo, hi = t.score_interval
-    elo_lo, elo_hi = t.elo_interval
+    score, (lo, hi), elo, (elo_lo, elo_hi), method = score_statistics(result)
     komi = f"komi {g.komi} ({result.komi_source})" if g.game_type == "komi" else "no komi"
     longest = max((len(o.opening) for o in result.games), default=0)
     opening = f"{result.opening_plies}" + (f"-{longest}" if longest > result.opening_plies else "")
+    source = (f"from the {result.book}" if result.book else f"{opening} random plies each")
     lines = [
         f"match: {result.name_a} (A) vs {result.name_b} (B), {t.games} games, side {g.side}, "
         f"game type {g.game_type}, {g.scoring} scoring, {komi}",
-        f"openings: {result.distinct_openings} distinct, {opening} random plies each, every opening "
-        f"played twice with colours swapped",
+        f"openings: {result.distinct_openings} distinct, {source}, every opening played twice with colours swapped",
     ]
     if result.komi_estimate is not None:
         est = result.komi_estimate
@@ -381,12 +463,14 @@ def report_lines(result: MatchResult) -> list[str]:
         f"A as white: {_wdl(result.as_white)} (score {_percent(result.as_white.score)}); "
         f"black won {result.black_wins} of {t.games}",
         f"A: {_wdl(t)} (wins, draws, losses) of {t.games}",
-        f"score rate of A: {_percent(t.score)}, 95% interval [{_percent(lo)}, {_percent(hi)}] (Wilson)",
-        elo_line(t.elo, elo_lo, elo_hi),
+        f"pairs by A's points 0 / 0.5 / 1 / 1.5 / 2 (pentanomial): "
+        f"{' / '.join(str(c) for c in result.pentanomial.counts)}",
+        f"score rate of A: {_percent(score)}, 95% interval [{_percent(lo)}, {_percent(hi)}] ({method})",
+        elo_line(elo, elo_lo, elo_hi),
         f"time: {result.seconds:.1f} s, {result.games_per_second:.2f} games/s, {result.moves} moves, "
         f"{result.moves / max(result.seconds, 1e-9):.0f} moves/s",
-        f"summary: {result.name_a} vs {result.name_b}: {_wdl(t)}, score {_percent(t.score)} "
-        f"[{_percent(lo)}, {_percent(hi)}], {elo_summary(t.elo, elo_lo, elo_hi)}, "
+        f"summary: {result.name_a} vs {result.name_b}: {_wdl(t)}, score {_percent(score)} "
+        f"[{_percent(lo)}, {_percent(hi)}], {elo_summary(elo, elo_lo, elo_hi)}, "
         f"{komi}, {t.games} games",
     ]
     return lines
@@ -437,3 +521,54 @@ def save_match_records(result: MatchResult, folder: str | Path) -> list[Path]:
     width = max(4, len(str(len(result.games))))
     return [write_text_atomic(folder / f"game-{g.index + 1:0{width}d}.txt", record_text(result, g))
             for g in result.games]
+
+
+# ------------------------------------------------------------------------------- SPRT
+
+
+@dataclass(frozen=True)
+class SprtPlan:
+    """A sequential test of a match (``--sprt ELO0,ELO1``): H0 Elo = elo0 against H1 Elo = elo1."""
+
+    elo0: float
+    elo1: float
+    alpha: float = 0.05  # the chance of accepting H1 when H0 holds (fishtest's default)
+    beta: float = 0.05  # the chance of accepting H0 when H1 holds
+    batch_pairs: int = 16  # pairs played at once between two looks at the LLR (one batched match)
+
+    def __post_init__(self) -> None:
+        if not self.elo0 < self.elo1:
+            raise UserError(f"--sprt ELO0,ELO1 needs ELO0 < ELO1, got {self.elo0:g},{self.elo1:g}")
+        for name in ("alpha", "beta"):
+            if not 0 < getattr(self, name) < 0.5:
+                raise UserError(f"--{name} must be in (0, 0.5), got {getattr(self, name)}")
+        if self.batch_pairs < 1:
+            raise UserError(f"the SPRT's batch must be at least 1 pair, got {self.batch_pairs}")
+
+
+def play_sprt(agent_a: Agent, agent_b: Agent, game_config: GameConfig, openings: Sequence[tuple[int, ...]],
+              komi: Optional[int], rng: np.random.Generator, plan: SprtPlan, *, book: str = "",
+              progress: Optional[Callable[[int, int], None]] = None) -> tuple[MatchResult, SprtResult]:
+    """Play pairs over ``openings`` in order, ``plan.batch_pairs`` at a time (each part one batched
+    match), until the pentanomial GSPRT (``sprt.py``) accepts H0 or H1 or the openings run out.
+
+    Looking at the LLR only between parts overshoots the bound by at most one part's pairs, which
+    makes the test a little more certain than alpha and beta say, never less (Wald)."""
+    for agent in (agent_a, agent_b):
+        agent.check_game(game_config)
+    komi, source, estimate = resolve_komi(agent_a, agent_b, game_config, komi)
+    total_games = 2 * len(openings)
+    result: Optional[MatchResult] = None
+    outcome = None
+    for start in range(0, len(openings), plan.batch_pairs):
+        part_openings = openings[start:start + plan.batch_pairs]
+        done_games = 2 * start
+        report = None if progress is None else (lambda finished, _total: progress(done_games + finished, total_games))
+        part = play_match(agent_a, agent_b, game_config, 2 * len(part_openings), komi, rng, openings=part_openings,
+                          first_index=done_games, progress=report)
+        result = part if result is None else result + part
+        outcome = sprt_test(result.pentanomial, plan.elo0, plan.elo1, plan.alpha, plan.beta)
+        if outcome.decision is not None:
+            break
+    assert result is not None and outcome is not None, "an SPRT needs at least one opening"
+    return dataclasses.replace(result, komi_source=source, komi_estimate=estimate, book=book), outcome

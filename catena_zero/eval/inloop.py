@@ -5,7 +5,11 @@ task beside the loop (the command hands it to ``train.driver.train``): small mat
 (``eval/arena.py``: all games at once, colours alternating, varied openings) of the current network,
 searching without noise, against the opponents of ``eval.opponents``: ``random``, the classic UCT
 baseline ``mcts:K`` (``eval.uct_simulations``) and the previous kept checkpoint. They are played on
-the run's first rule set at the fair komi that self-play currently estimates.
+the run's first rule set at one komi for the whole run: the reference network's fair komi (the
+shipped bot of the rule set, ``arena.reference_komi``), so the points of a learning curve are
+comparable; only a rule set without a shipped bot takes the fair komi self-play currently
+estimates. Where the rule set has a shipped book at that komi, the matches play its first openings
+(``eval/book.py``), the same at every step.
 """
 
 from __future__ import annotations
@@ -27,14 +31,23 @@ def evaluate_in_loop(config: Config, weights: dict, previous: Optional[dict], fa
 
     from ..net import model_from_weights
     from .agents import NetAgent, RandomAgent, UCTAgent
-    from .arena import play_match
+    from .arena import play_match, reference_komi
+    from .book import shipped_book
 
     cpu_started = time.process_time()
     torch.set_num_threads(1)  # a guest on the actors' CPUs
     evaluation = config.eval
     rules = config.rule_sets()[0]  # the configured game's
-    komi = fair_komi.get(rules, 0) if rules.game_type == "komi" else 0
+    reference = reference_komi(rules.game())
+    if reference is not None:
+        komi = reference.komi
+    else:
+        komi = fair_komi.get(rules, 0) if rules.game_type == "komi" else 0
     game = rules.game(komi)
+    book = shipped_book(rules)
+    openings = None
+    if book is not None and book.komi == komi and evaluation.games % 2 == 0 and len(book) >= evaluation.games // 2:
+        openings = book.openings[:evaluation.games // 2]
     rng = np.random.default_rng(seed)
 
     def network(state: dict, name: str) -> NetAgent:
@@ -52,7 +65,7 @@ def evaluate_in_loop(config: Config, weights: dict, previous: Optional[dict], fa
     current = network(weights, "current")
     rates = {}
     for name, opponent in opponents.items():
-        result = play_match(current, opponent, game, evaluation.games, komi, rng)
+        result = play_match(current, opponent, game, evaluation.games, komi, rng, openings=openings)
         rates[name] = float(result.tally.score)
     return InLoopResult(step=step, game=game, games=evaluation.games, win_rates=rates,
                         cpu_seconds=time.process_time() - cpu_started)

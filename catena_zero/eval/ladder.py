@@ -22,8 +22,12 @@ Player ids: ``random``, ``greedy``, ``mcts:K`` and ``step-XXXXXXXX`` (a checkpoi
 Training time of a checkpoint: its ``counters['seconds']`` when every checkpoint has one, else its
 file's modification time, counted from the first checkpoint's.
 
-Every match is played at the fair komi of its stronger network side (``arena.resolve_komi``);
-matches between baselines at the run's configured komi. The settings that make results comparable
+Komi and openings: with a book (``book=``, ``eval/book.py``), every match plays the book's openings,
+each twice with colours swapped, at the book's komi (or ``komi=``): one komi for the whole ladder,
+so its points are comparable; a re-run plays each pair over the book's next openings (a network
+replays a repeated opening identically). Without one, random openings at ``komi=``, else the
+reference network's fair komi (``arena.resolve_komi``); matches between baselines at the run's
+configured komi. The settings that make results comparable
 (game options, network simulations, opening plies) are stored in the results file; a re-run with
 different ones is refused with one line.
 """
@@ -231,6 +235,8 @@ def run_ladder(
     max_checkpoints: Optional[int] = None,
     prior_games: float = 2.0,
     sequential_prior_games: float = 0.0,
+    book: Optional[str] = None,
+    komi: Optional[int] = None,
     log: Callable[[str], None] = lambda line: None,
 ) -> LadderReport:
     """Play the ladder of ``run_dir`` (module docstring); returns what it played and the fit.
@@ -243,7 +249,11 @@ def run_ladder(
     max_checkpoints: play only this many checkpoints, spread over training time
         (``spread_checkpoints``); None: all kept ones.
     prior_games, sequential_prior_games: the rating fit's priors (``ratings.fit_ratings``).
+    book: ``--book N|FILE`` (``book.resolve_book``): the openings of every match (games must be even).
+    komi: the komi of every match (default: the book's, else as ``arena.resolve_komi``).
     """
+    from .book import resolve_book
+
     from ..train.checkpoint import load_checkpoint, resolve_checkpoint
 
     run_dir = Path(run_dir)
@@ -262,6 +272,15 @@ def run_ladder(
     sims = simulations if simulations is not None else stored.get("simulations", newest.config.search.num_simulations)
     settings = {"side": game.side, "game_type": game.game_type, "scoring": game.scoring,
                 "simulations": int(sims), "opening_plies": int(opening_plies)}
+    opening_book = None
+    if book is not None:
+        if games % 2:
+            raise LadderError(f"a ladder over a book plays two games per opening: --games must be even, got {games}")
+        opening_book = resolve_book(book, game, komi)
+        komi = opening_book.komi if komi is None else komi
+        settings.update(book=opening_book.describe(), komi=int(komi))
+    elif komi is not None:
+        settings.update(komi=int(komi))
     if results is not None and results.settings != settings:
         key = next(k for k in settings if results.settings.get(k) != settings[k])
         raise LadderError(
@@ -295,7 +314,15 @@ def run_ladder(
         match_seed = _match_seed(seed, a, b, results.games_between(a, b))
         rng = np.random.default_rng(match_seed)
         # The checkpoint side first, so a komi tie between equal steps goes to it (arena.resolve_komi).
-        result = play_match(agent(a), agent(b), game, games, None, rng, opening_plies=opening_plies)
+        if opening_book is None:
+            result = play_match(agent(a), agent(b), game, games, komi, rng, opening_plies=opening_plies)
+        else:
+            used = results.games_between(a, b) // 2
+            openings = opening_book.openings[used:used + games // 2]
+            if len(openings) < games // 2:
+                raise LadderError(f"{a} vs {b} has played {used} of the book's {len(opening_book)} openings; "
+                                  f"{games // 2} more do not fit: use a bigger --book")
+            result = play_match(agent(a), agent(b), game, games, komi, rng, openings=openings)
         t = result.tally
         match = LadderMatch(a=a, b=b, a_wins=t.wins, draws=t.draws, b_wins=t.losses, komi=result.game.komi,
                             komi_source=result.komi_source, seed=match_seed, seconds=round(result.seconds, 3))

@@ -8,7 +8,8 @@ refinements, KataGo 2019 sec. 3):
 - Playout cap randomisation: each game draws whether this move gets the full search
   (``search.num_simulations``, recording a policy target) or a cheap one
   (``selfplay.cheap_simulations``, value-type targets only); one search call serves both budgets.
-  Cheap searches go without root noise unless ``selfplay.cheap_search_noise`` (KataGo 2019 sec. 3.1).
+  Cheap searches go without root noise unless ``selfplay.cheap_search_noise`` (KataGo 2019 sec. 3.1);
+  a cheap position is recorded for training with probability ``selfplay.cheap_record_prob`` (KataGo: 0).
 - Auto-reset: a finished game is turned into a ``Trajectory`` (outcome, final score margin and
   ownership for every position, from its mover's view) and its slot starts a new game at once,
   so the batch stays full and nobody waits for the longest game.
@@ -313,16 +314,20 @@ class SelfPlayer:
         resigner = int(group.would_resign[slot])
         resigned = resigner != EMPTY and group.resign_allowed[slot]
         checked = resigner != EMPTY and not group.resign_allowed[slot]
+        has_policy = group.has_policy[slot, :length]
+        recorded = slice(None)  # every position, unless cheap ones are dropped (KataGo: all of them)
+        if self.config.selfplay.cheap_record_prob < 1:  # no draw at 1: the same seed, the same games as before
+            recorded = has_policy | (self.rng.random(length) < self.config.selfplay.cheap_record_prob)
         trajectory = Trajectory(
             game=group.game,
-            states=group.rows[slot, :length].copy(),
-            policy=group.policy[slot, :length].copy(),
-            has_policy=group.has_policy[slot, :length].copy(),
-            outcome=outcome,
-            score=margin,
-            ownership=ownership,
-            weight=group.weight[slot, :length].copy(),
-            version=group.version[slot, :length].copy(),
+            states=group.rows[slot, :length][recorded].copy(),
+            policy=group.policy[slot, :length][recorded].copy(),
+            has_policy=has_policy[recorded].copy(),
+            outcome=outcome[recorded],
+            score=margin[recorded],
+            ownership=ownership[recorded],
+            weight=group.weight[slot, :length][recorded].copy(),
+            version=group.version[slot, :length][recorded].copy(),
         )
         stats = SelfPlayStats(
             games=1,

@@ -28,9 +28,13 @@ class CpuReport:
     positions: int  # self-play positions made in the session
 
     @property
+    def used(self) -> float:
+        """CPU seconds of every process of the session together (what ``run.max_cpu_minutes`` counts)."""
+        return self.selfplay_search + self.inference + self.learner + self.evaluation + self.driver_other
+
+    @property
     def idle(self) -> float:
-        used = self.selfplay_search + self.inference + self.learner + self.evaluation + self.driver_other
-        return max(0.0, self.wall * self.cpus - used)
+        return max(0.0, self.wall * self.cpus - self.used)
 
     @property
     def positions_per_selfplay_cpu_second(self) -> float:

@@ -12,7 +12,8 @@ The driver loop never blocks on self-play nor self-play on the learner (DESIGN.m
    the in-loop matches every ``eval.interval_steps`` as a Ray task beside the loop (the evaluation
    is handed in by the caller, ``train(evaluate=...)``: it lives in ``eval/inloop.py``), skipped
    when they would take more than ``eval.max_cpu_share`` of the session's CPU time (``cputime.py``);
-5. stop at the first bound reached (``run.max_steps/max_positions/max_minutes``), on Ctrl-C or on a
+5. stop at the first bound reached (``run.max_steps/max_positions/max_minutes/max_cpu_minutes``, the last the CPU time
+   of all the run's processes, ``cputime.py``), on Ctrl-C or on a
    diverged loss, always with a final checkpoint (the last good one when the loss diverged).
 
 Who does what: this module owns the loop, resume and checkpoints; ``runlog.py`` the TensorBoard log;
@@ -141,9 +142,11 @@ class _Counters:
     games: int = 0
     samples: int = 0
     seconds: float = 0.0  # training time over all sessions of the run (resumes add up)
+    cpu_seconds: float = 0.0  # CPU time of all the run's processes over all sessions (cputime.py)
 
     def as_dict(self) -> dict[str, float]:
-        return {"positions": self.positions, "games": self.games, "samples": self.samples, "seconds": self.seconds}
+        return {"positions": self.positions, "games": self.games, "samples": self.samples, "seconds": self.seconds,
+                "cpu_seconds": self.cpu_seconds}
 
 
 class TrainingRun:
@@ -211,7 +214,8 @@ class TrainingRun:
         counters = checkpoint.counters
         self.counters = _Counters(step=checkpoint.step, positions=int(counters.get("positions", 0)),
                                   games=int(counters.get("games", 0)), samples=int(counters.get("samples", 0)),
-                                  seconds=float(counters.get("seconds", 0.0)))
+                                  seconds=float(counters.get("seconds", 0.0)),
+                                  cpu_seconds=float(counters.get("cpu_seconds", 0.0)))
         self.rng.bit_generator.state = checkpoint.extra["rng"]
         self.fair_komi = {RuleSet.from_key(key): int(komi) for key, komi in checkpoint.extra.get("fair_komi", {}).items()}
         self.last_checkpoint = found[-1][1]
@@ -229,7 +233,7 @@ class TrainingRun:
         start_ray(config.run.address, config.run.num_cpus)
         session_start = time.perf_counter()
         self.cpu = CpuAccount(self.cpus)
-        seconds_before = self.counters.seconds
+        seconds_before, cpu_before = self.counters.seconds, self.counters.cpu_seconds
         stop_reason = "interrupted"
         pool = None
         previous_sigterm = signal.signal(signal.SIGTERM, _raise_keyboard_interrupt)
@@ -239,6 +243,7 @@ class TrainingRun:
             self.progress.start(self.counters.step, self.config.run.bounds(), self.counters.seconds)
             while True:
                 self.counters.seconds = seconds_before + time.perf_counter() - session_start
+                self.counters.cpu_seconds = cpu_before + self.cpu.report().used
                 stop_reason = self._bound_reached()
                 if stop_reason:
                     break
@@ -256,6 +261,7 @@ class TrainingRun:
         finally:
             signal.signal(signal.SIGTERM, previous_sigterm)
             self.counters.seconds = seconds_before + time.perf_counter() - session_start
+            self.counters.cpu_seconds = cpu_before + self.cpu.report().used
             if not stop_reason.startswith("stopped"):
                 self._checkpoint()
             if stop_reason.startswith("bound"):
@@ -275,7 +281,8 @@ class TrainingRun:
     def _run_progress(self) -> float:
         """How far the run is toward the first bound it will reach, 0..1 (0 without bounds)."""
         c = self.counters
-        done = {"steps": c.step, "positions": c.positions, "minutes": c.seconds / 60}
+        done = {"steps": c.step, "positions": c.positions, "minutes": c.seconds / 60,
+                "cpu_minutes": c.cpu_seconds / 60}
         return min(1.0, max((done[k] / bound for k, bound in self.config.run.bounds().items()), default=0.0))
 
     def _steps_left(self) -> int:
@@ -290,6 +297,8 @@ class TrainingRun:
             return f"bound reached: {run.max_positions} positions"
         if run.max_minutes is not None and c.seconds >= run.max_minutes * 60:
             return f"bound reached: {run.max_minutes:g} minutes"
+        if run.max_cpu_minutes is not None and c.cpu_seconds >= run.max_cpu_minutes * 60:
+            return f"bound reached: {run.max_cpu_minutes:g} CPU minutes"
         return ""
 
     def _collect(self, chunks) -> None:
