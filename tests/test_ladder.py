@@ -154,3 +154,22 @@ def test_ladder_command_and_its_one_line_errors(tmp_path, capsys):
     assert_one_line_error(main(["ladder", str(run)]), capsys.readouterr().err, "not a readable ladder results file")
     (run / "ladder" / "results.json").write_text(json.dumps({"format": "catena-zero-ladder", "version": 9}))
     assert_one_line_error(main(["ladder", str(run)]), capsys.readouterr().err, "version 9")
+
+
+def test_a_ladder_over_a_book_plays_one_komi_and_the_books_next_openings(tmp_path):
+    from catena_zero.eval.book import shipped_book
+    from catena_zero.game.options import RuleSet
+
+    run = make_run(tmp_path / "run", steps=(10, 20))
+    book = shipped_book(RuleSet(3, "komi", "standard"))
+    first = run_ladder(run, games=4, simulations=2, baselines=("random",), book="4")
+    assert all(m.games == 4 and m.komi == book.komi for m in first.played)  # one komi: the book's
+    settings = load_results(run / "ladder" / "results.json").settings
+    assert settings["komi"] == book.komi and settings["book"].startswith("book of 4 openings")
+    run_ladder(run, games=4, baselines=("random",), book="4")  # the book's other two openings
+    with pytest.raises(LadderError, match="has played 4 of the book's 4 openings; 2 more do not fit"):
+        run_ladder(run, games=4, baselines=("random",), book="4")
+    with pytest.raises(LadderError, match="--games must be even"):
+        run_ladder(run, games=3, baselines=("random",), book="4")
+    with pytest.raises(LadderError, match="was played with book"):
+        run_ladder(run, games=4, baselines=("random",), book="6")  # another book: another ladder

@@ -200,3 +200,17 @@ def test_run_on_a_two_node_cluster_spreads_its_actors(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "self-play on 2 Ray node(s)" in out
     assert _last_step(tmp_path / "t") == 4
+
+
+def test_a_cpu_minutes_bound_counts_every_process_and_adds_up_over_resumes(tmp_path, capsys):
+    assert main(_argv(tmp_path, sets=["run.max_cpu_minutes=0.25", "eval.games=0"])) == 0
+    out = capsys.readouterr().out
+    assert "bound reached: 0.25 CPU minutes" in out
+    first = load_checkpoint(tmp_path / "t").counters
+    # the bound counts the actor's and the driver's CPU: more than the driver's alone could give in
+    # the wall time the run took on 2 CPUs, and at least the bound
+    assert 15.0 <= first["cpu_seconds"] <= 2 * first["seconds"] + 5.0
+    assert main(_argv(tmp_path, "--resume", sets=["run.max_cpu_minutes=0.5", "eval.games=0"])) == 0
+    assert "bound reached: 0.5 CPU minutes" in capsys.readouterr().out
+    second = load_checkpoint(tmp_path / "t").counters
+    assert second["cpu_seconds"] >= 30.0 and second["seconds"] > first["seconds"]
