@@ -134,6 +134,11 @@ def test_ablate_trains_each_variant_measures_it_and_resumes_without_training(tmp
     assert "0 matches of 2 book openings" in out and "(3 played before)" in out and "vs baseline: +" not in out
     third = json.loads((tmp_path / "runs" / "ablate-tiny.json").read_text())
     assert [(r["vs_opponent"], r["vs_baseline"]) for r in third] == tallies
+    # --no-train with a second seed: its runs have not trained, so they are left out, nothing trains
+    assert main(["ablate", str(plan), "--results", "-", "--seeds", "2", "--no-train"]) == 0
+    out = capsys.readouterr().out
+    assert "ablate: training" not in out and "ema seed 1 has not trained its 0.1 CPU-minutes: left out" in out
+    assert "0 matches of 2 book openings" in out and not (tmp_path / "runs" / "ablate-tiny-ema-seed1").exists()
 
 
 def _tally(pairs: tuple[int, int, int, int, int]) -> dict:

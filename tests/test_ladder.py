@@ -146,7 +146,7 @@ def test_ladder_command_and_its_one_line_errors(tmp_path, capsys):
         (["ladder", str(run), "--mode", "swiss"], "invalid choice"),
         (["ladder", str(run), "--checkpoints", "1"], "--checkpoints must be at least 2"),
         (["ladder", str(run), "--baselines", "random,foo"], "unknown player kind 'foo'"),
-        (["ladder", str(run), "--baselines", f"random,{run}"], "ladder baselines are random, greedy and mcts:K"),
+        (["ladder", str(run), "--baselines", f"random,{run}"], "ladder baselines are random, greedy, mcts:K and bot files"),
     ]
     for argv, fragment in cases:
         assert_one_line_error(main(argv), capsys.readouterr().err, fragment)
@@ -162,11 +162,12 @@ def test_a_ladder_over_a_book_plays_one_komi_and_the_books_next_openings(tmp_pat
 
     run = make_run(tmp_path / "run", steps=(10, 20))
     book = shipped_book(RuleSet(3, "komi", "standard"))
-    first = run_ladder(run, games=4, simulations=2, baselines=("random",), book="4")
+    first = run_ladder(run, games=4, simulations=2, baselines=("random", "catena_zero/bots/side3.bot"), book="4")
     assert all(m.games == 4 and m.komi == book.komi for m in first.played)  # one komi: the book's
+    assert ("step-00000010", "side3.bot") in [(m.a, m.b) for m in first.played]  # a bot file on the panel
     settings = load_results(run / "ladder" / "results.json").settings
     assert settings["komi"] == book.komi and settings["book"].startswith("book of 4 openings")
-    run_ladder(run, games=4, baselines=("random",), book="4")  # the book's other two openings
+    run_ladder(run, games=4, baselines=("random", "catena_zero/bots/side3.bot"), book="4")  # the other two
     with pytest.raises(LadderError, match="has played 4 of the book's 4 openings; 2 more do not fit"):
         run_ladder(run, games=4, baselines=("random",), book="4")
     with pytest.raises(LadderError, match="--games must be even"):

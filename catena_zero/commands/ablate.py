@@ -28,6 +28,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--results", default="docs/RESULTS.md", metavar="FILE",
                         help="Markdown file whose section for this plan gets the table (default docs/RESULTS.md; "
                              "'-' writes none)")
+    parser.add_argument("--no-train", action="store_true",
+                        help="train nothing: measure the runs that reached their bound (with their seed's baseline)")
     parser.add_argument("--threads", type=int, default=1, metavar="T",
                         help="CPU threads of network inference in the matches (default 1)")
     parser.add_argument("--jobs", type=int, default=1, metavar="J",
@@ -62,7 +64,9 @@ def run(args: argparse.Namespace) -> int:
     only = [v.strip() for v in args.only.split(",") if v.strip()] if args.only else None
     log = lambda line: print(line, file=sys.stdout, flush=True)  # noqa: E731
     set_threads(learner_threads(load_config(plan.config)))  # training first: this process runs the learner
-    trained = train_variants(plan, name, only=only, log=log)
+    trained = train_variants(plan, name, only=only, log=log, train=not args.no_train)
+    if not trained:
+        raise CliError(f"no run of {args.plan} has reached its bound yet: nothing to measure")
     set_threads(args.threads)  # then the matches
     root = load_config(plan.config).run.root
     results = measure_variants(plan, trained, log=log, jobs=args.jobs, threads=args.threads,

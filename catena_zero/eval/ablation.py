@@ -240,13 +240,15 @@ def _selected(plan: AblationPlan, only: Optional[list[str]]) -> list[str]:
 
 def train_variants(plan: AblationPlan, plan_name: str, *, bound: Optional[float] = None,
                    only: Optional[list[str]] = None, train_fn: Optional[Callable] = None,
-                   log: Callable[[str], None] = print) -> list[TrainedVariant]:
-    """Train every selected run that has not reached its bound yet, one after another, seed by seed."""
-    from ..train.driver import train
+                   log: Callable[[str], None] = print, train: bool = True) -> list[TrainedVariant]:
+    """Train every selected run that has not reached its bound yet, one after another, seed by seed.
+    ``train`` False trains nothing: the runs that reached their bound, and of those only the seeds
+    whose baseline did (a table of what is there while the rest trains elsewhere)."""
+    from ..train import driver
 
     from .inloop import evaluate_in_loop
 
-    train_fn = train_fn or train
+    train_fn = train_fn or driver.train
     bound = bound or plan.bound
     selected = _selected(plan, only)
     trained = []
@@ -255,6 +257,9 @@ def train_variants(plan: AblationPlan, plan_name: str, *, bound: Optional[float]
             continue
         run_dir = Path(config.run.root) / config.run.name
         done = _finished(run_dir, plan, bound)
+        if done is None and not train:
+            log(f"ablate: {name} seed {seed} has not trained its {plan.describe_bound(bound)}: left out")
+            continue
         if done is None:
             log(f"ablate: training {name} seed {seed} for {plan.describe_bound(bound)} ({run_dir})")
             resume = (run_dir / "config.yaml").exists()
@@ -269,7 +274,11 @@ def train_variants(plan: AblationPlan, plan_name: str, *, bound: Optional[float]
         else:
             log(f"ablate: {name} seed {seed} already trained ({done[1]} steps), not training again")
         trained.append(TrainedVariant(name, seed, run_dir, *done))
-    return trained
+    with_baseline = {t.seed for t in trained if t.name == plan.baseline}
+    left = [t for t in trained if t.seed not in with_baseline]
+    for t in left:
+        log(f"ablate: {t.name} seed {t.seed} has no baseline of its seed yet: left out")
+    return [t for t in trained if t.seed in with_baseline]
 
 
 @dataclass(frozen=True)

@@ -289,10 +289,12 @@ def run_ladder(
     if results is None:
         results = LadderResults(settings=settings)
 
-    baseline_specs = {spec.name: spec for spec in (parse_agent_spec(text) for text in dict.fromkeys([ANCHOR, *baselines]))}
+    # A bot file is a fixed panel member too (the shipped bot at the ladder's simulations).
+    baseline_specs = {spec.name: spec for spec in (parse_agent_spec(text, simulations=int(sims))
+                                                   for text in dict.fromkeys([ANCHOR, *baselines]))}
     for name, spec in baseline_specs.items():
-        if spec.kind not in ("random", "greedy", "mcts"):
-            raise LadderError(f"ladder baselines are random, greedy and mcts:K; got {name!r}")
+        if spec.kind not in ("random", "greedy", "mcts", "bot"):
+            raise LadderError(f"ladder baselines are random, greedy, mcts:K and bot files; got {name!r}")
     kept = checkpoint_players(run_dir)
     if max_checkpoints is not None:
         kept = spread_checkpoints(kept, max_checkpoints)
