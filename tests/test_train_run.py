@@ -214,3 +214,27 @@ def test_a_cpu_minutes_bound_counts_every_process_and_adds_up_over_resumes(tmp_p
     assert "bound reached: 0.5 CPU minutes" in capsys.readouterr().out
     second = load_checkpoint(tmp_path / "t").counters
     assert second["cpu_seconds"] >= 30.0 and second["seconds"] > first["seconds"]
+
+
+@pytest.mark.parametrize("ema_selfplay", [True, False])
+def test_self_play_plays_the_average_unless_told_to_play_the_raw_weights(tmp_path, monkeypatch, ema_selfplay):
+    """train.ema_selfplay false: the actors get the raw weights, while checkpoints keep the average."""
+    from catena_zero.train import driver
+
+    published = []
+
+    class Recording(driver.SelfPlayPool):
+        def publish(self, weights, version):
+            published.append({k: v.clone() for k, v in weights.items()})
+            super().publish(weights, version)
+
+    monkeypatch.setattr(driver, "SelfPlayPool", Recording)
+    sets = ["run.max_steps=6", "eval.games=0", "train.ema_decay=0.9", f"train.ema_selfplay={str(ema_selfplay).lower()}",
+            "run.publish_interval_steps=6", "run.checkpoint_interval=6"]
+    assert main(_argv(tmp_path, sets=sets)) == 0
+    checkpoint = load_checkpoint(tmp_path / "t")
+    raw, average = checkpoint.extra["learner"]["model"], checkpoint.extra["learner"]["average"]
+    last = published[-1]
+    key = next(k for k in raw if raw[k].is_floating_point() and not torch.equal(raw[k], average[k]))
+    assert torch.equal(last[key], average[key] if ema_selfplay else raw[key])
+    assert torch.equal(checkpoint.model[key], average[key])  # the checkpoint's network is the average either way

@@ -344,6 +344,10 @@ class TrainConfig:
     # at step t so the early average is not dominated by the random start. The average is what
     # self-play, checkpoints' "model", evaluation and export use; 0 = off (the raw weights everywhere).
     ema_decay: float = 0.0
+    # Whether self-play plays the average (true) or the raw weights (false: the average then serves
+    # only checkpoints, evaluation and export, as KataGo exports averaged weights while the newest
+    # raw ones keep learning; self-play does not lag behind the learner by the average's horizon).
+    ema_selfplay: bool = True
     device: str = "auto"  # learner device: "auto" = CUDA when available, else CPU; or "cpu", "cuda[:i]"
     mixed_precision: bool = True  # bfloat16 autocast of the forward pass on CUDA only; losses in float32
     # A new run's first network: a checkpoint file, a run folder (its newest checkpoint) or an

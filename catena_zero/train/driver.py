@@ -239,7 +239,7 @@ class TrainingRun:
         previous_sigterm = signal.signal(signal.SIGTERM, _raise_keyboard_interrupt)
         try:
             pool = SelfPlayPool(config, self.actor_seeds)
-            pool.publish(self.learner.averaged_weights(), self.counters.step)
+            pool.publish(self._selfplay_weights(), self.counters.step)
             self.progress.start(self.counters.step, self.config.run.bounds(), self.counters.seconds)
             while True:
                 self.counters.seconds = seconds_before + time.perf_counter() - session_start
@@ -339,7 +339,7 @@ class TrainingRun:
         step = self.counters.step
         self.last_losses = losses
         if step % config.run.publish_interval_steps == 0:
-            pool.publish(self.learner.averaged_weights(), step)
+            pool.publish(self._selfplay_weights(), step)
         if step % 10 == 0:
             self.log.losses(step, losses, self.learner.learning_rate())
         if step % config.run.checkpoint_interval == 0:
@@ -348,6 +348,10 @@ class TrainingRun:
             self._start_eval()
         if step % 50 == 0:
             self._log_selfplay()
+
+    def _selfplay_weights(self) -> dict:
+        """What the actors play: the average, unless ``train.ema_selfplay`` is false (then the raw weights)."""
+        return self.learner.averaged_weights() if self.config.train.ema_selfplay else self.learner.weights()
 
     # -- checkpoints -----------------------------------------------------------------------------
 
