@@ -16,6 +16,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
     add_game_options(parser, komi_help="the komi the openings are balanced at, and a match over the book "
                                        "plays at (default: the reference network's fair komi)")
+    parser.set_defaults(seed=None)  # --seed: another book than the fixed seed's (the shipped books use 0)
     parser.add_argument("--openings", type=int, default=150, metavar="N", help="openings in the book (default 150)")
     parser.add_argument("--plies", type=int, default=DEFAULT_BOOK_PLIES, metavar="P",
                         help=f"plies of an opening (default {DEFAULT_BOOK_PLIES}; longer where the balanced ones "
@@ -36,13 +37,11 @@ def run(args: argparse.Namespace) -> int:
     check_minimums(args, openings=1, plies=1)
     if not 0 < args.max_value <= 1:
         raise CliError(f"--max-value must be in (0, 1], got {args.max_value}")
-    if args.seed is not None and args.seed != BOOK_SEED:
-        raise CliError(f"a book is drawn from its fixed seed {BOOK_SEED} (the same book everywhere); "
-                       "--seed cannot change it")
     check_writable(args.out)
-    game = resolve_config(args).game
+    game = resolve_config(args).game  # CliError for a negative --seed
+    seed = BOOK_SEED if args.seed is None else args.seed  # the fixed seed unless another book is asked for
     book = reference_book(game, args.openings, args.komi, plies=args.plies, max_value=args.max_value,
-                          reference=args.reference)
+                          reference=args.reference, seed=seed)
     save_book(args.out, book)
     print(f"book: {book.describe()}; written to {args.out}", file=message_stream(args.out))
     return 0

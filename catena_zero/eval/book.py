@@ -337,7 +337,8 @@ def shipped_book(rules: RuleSet) -> Optional[Book]:
 
 
 def reference_book(game: GameConfig, count: int, komi: Optional[int] = None, *, plies: int = DEFAULT_BOOK_PLIES,
-                   max_value: float = DEFAULT_MAX_VALUE, reference: Optional[str] = None) -> Book:
+                   max_value: float = DEFAULT_MAX_VALUE, reference: Optional[str] = None,
+                   seed: int = BOOK_SEED) -> Book:
     """A book drawn now from ``BOOK_SEED``: balanced by ``reference`` (a bot file or checkpoint;
     default the rule set's shipped bot) at ``komi`` (default: the reference's fair komi)."""
     from ..bot.shipped import shipped_bot_for
@@ -359,7 +360,7 @@ def reference_book(game: GameConfig, count: int, komi: Optional[int] = None, *, 
         komi = game.komi if estimate is None else estimate.komi
     game = replace(game, komi=komi)
     eval_fn = None if agent is None else agent.evaluator(VecEnv(game))
-    return make_book(game, count, eval_fn, plies=plies, max_value=max_value,
+    return make_book(game, count, eval_fn, plies=plies, max_value=max_value, seed=seed,
                      reference="" if agent is None else agent.name)
 
 
