@@ -182,7 +182,10 @@ def test_decide_needs_three_seeds_and_corrects_for_the_rows(tmp_path):
     assert rows["b"].decision == "no difference shown" and rows["b"].p_holm == pytest.approx(1.0)
     # two seeds only: no decision, however clear the matches
     rows = {r.name: r for r in decide(plan, [t for t in trained if t.seed < 2], tallies)}
-    assert rows["a"].decision == "none: 2 seed(s), a decision needs 3"
+    assert rows["a"].decision == "none: 2 seed(s), a decision needs 3" and rows["a"].p_holm is None
+    # a row with too few seeds is not in the family: the others are corrected over one row fewer
+    alone = decide(plan, [t for t in trained if t.name != "b" or t.seed == 0], tallies)
+    assert {r.name: r.p_holm for r in alone}["a"] == pytest.approx(pool([_tally(strong)] * 3).p_value())
 
 
 def test_ablate_refuses_fewer_than_one_job(tmp_path, capsys):

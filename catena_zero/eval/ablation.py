@@ -509,7 +509,8 @@ def decide(plan: AblationPlan, trained: list[TrainedVariant], tallies: dict) -> 
         opponent = pool([p["vs_opponent"] for p in per_seed])
         head = [p["vs_baseline"] for p in per_seed if p["vs_baseline"] is not None]
         rows.append((name, per_seed, opponent, pool(head) if head else None))
-    tested = [i for i, row in enumerate(rows) if row[3] is not None]
+    # The family Holm corrects over: the rows that can be decided (played head to head, enough seeds).
+    tested = [i for i, row in enumerate(rows) if row[3] is not None and len(row[1]) >= MIN_DECISION_SEEDS]
     adjusted = dict(zip(tested, holm([rows[i][3].p_value() for i in tested])))
     results = []
     for i, (name, per_seed, opponent, head) in enumerate(rows):
