@@ -54,8 +54,10 @@ def test_play_sprt_stops_between_parts_and_numbers_the_games_in_pairs():
     agent, other = build_agent(BOT), build_agent("random")
     agent.search = agent.search.__class__(**{**agent.search.__dict__, "num_simulations": 2})
     book = shipped_book(RuleSet(4, "komi", "standard"))
-    result, outcome = play_sprt(agent, other, book.game, book.openings[:40], None, np.random.default_rng(0),
+    result, outcome = play_sprt(agent, other, book.game, book.first(40), None, np.random.default_rng(0),
                                 SprtPlan(0, 40, batch_pairs=8))
+    assert result.game.komi == book.komi and result.komi_source == "the book's komi, balanced by side4.bot"
+    assert result.book.startswith("book of 40 openings")
     assert outcome.decision == "H1" and outcome.pairs == result.pentanomial.pairs
     assert outcome.pairs % 8 == 0 and outcome.pairs < 40
     assert [g.index for g in result.games] == list(range(2 * outcome.pairs))

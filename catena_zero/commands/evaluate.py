@@ -73,19 +73,7 @@ def sprt_plan(args: argparse.Namespace):
     return SprtPlan(elo0=elo0, elo1=elo1, alpha=args.alpha, beta=args.beta)
 
 
-def book_komi_source(book, komi_flag, flag_source: str) -> str:
-    """Where a book match's komi came from."""
-    if komi_flag is not None:
-        return flag_source
-    if book.rules.game_type != "komi":
-        return flag_source
-    by = f", balanced by {book.reference}" if book.reference else ""
-    return f"the book's komi{by}"
-
-
 def run(args: argparse.Namespace) -> int:
-    import dataclasses
-
     import numpy as np
 
     from ..eval.arena import play_match, play_sprt, prepare_records_folder, report_lines, save_match_records
@@ -114,25 +102,19 @@ def run(args: argparse.Namespace) -> int:
                                 progress=progress)
     else:
         book = resolve_book(args.book, game, args.komi)
-        komi = book.komi if args.komi is None else args.komi
-        openings = book.openings
         if plan is None:
-            with progress_bar(2 * len(openings)) as progress:
-                result = play_match(agents[0], agents[1], game, 2 * len(openings), komi, rng, openings=openings,
+            with progress_bar(2 * len(book)) as progress:
+                result = play_match(agents[0], agents[1], game, 2 * len(book), args.komi, rng, book=book,
                                     progress=progress)
-            result = dataclasses.replace(result, book=book.describe(),
-                                         komi_source=book_komi_source(book, args.komi, result.komi_source))
         else:
             if args.max_pairs is not None:
-                if args.max_pairs > len(openings):
-                    raise CliError(f"--max-pairs {args.max_pairs} is more than the book's {len(openings)} openings "
+                if args.max_pairs > len(book):
+                    raise CliError(f"--max-pairs {args.max_pairs} is more than the book's {len(book)} openings "
                                    "(a network replays a repeated opening identically): use a bigger --book")
-                openings = openings[:args.max_pairs]
-            with progress_bar(2 * len(openings)) as progress:
-                result, outcome = play_sprt(agents[0], agents[1], game, openings, komi, rng, plan,
-                                            book=book.describe(), progress=progress)
-            result = dataclasses.replace(result, komi_source=book_komi_source(book, args.komi, result.komi_source))
-            sprt_line = outcome.line(result.pentanomial, result.pentanomial.pairs >= len(openings))
+                book = book.first(args.max_pairs)
+            with progress_bar(2 * len(book)) as progress:
+                result, outcome = play_sprt(agents[0], agents[1], game, book, args.komi, rng, plan, progress=progress)
+            sprt_line = outcome.line(result.pentanomial, result.pentanomial.pairs >= len(book))
     for line in report_lines(result):
         print(line, file=sys.stdout)
     if sprt_line is not None:

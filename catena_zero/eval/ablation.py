@@ -351,8 +351,7 @@ def play_job(job: MatchJob) -> dict:
     if not job.book:
         return _tally(play_match(agent, other, job.game, job.games, job.komi, rng, opening_plies=job.opening_plies))
     book = resolve_book(str(job.book), job.game, job.komi)
-    komi = book.komi if job.komi is None else job.komi
-    return _tally(play_match(agent, other, job.game, 2 * len(book), komi, rng, openings=book.openings))
+    return _tally(play_match(agent, other, job.game, 2 * len(book), job.komi, rng, book=book))
 
 
 def _init_match_process(threads: int) -> None:

@@ -16,10 +16,10 @@ How a match is played (``play_match``):
   (tiny boards, many games), a colliding draw is redrawn, then lengthened by one ply. Every game's
   record keeps its opening (``GameOutcome.opening``, and a comment in the saved record). So no two
   games of a match are identical: different openings, or the same opening with colours swapped.
-- Openings from a book (``eval/book.py``): ``openings=`` gives each pair's opening (the same book
-  for every match of a comparison), and the match plays 2 games per opening.
+- Openings from a book (``eval/book.py``): ``book=`` gives each pair's opening (the same book for
+  every match of a comparison), and the match plays 2 games per opening.
 - Komi: one komi per rule set for every match of a comparison (``resolve_komi``): ``komi=K``, else
-  the fair komi of the reference network (the shipped bot of the rule set, ``bot/shipped.py``: the
+  the book's (the komi its reference network balanced it at), else the fair komi of the reference network (the shipped bot of the rule set, ``bot/shipped.py``: the
   komi where its value of the empty board for Black crosses 0), never that of whichever network
   plays. Only a rule set with no shipped bot falls back to the stronger network side's own value
   head (the later training step; A on a tie), and says so; between baselines, the game config's.
@@ -43,7 +43,7 @@ import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Optional, Sequence
+from typing import TYPE_CHECKING, Callable, Optional, Sequence
 
 import numpy as np
 
@@ -57,6 +57,9 @@ from ..search.komi import KomiEstimate
 from .agents import Agent
 from .ratings import elo_from_score, elo_interval, score_interval, score_rate
 from .sprt import Pentanomial, SprtResult, sprt_test
+
+if TYPE_CHECKING:
+    from .book import Book  # book.py builds on this module: the type only
 
 DEFAULT_OPENING_PLIES = 2  # random plies per opening pair (R1's 12 symmetries make most boards rich enough)
 MAX_OPENING_REDRAWS = 8  # redraws of a colliding opening before it is lengthened by one ply
@@ -191,7 +194,7 @@ def pentanomial_of(games: Sequence[GameOutcome]) -> Pentanomial:
 # ------------------------------------------------------------------------------- openings
 
 
-def _canonical(actions: Sequence[int], sym_actions: np.ndarray) -> tuple[int, ...]:
+def canonical_opening(actions: Sequence[int], sym_actions: np.ndarray) -> tuple[int, ...]:
     """The smallest image of an action sequence under the 12 symmetries (R1): one key per class."""
     if not actions:
         return ()
@@ -224,7 +227,7 @@ def draw_openings(env: VecEnv, pairs: int, plies: int, komi: int, rng: np.random
         still = []
         for row, pair in enumerate(pending):
             opening = tuple(int(a) for a in history[row, :moves[row]])
-            key = _canonical(opening, sym_actions)
+            key = canonical_opening(opening, sym_actions)
             if key in seen and length > 0 and attempts < MAX_OPENING_ROUNDS:
                 still.append(pair)
                 continue
@@ -322,15 +325,17 @@ def _reference_komi(rules: RuleSet) -> Optional[KomiEstimate]:
     return dataclasses.replace(estimate, source=f"value head of the reference network, the shipped {bot.name}")
 
 
-def resolve_komi(agent_a: Agent, agent_b: Agent, game: GameConfig,
-                 komi: Optional[int]) -> tuple[int, str, Optional[KomiEstimate]]:
-    """(komi, where it came from, the estimate used): ``komi`` as given, else the reference
-    network's fair komi, else the stronger network side's (later training step; A on a tie), else
-    ``game.komi`` (module docstring)."""
+def resolve_komi(agent_a: Agent, agent_b: Agent, game: GameConfig, komi: Optional[int],
+                 book: Optional["Book"] = None) -> tuple[int, str, Optional[KomiEstimate]]:
+    """(komi, where it came from, the estimate used): ``komi`` as given, else the book's, else the
+    reference network's fair komi, else the stronger network side's (later training step; A on a
+    tie), else ``game.komi`` (module docstring)."""
     if komi is not None:
         return check_komi(game, komi), "--komi", None
     if game.game_type != "komi":
         return 0, f"game type {game.game_type} (no komi, R7/R8)", None
+    if book is not None:
+        return book.komi, "the book's komi" + (f", balanced by {book.reference}" if book.reference else ""), None
     networks = [a for a in (agent_a, agent_b) if _is_network(a)]
     if not networks:
         return game.komi, "config", None
@@ -355,6 +360,7 @@ def play_match(
     *,
     opening_plies: int = DEFAULT_OPENING_PLIES,
     openings: Optional[Sequence[tuple[int, ...]]] = None,
+    book: Optional["Book"] = None,
     first_index: int = 0,
     progress: Optional[Callable[[int, int], None]] = None,
 ) -> MatchResult:
@@ -362,16 +368,21 @@ def play_match(
 
     komi: None for the fair komi (``resolve_komi``), or a whole number in the scoring's range.
     rng: draws the openings (unless given) and the sides' seed (same rng state, same match).
-    openings: each pair's opening (a book's, ``eval/book.py``); ``games`` must be twice their number.
+    openings: each pair's opening; ``games`` must be twice their number.
+    book: a ``Book`` (``eval/book.py``): its openings, its komi unless ``komi`` is given, its name in the report.
     first_index: the number of the first game (a match played in parts keeps one numbering).
     progress: ``progress(finished, total)`` after every ply.
     Game g plays pair g // 2's opening with A as Black iff g is even.
     """
     if isinstance(games, bool) or not isinstance(games, (int, np.integer)) or games < 1:
         raise UserError(f"games must be a positive number, got {games!r}")
+    assert first_index % 2 == 0, first_index  # pairs are games 2i and 2i + 1
+    if book is not None:
+        assert openings is None, "a match takes its openings from the book or from openings=, not both"
+        openings = book.openings
     for agent in (agent_a, agent_b):
         agent.check_game(game_config)
-    komi, source, estimate = resolve_komi(agent_a, agent_b, game_config, komi)
+    komi, source, estimate = resolve_komi(agent_a, agent_b, game_config, komi, book)
     game = dataclasses.replace(game_config, komi=komi)
     env = VecEnv(game)
     if openings is None:
@@ -387,12 +398,12 @@ def play_match(
     start = time.perf_counter()
     outcomes = play_games(agent_a, agent_b, env, komi, [pairs[g // 2] for g in index], index % 2 == 0,
                           rng_a, rng_b, progress=report)
-    assert first_index % 2 == 0, first_index  # pairs are games 2i and 2i + 1
     if first_index:
         outcomes = [dataclasses.replace(o, index=o.index + first_index) for o in outcomes]
     seconds = time.perf_counter() - start
     return MatchResult(name_a=agent_a.name, name_b=agent_b.name, game=game, komi_source=source,
-                       opening_plies=opening_plies, games=tuple(outcomes), seconds=seconds, komi_estimate=estimate)
+                       opening_plies=opening_plies, games=tuple(outcomes), seconds=seconds, komi_estimate=estimate,
+                       book="" if book is None else book.describe())
 
 
 # ------------------------------------------------------------------------------- output
@@ -546,17 +557,18 @@ class SprtPlan:
             raise UserError(f"the SPRT's batch must be at least 1 pair, got {self.batch_pairs}")
 
 
-def play_sprt(agent_a: Agent, agent_b: Agent, game_config: GameConfig, openings: Sequence[tuple[int, ...]],
-              komi: Optional[int], rng: np.random.Generator, plan: SprtPlan, *, book: str = "",
+def play_sprt(agent_a: Agent, agent_b: Agent, game_config: GameConfig, book: "Book", komi: Optional[int],
+              rng: np.random.Generator, plan: SprtPlan, *,
               progress: Optional[Callable[[int, int], None]] = None) -> tuple[MatchResult, SprtResult]:
-    """Play pairs over ``openings`` in order, ``plan.batch_pairs`` at a time (each part one batched
-    match), until the pentanomial GSPRT (``sprt.py``) accepts H0 or H1 or the openings run out.
+    """Play pairs over the book's openings in order, ``plan.batch_pairs`` at a time (each part one
+    batched match), until the pentanomial GSPRT (``sprt.py``) accepts H0 or H1 or the book runs out.
 
     Looking at the LLR only between parts overshoots the bound by at most one part's pairs, which
     makes the test a little more certain than alpha and beta say, never less (Wald)."""
     for agent in (agent_a, agent_b):
         agent.check_game(game_config)
-    komi, source, estimate = resolve_komi(agent_a, agent_b, game_config, komi)
+    komi, source, estimate = resolve_komi(agent_a, agent_b, game_config, komi, book)
+    openings = book.openings
     total_games = 2 * len(openings)
     result: Optional[MatchResult] = None
     outcome = None
@@ -571,4 +583,4 @@ def play_sprt(agent_a: Agent, agent_b: Agent, game_config: GameConfig, openings:
         if outcome.decision is not None:
             break
     assert result is not None and outcome is not None, "an SPRT needs at least one opening"
-    return dataclasses.replace(result, komi_source=source, komi_estimate=estimate, book=book), outcome
+    return dataclasses.replace(result, komi_source=source, komi_estimate=estimate, book=book.describe()), outcome

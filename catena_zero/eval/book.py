@@ -56,6 +56,7 @@ from ..fileio import write_text_atomic
 from ..game.options import GAME_TYPES, SCORINGS, GameConfig, RuleSet, komi_range
 from ..game.rules import Game
 from ..game.vec_env import BLACK, VecEnv
+from .arena import canonical_opening, check_komi
 
 BOOK_MAGIC = "catena-book 1"
 BOOK_SEED = 0  # the fixed seed of every rule set's book (common random numbers across matches)
@@ -99,7 +100,11 @@ class Book:
         """The book's first ``count`` openings (BookError if it has fewer)."""
         if count > len(self):
             raise BookError(f"the book of {self.rules} has {len(self)} openings; {count} were asked for")
-        return replace(self, openings=self.openings[:count], values=self.values[:count])
+        return self.part(0, count)
+
+    def part(self, start: int, stop: int) -> "Book":
+        """The openings ``start`` to ``stop`` (fewer where the book ends), at the book's komi."""
+        return replace(self, openings=self.openings[start:stop], values=self.values[start:stop])
 
     def describe(self) -> str:
         """One line: how many openings, of how many plies, how balanced, at which komi."""
@@ -131,7 +136,8 @@ class Book:
 
 def _class_keys(sequences: np.ndarray, sym_actions: np.ndarray) -> np.ndarray:
     """[C] one integer per symmetry class of [C, P] action sequences: the smallest image's number
-    in base A (every image of a legal sequence is legal, so the class is well defined)."""
+    in base A, the vectorised form of ``arena.canonical_opening`` for sequences of one length (every
+    image of a legal sequence is legal, so the class is well defined)."""
     count, plies = sequences.shape
     base = sym_actions.shape[1]
     images = sym_actions[:, sequences]  # [S, C, P]
@@ -305,8 +311,7 @@ def parse_book(text: str, where: str = "book") -> Book:
         if replay.is_over:
             raise BookError(f"{where} line {lineno}: the opening ends the game")
         opening = tuple(replay.actions)
-        key = int(_class_keys(np.asarray([opening], dtype=np.int64), env.spec.sym_gather_actions)[0])
-        key = (len(opening), key)
+        key = canonical_opening(opening, env.spec.sym_gather_actions)  # the match's own symmetry key
         if key in seen:
             raise BookError(f"{where} line {lineno}: the same opening as line {seen[key]} up to symmetry")
         seen[key] = lineno
@@ -342,7 +347,6 @@ def reference_book(game: GameConfig, count: int, komi: Optional[int] = None, *, 
     """A book drawn now from ``BOOK_SEED``: balanced by ``reference`` (a bot file or checkpoint;
     default the rule set's shipped bot) at ``komi`` (default: the reference's fair komi)."""
     from ..bot.shipped import shipped_bot_for
-    from .arena import check_komi
     from .specs import build_agent
 
     if reference is None:

@@ -45,9 +45,8 @@ def evaluate_in_loop(config: Config, weights: dict, previous: Optional[dict], fa
         komi = fair_komi.get(rules, 0) if rules.game_type == "komi" else 0
     game = rules.game(komi)
     book = shipped_book(rules)
-    openings = None
-    if book is not None and book.komi == komi and evaluation.games % 2 == 0 and len(book) >= evaluation.games // 2:
-        openings = book.openings[:evaluation.games // 2]
+    fits = book is not None and book.komi == komi and evaluation.games % 2 == 0 and len(book) >= evaluation.games // 2
+    book = book.first(evaluation.games // 2) if fits else None  # else random openings
     rng = np.random.default_rng(seed)
 
     def network(state: dict, name: str) -> NetAgent:
@@ -65,7 +64,7 @@ def evaluate_in_loop(config: Config, weights: dict, previous: Optional[dict], fa
     current = network(weights, "current")
     rates = {}
     for name, opponent in opponents.items():
-        result = play_match(current, opponent, game, evaluation.games, komi, rng, openings=openings)
+        result = play_match(current, opponent, game, evaluation.games, komi, rng, book=book)
         rates[name] = float(result.tally.score)
     return InLoopResult(step=step, game=game, games=evaluation.games, win_rates=rates,
                         cpu_seconds=time.process_time() - cpu_started)

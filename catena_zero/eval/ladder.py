@@ -277,8 +277,7 @@ def run_ladder(
         if games % 2:
             raise LadderError(f"a ladder over a book plays two games per opening: --games must be even, got {games}")
         opening_book = resolve_book(book, game, komi)
-        komi = opening_book.komi if komi is None else komi
-        settings.update(book=opening_book.describe(), komi=int(komi))
+        settings.update(book=opening_book.describe(), komi=int(opening_book.komi if komi is None else komi))
     elif komi is not None:
         settings.update(komi=int(komi))
     if results is not None and results.settings != settings:
@@ -320,11 +319,11 @@ def run_ladder(
             result = play_match(agent(a), agent(b), game, games, komi, rng, opening_plies=opening_plies)
         else:
             used = results.games_between(a, b) // 2
-            openings = opening_book.openings[used:used + games // 2]
-            if len(openings) < games // 2:
+            part = opening_book.part(used, used + games // 2)
+            if len(part) < games // 2:
                 raise LadderError(f"{a} vs {b} has played {used} of the book's {len(opening_book)} openings; "
                                   f"{games // 2} more do not fit: use a bigger --book")
-            result = play_match(agent(a), agent(b), game, games, komi, rng, openings=openings)
+            result = play_match(agent(a), agent(b), game, games, komi, rng, book=part)
         t = result.tally
         match = LadderMatch(a=a, b=b, a_wins=t.wins, draws=t.draws, b_wins=t.losses, komi=result.game.komi,
                             komi_source=result.komi_source, seed=match_seed, seconds=round(result.seconds, 3))
