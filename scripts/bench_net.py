@@ -18,6 +18,20 @@ For each network (default 6 blocks x 64 channels; tiny 3 x 32), side (4, 6) and 
   CPU path that needs no new package (ONNX Runtime or OpenVINO would be a new dependency, worth
   it only if this kind of graph-level fusion pays at all); tracing time printed separately.
 
+Inference-only path (section ``inference``, first): ``folded.FoldedNet`` (what ``NetEvaluator``
+runs: batch norms folded once per weight version, no ownership head) against today's path, the
+eval-mode ``CatenaNet`` forward as ``NetEvaluator`` ran it before (channels_last, inference_mode,
+float32, or bfloat16 autocast with ``cpu_precision = "bfloat16"``), per net, side and batch
+(``--inference-batches``), in microseconds per position (CPU time of one forward / batch):
+
+- ``today float32`` (the reference of the speed-ups and differences) and ``folded float32``;
+- ``today bfloat16`` (autocast) and ``folded bfloat16`` (native bfloat16 weights and activations);
+- ``compiled folded float32`` / ``bfloat16`` at ``--compile-batch`` (``NetConfig.compile``), the
+  compile time (first call) printed separately.
+
+Each row also gives the largest absolute differences, over the batch, of the priors, the value and
+the normalised score from ``today float32``.
+
 Each variant's accuracy against the baseline: the largest absolute difference of the priors
 (softmax over legal actions) and of the value (P(win) - P(loss)) over the batch. "Equal accuracy"
 means both within ``TOLERANCE`` = 1e-4 (float32 reassociation gives ~1e-6; bfloat16 keeps 8
@@ -38,9 +52,12 @@ of compiling per input shape; ``mixed_sides = "by_side"`` was 1.3-2x faster than
 forward with >= 64 games per side.
 
 Run: .venv/bin/python scripts/bench_net.py [--quick]
-The last line reads ``bench_net: side 6 batch 256 default net: float32 channels_last X ms vs
+       .venv/bin/python scripts/bench_net.py --sections inference [--inference-batches 8 256]
+The last line reads ``bench_net: side 6 batch 256 default net: folded float32 Pf us/position vs
+today float32 Pt (speed-up Rf), folded bfloat16 Rfb (today bfloat16 Rtb), float32 channels_last X ms vs
 float32 nchw Y ms (speed-up R), bfloat16 Rb, compile Rc after T s, mixed 4/5/6 x 256:
-padded/separate M`` (speed-ups against the baseline; M > 1 means the padded forward is slower).
+padded/separate M`` (speed-ups against the respective baselines; M > 1 means the padded forward is
+slower); parts whose section did not run are left out.
 """
 
 from __future__ import annotations
@@ -62,6 +79,7 @@ from catena_zero.game import GameConfig
 from catena_zero.game.vec_env import VecEnv, random_legal_actions
 from catena_zero.net import NetEvaluator, encode, model_from_config, model_from_weights, num_parameters
 from catena_zero.net.device import inference_autocast, set_torch_threads
+from catena_zero.net.folded import FoldedNet
 from catena_zero.net.inference import masked_softmax
 from catena_zero.net.features import pad_features
 
@@ -208,6 +226,86 @@ def bench_variants(args, name: str, config: NetConfig, summary: dict) -> None:
                 summary[(name, side, batch, vname)] = (times[vname] * 1e3, ratio, runner.compile_seconds)
 
 
+def bench_inference(args, summary: dict) -> None:
+    """The inference-only forward (FoldedNet) against today's eval-mode CatenaNet forward, per position."""
+    cpu = torch.device("cpu")
+    for name in args.nets:
+        config = NETS[name]
+        model = model_from_config(config, torch.Generator().manual_seed(0))
+        randomise_batch_norms(model, torch.Generator().manual_seed(1))
+        model.eval()
+        folded = {"float32": FoldedNet(model), "bfloat16": FoldedNet(model, torch.bfloat16)}
+        print(f"\ninference-only path, {name} net ({config.blocks} x {config.channels}): FoldedNet vs today's "
+              "eval forward (channels_last, inference_mode), CPU time per position, 1 thread")
+        print(f"{'side':>4} {'batch':>5}  {'variant':<26} {'us/pos':>8} {'vs today f32':>12} {'vs same prec':>12}"
+              f"  {'max|dprior|':>11} {'max|dvalue|':>11} {'max|dscore|':>11}")
+        for side in args.sides:
+            env, state = positions(side, max(args.inference_batches))
+            features = encode(env, state)
+            legal_all = torch.as_tensor(env.legal_actions(state))
+            for batch in args.inference_batches:
+                planes = torch.as_tensor(features.planes[:batch])
+                globals_ = torch.as_tensor(features.globals[:batch])
+                legal = legal_all[:batch]
+
+                def today(precision):
+                    def run():
+                        with torch.inference_mode(), inference_autocast(cpu, False, precision):
+                            return model(planes, globals_)
+                    return run
+
+                def fold(precision, forward=None):
+                    forward = forward or folded[precision]
+
+                    def run():
+                        with torch.inference_mode():
+                            folded[precision].sync()  # what NetEvaluator does before each forward
+                            return forward(planes, globals_)
+                    return run
+
+                fns = {"today float32": today("float32"), "folded float32": fold("float32"),
+                       "today bfloat16": today("bfloat16"), "folded bfloat16": fold("bfloat16")}
+                compile_seconds = {}
+                if not args.no_compile and batch == args.compile_batch and name in args.compile_nets:
+                    for precision in ("float32", "bfloat16"):
+                        variant = f"compiled folded {precision}"
+                        fns[variant] = fold(precision, torch.compile(folded[precision]))
+                        started = time.perf_counter()
+                        fns[variant]()
+                        compile_seconds[variant] = time.perf_counter() - started
+                times = race(fns, args.seconds)
+                ref = fns["today float32"]()
+                ref_priors, ref_value = outputs(ref, legal)
+                for variant, fn in fns.items():
+                    out = fn()
+                    priors, value = outputs(out, legal)
+                    dp = float((priors - ref_priors).abs().max())
+                    dv = float((value - ref_value).abs().max())
+                    ds = float((out.score.float() - ref.score).abs().max())
+                    precision = "bfloat16" if variant.endswith("bfloat16") else "float32"
+                    us = times[variant] / batch * 1e6
+                    vs_f32 = times["today float32"] / times[variant]
+                    vs_same = times[f"today {precision}"] / times[variant]
+                    extra = f"  (compile {compile_seconds[variant]:.0f} s)" if variant in compile_seconds else ""
+                    print(f"{side:>4} {batch:>5}  {variant:<26} {us:>8.1f} {vs_f32:>11.2f}x {vs_same:>11.2f}x"
+                          f"  {dp:>11.1e} {dv:>11.1e} {ds:>11.1e}{extra}")
+                    summary[("inference", name, side, batch, variant)] = (us, vs_f32, vs_same)
+
+
+def randomise_batch_norms(model: torch.nn.Module, generator: torch.Generator) -> None:
+    """Non-trivial batch-norm affines and running statistics (a fresh net's are 1 and 0), as a trained net's."""
+    from catena_zero.net.model import MaskedBatchNorm2d
+
+    with torch.no_grad():
+        for module in model.modules():
+            if isinstance(module, MaskedBatchNorm2d):
+                k = module.num_features
+                module.weight.copy_(torch.randn(k, generator=generator) * 0.3 + 1.0)
+                module.bias.copy_(torch.randn(k, generator=generator) * 0.2)
+                module.running_mean.copy_(torch.randn(k, generator=generator) * 0.5)
+                module.running_var.copy_(torch.rand(k, generator=generator) + 0.5)
+
+
 def bench_threads(args, summary: dict) -> None:
     print(f"\nthreads (wall time, float32 channels_last, side 6 batch 256; load average {os.getloadavg()[0]:.1f})")
     env, state = positions(6, 256)
@@ -320,8 +418,11 @@ def main() -> None:
     parser.add_argument("--compile-batch", type=int, default=256)
     parser.add_argument("--no-compile", action="store_true")
     parser.add_argument("--mixed-batches", type=int, nargs="+", default=[8, 64, 256])
-    parser.add_argument("--sections", nargs="+", default=["variants", "threads", "mixed"],
-                        choices=["variants", "threads", "mixed", "device"])
+    parser.add_argument("--inference-batches", type=int, nargs="+", default=[8, 64, 256, 1024])
+    parser.add_argument("--compile-nets", nargs="+", default=list(NETS), choices=list(NETS),
+                        help="nets whose folded forward is also compiled (section inference)")
+    parser.add_argument("--sections", nargs="+", default=["inference", "variants", "threads", "mixed"],
+                        choices=["inference", "variants", "threads", "mixed", "device"])
     parser.add_argument("--device", default="cpu", help="with --sections device: e.g. cuda")
     parser.add_argument("--quick", action="store_true", help="side 6, batch 256, no compile, short races")
     parser.add_argument("--interop-probe", type=int, default=None, help=argparse.SUPPRESS)
@@ -331,6 +432,7 @@ def main() -> None:
         return
     if args.quick:
         args.sides, args.batches, args.no_compile, args.seconds, args.mixed_batches = [6], [256], True, 0.5, [64]
+        args.inference_batches = [256]
 
     set_torch_threads(1)  # a self-play actor's share of a 2-core machine
     flags = open("/proc/cpuinfo").read().split("flags", 2)[1].split("\n", 1)[0] if sys.platform == "linux" else ""
@@ -339,6 +441,8 @@ def main() -> None:
           f"CPU flags: {isa}; {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} (shared machine); "
           f"1 intra-op thread unless stated; tolerance {TOLERANCE:g}")
     summary: dict = {}
+    if "inference" in args.sections:
+        bench_inference(args, summary)
     if "variants" in args.sections:
         for name in args.nets:
             bench_variants(args, name, NETS[name], summary)
@@ -355,10 +459,20 @@ def main() -> None:
 
     parts = []
     side, batch = max(args.sides), args.compile_batch if args.compile_batch in args.batches else args.batches[0]
+    infer_batch = args.compile_batch if args.compile_batch in args.inference_batches else args.inference_batches[0]
+    infer = lambda v: summary.get(("inference", args.nets[0], side, infer_batch, v))  # noqa: E731
+    if infer("folded float32"):
+        parts += [f"side {side} batch {infer_batch} {args.nets[0]} net: folded float32 {infer('folded float32')[0]:.1f} "
+                  f"us/position vs today float32 {infer('today float32')[0]:.1f} (speed-up {infer('folded float32')[1]:.2f}x)",
+                  f"folded bfloat16 {infer('folded bfloat16')[1]:.2f}x (today bfloat16 {infer('today bfloat16')[1]:.2f}x)"]
+        for precision in ("float32", "bfloat16"):
+            if infer(f"compiled folded {precision}"):
+                parts.append(f"compiled folded {precision} {infer(f'compiled folded {precision}')[1]:.2f}x")
     row = lambda v: summary.get((args.nets[0], side, batch, v))  # noqa: E731
     if row(BASELINE.name):
         base, cl, bf = row(BASELINE.name), row("float32 channels_last"), row("bfloat16 channels_last")
-        parts += [f"side {side} batch {batch} {args.nets[0]} net: float32 channels_last {cl[0]:.1f} ms "
+        where = "" if parts else f"side {side} batch {batch} {args.nets[0]} net: "
+        parts += [f"{where}float32 channels_last {cl[0]:.1f} ms "
                   f"vs float32 nchw {base[0]:.1f} ms (speed-up {cl[1]:.2f}x)", f"bfloat16 {bf[1]:.2f}x"]
         frozen = row(FROZEN[0].name)
         if frozen:

@@ -367,11 +367,10 @@ def test_evaluator_uses_exact_results_where_done():
 def test_evaluator_runs_one_batched_forward(symmetry_average):
     env = VecEnv(GameConfig(side=3))
     state = random_play(env, batch=5, moves=3, rng=np.random.default_rng(4))
-    net = tiny_net()
     batches = []
-    net.register_forward_hook(lambda module, args, out: batches.append(args[0].shape[0]))
-    config = dataclasses.replace(TINY, symmetry_average=symmetry_average)
-    NetEvaluator(net, env, config)(state)
+    evaluator = NetEvaluator(tiny_net(), env, dataclasses.replace(TINY, symmetry_average=symmetry_average))
+    evaluator.net.register_forward_hook(lambda module, args, out: batches.append(args[0].shape[0]))
+    evaluator(state)
     assert batches == [5 * (NUM_SYMMETRIES if symmetry_average else 1)]
 
 
@@ -620,8 +619,8 @@ def test_evaluate_many_is_one_forward_and_equals_separate_evaluations():
     items.append((env2, done))
     net = tiny_net()
     batches = []
-    net.register_forward_hook(lambda module, args, out: batches.append(args[0].shape))
     evaluator = NetEvaluator(net, None, TINY)
+    evaluator.net.register_forward_hook(lambda module, args, out: batches.append(args[0].shape))
     many = evaluator.evaluate_many(items)
     assert batches == [(22, NUM_PLANES, 9, 9)]
     assert evaluator.evaluate_many([]) == []
@@ -641,11 +640,16 @@ def test_evaluate_many_by_side_runs_one_forward_per_side_with_the_same_results()
     items = mixed_items(batch=3, seed=5)  # sides 2, 4, 3, 5, 4: four distinct sides
     net = tiny_net()
     grids = []
-    net.register_forward_hook(lambda module, args, out: grids.append((args[0].shape[0], args[0].shape[2])))
-    padded = NetEvaluator(net, None, TINY).evaluate_many(items)
+
+    def evaluator(config):
+        evaluator = NetEvaluator(net, None, config)
+        evaluator.net.register_forward_hook(lambda module, args, out: grids.append((args[0].shape[0], args[0].shape[2])))
+        return evaluator
+
+    padded = evaluator(TINY).evaluate_many(items)
     assert grids == [(15, 9)]
     grids.clear()
-    by_side = NetEvaluator(net, None, dataclasses.replace(TINY, mixed_sides="by_side")).evaluate_many(items)
+    by_side = evaluator(dataclasses.replace(TINY, mixed_sides="by_side")).evaluate_many(items)
     assert sorted(grids) == [(3, 3), (3, 5), (3, 9), (6, 7)]  # the two side-4 groups share a forward
     for a, b in zip(padded, by_side):
         assert np.allclose(a.priors, b.priors, atol=1e-5) and np.allclose(a.value, b.value, atol=1e-5)
@@ -658,8 +662,9 @@ def test_evaluate_many_with_symmetry_averaging_equals_separate_evaluations():
     net = tiny_net()
     config = dataclasses.replace(TINY, symmetry_average=True)
     batches = []
-    net.register_forward_hook(lambda module, args, out: batches.append(args[0].shape[0]))
-    many = NetEvaluator(net, None, config).evaluate_many(items)
+    evaluator = NetEvaluator(net, None, config)
+    evaluator.net.register_forward_hook(lambda module, args, out: batches.append(args[0].shape[0]))
+    many = evaluator.evaluate_many(items)
     assert batches == [NUM_SYMMETRIES * 6]
     for (env, state), ev in zip(items, many):
         alone = NetEvaluator(net, env, config)(state)
@@ -685,7 +690,13 @@ def test_compiled_evaluator_gives_the_eager_evaluations():
     state = random_play(env, batch=8, moves=4, rng=np.random.default_rng(6))
     net = tiny_net()
     eager = NetEvaluator(net, env, TINY)(state)
-    compiled = NetEvaluator(net, env, dataclasses.replace(TINY, compile=True))(state)
+    evaluator = NetEvaluator(net, env, dataclasses.replace(TINY, compile=True))
+    compiled = evaluator(state)
+    assert np.allclose(compiled.priors, eager.priors, atol=1e-5)
+    assert np.allclose(compiled.value, eager.value, atol=1e-5)
+    # New weights: the compiled forward reads the refolded tensors (written in place).
+    net.load_state_dict(tiny_net(seed=5).state_dict())
+    compiled, eager = evaluator(state), NetEvaluator(net, env, TINY)(state)
     assert np.allclose(compiled.priors, eager.priors, atol=1e-5)
     assert np.allclose(compiled.value, eager.value, atol=1e-5)
 
@@ -719,3 +730,108 @@ def test_model_from_weights_rebuilds_the_network_or_names_the_mismatch():
         model_from_weights(wider, net.state_dict())
     with pytest.raises(WeightsMismatch, match="^weights do not fit its network config"):
         model_from_weights(TINY, {"not a tensor": 1})
+
+
+# ---------------------------------------------------------------------------------------------
+# Inference-only forward: folded.FoldedNet (batch norms folded once per weight version)
+
+# Three blocks, pooling in the second only: blocks with and without the pooling branch's fold.
+FOLD = NetConfig(blocks=3, channels=16, global_pool_every=2, head_channels=8, value_hidden=16, device="cpu")
+
+
+def random_net(config: NetConfig, seed: int):
+    """Random weights and random batch-norm affines and running statistics, in eval mode."""
+    gen = torch.Generator().manual_seed(seed)
+    net = model_from_config(config, generator=gen)
+    with torch.no_grad():
+        for module in net.modules():
+            if isinstance(module, MaskedBatchNorm2d):
+                k = module.num_features
+                module.weight.copy_(torch.randn(k, generator=gen) * 0.5 + 1.0)
+                module.bias.copy_(torch.randn(k, generator=gen) * 0.3)
+                module.running_mean.copy_(torch.randn(k, generator=gen) * 0.5)
+                module.running_var.copy_(torch.rand(k, generator=gen) * 2.0 + 0.1)
+    return net.eval()
+
+
+def assert_outputs_close(a, b, atol=1e-5, ownership=True):
+    for name in ("policy_logits", "wdl_logits", "score") + (("ownership",) if ownership else ()):
+        x, y = getattr(a, name), getattr(b, name)
+        assert x.shape == y.shape and torch.allclose(x.float(), y.float(), atol=atol), name
+
+
+@pytest.mark.parametrize("channels_last", [False, True])
+@pytest.mark.parametrize("side", [3, 4, 6])
+def test_folded_net_gives_the_eval_forward_outputs(side, channels_last):
+    from catena_zero.net.folded import FoldedNet
+
+    net = random_net(dataclasses.replace(FOLD, channels_last=channels_last), seed=side)
+    planes, globals_ = random_inputs(side, batch=7, seed=side)
+    folded = FoldedNet(net)
+    with torch.inference_mode():
+        expected = net(planes, globals_)
+        assert_outputs_close(folded(planes, globals_, ownership=True), expected)
+        assert folded(planes, globals_).ownership is None  # skipped unless asked for
+    # Control: the folded network of other weights gives other outputs.
+    with torch.inference_mode():
+        other = FoldedNet(random_net(FOLD, seed=side + 100))(planes, globals_)
+    assert not torch.allclose(other.policy_logits, expected.policy_logits, atol=1e-3)
+
+
+def test_folded_net_gives_the_eval_forward_outputs_on_a_mixed_batch():
+    from catena_zero.net.folded import FoldedNet
+
+    net = random_net(FOLD, seed=7)
+    planes, globals_, sides = padded_inputs([encode(env, state) for env, state in mixed_items(seed=2)])
+    with torch.inference_mode():
+        assert_outputs_close(FoldedNet(net)(planes, globals_, sides, ownership=True), net(planes, globals_, sides))
+
+
+def test_bfloat16_folded_net_is_within_its_accuracy_bound():
+    from catena_zero.net.folded import FoldedNet
+
+    net = random_net(FOLD, seed=8)
+    planes, globals_ = random_inputs(4, batch=16, seed=8)
+    with torch.inference_mode():
+        out = FoldedNet(net, torch.bfloat16)(planes, globals_)
+        exact = net(planes, globals_)
+    assert out.policy_logits.dtype == torch.bfloat16
+    assert_outputs_close(out, exact, atol=0.1, ownership=False)
+    assert not torch.allclose(out.policy_logits.float(), exact.policy_logits, atol=1e-5)  # really bfloat16
+
+
+def test_evaluator_gives_the_new_networks_outputs_after_its_weights_change():
+    """The folded weights are refolded after every kind of write to the model: load_state_dict (what
+    SelfPlayer.set_weights does), an in-place update (an optimiser step), load_state_dict(assign=True)."""
+    env = VecEnv(GameConfig(side=4))
+    state = random_play(env, batch=6, moves=5, rng=np.random.default_rng(3))
+    net, weights = random_net(TINY, seed=1), [random_net(TINY, seed=s).state_dict() for s in (2, 3, 4)]
+    evaluators = [NetEvaluator(net, env, TINY), NetEvaluator(net, None, TINY)]  # two sharing a model, as in self-play
+
+    def evaluations():
+        return [evaluators[0](state), evaluators[1].evaluate_many([(env, state)])[0]]
+
+    def expected(state_dict):
+        return NetEvaluator(model_from_weights(TINY, state_dict), env, TINY)(state)
+
+    def check(state_dict):
+        want = expected(state_dict)
+        for ev in evaluations():
+            assert np.allclose(ev.priors, want.priors, atol=1e-6) and np.allclose(ev.value, want.value, atol=1e-6)
+            assert np.allclose(ev.score, want.score, atol=1e-5)
+
+    before = evaluations()[0]
+    assert not evaluators[0].net.sync()  # unchanged weights: no refold
+    net.load_state_dict(weights[0])
+    check(weights[0])
+    assert not np.allclose(evaluations()[0].value, before.value, atol=1e-4)  # the weights did change the outputs
+    with torch.no_grad():
+        for p in net.parameters():
+            p.add_(0.05 * torch.randn(p.shape, generator=torch.Generator().manual_seed(p.numel())))
+        net.policy.norm.running_var.mul_(3.0)  # a buffer alone
+    check(net.state_dict())
+    net.load_state_dict(weights[1], assign=True)
+    check(weights[1])
+    with torch.inference_mode():  # weights loaded while the evaluator is inside inference mode
+        net.load_state_dict(weights[2])
+    check(weights[2])

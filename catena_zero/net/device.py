@@ -1,5 +1,5 @@
 """Device placement, inference precision and CPU threads for the network (NetConfig.device,
-.mixed_precision, .cpu_precision; ``set_torch_threads`` for self-play actors)."""
+.mixed_precision, .cpu_precision: ``inference_dtype``; ``set_torch_threads`` for self-play actors)."""
 
 from __future__ import annotations
 
@@ -33,28 +33,36 @@ def resolve_device(name: str) -> torch.device:
     raise UserError(f"net.device must be 'auto', 'cpu' or 'cuda[:i]', got {name!r}")
 
 
-def inference_autocast(
-    device: torch.device, mixed_precision: bool, cpu_precision: str = "float32"
-) -> contextlib.AbstractContextManager:
-    """The autocast of an inference forward pass.
+def inference_dtype(device: torch.device, mixed_precision: bool, cpu_precision: str = "float32") -> torch.dtype:
+    """The compute dtype of inference on ``device``.
 
-    CUDA: bfloat16 (float16 on GPUs without it) when ``mixed_precision``. CPU: bfloat16 autocast
-    when ``cpu_precision == "bfloat16"`` (or ``"auto"`` on a CPU with AVX512_BF16 or AMX), else plain
-    float32. oneDNN runs bfloat16 convolutions fast only on CPUs with those instructions; elsewhere
-    it is several times slower than float32 (scripts/bench_net.py measures both on the machine).
+    CUDA: bfloat16 (float16 on GPUs without it) when ``mixed_precision``. CPU: bfloat16 when
+    ``cpu_precision == "bfloat16"`` (or ``"auto"`` on a CPU with AVX512_BF16 or AMX), else float32.
+    oneDNN runs bfloat16 convolutions fast only on CPUs with those instructions; elsewhere it is
+    several times slower than float32 (scripts/bench_net.py measures both on the machine).
     """
     if device.type == "cuda":
         if not mixed_precision:
-            return contextlib.nullcontext()
-        dtype = torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
-        return torch.autocast(device_type="cuda", dtype=dtype)
+            return torch.float32
+        return torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
     if cpu_precision == "auto":
         cpu_precision = "bfloat16" if cpu_has_fast_bfloat16() else "float32"
     if cpu_precision == "bfloat16":
-        return torch.autocast(device_type="cpu", dtype=torch.bfloat16)
+        return torch.bfloat16
     if cpu_precision != "float32":
         raise ValueError(f"cpu_precision must be 'float32', 'bfloat16' or 'auto', got {cpu_precision!r}")
-    return contextlib.nullcontext()
+    return torch.float32
+
+
+def inference_autocast(
+    device: torch.device, mixed_precision: bool, cpu_precision: str = "float32"
+) -> contextlib.AbstractContextManager:
+    """The autocast of an eval-mode ``CatenaNet`` forward in ``inference_dtype``'s precision (none in
+    float32). ``NetEvaluator`` needs none: its ``folded.FoldedNet`` runs natively in that dtype."""
+    dtype = inference_dtype(device, mixed_precision, cpu_precision)
+    if dtype == torch.float32:
+        return contextlib.nullcontext()
+    return torch.autocast(device_type=device.type, dtype=dtype)
 
 
 def cpu_has_fast_bfloat16() -> bool:

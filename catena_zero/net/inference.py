@@ -9,6 +9,13 @@ One call encodes the states, runs ONE batched forward pass (``S * B`` positions 
 averaging), masks illegal actions and returns numpy arrays. Values are P(win) - P(loss) for the
 player to move (AlphaZero's scalar value from KataGo-style win/draw/loss logits).
 
+The forward is the inference-only one, ``folded.FoldedNet``: the model's eval-mode outputs (to float
+rounding) with its batch norms folded into the convolutions once per weight version, without the
+ownership head (search reads only policy, value and score), in the compute dtype of
+``device.inference_dtype``. Before each forward it refolds if the model's weights changed
+(``FoldedNet.sync``: tensor versions), so loading weights into the model (``SelfPlayer.set_weights``)
+is all a caller does.
+
 Mixed rules (``evaluate_many``): groups of games with different sides, scorings or game types
 (KataGo trains one net over many rule sets) still share one forward pass: each group is encoded
 on its own grid, all are padded to the largest grid with each board at the grid origin
@@ -29,7 +36,7 @@ from ..config import NetConfig
 from ..evalfn import Evaluation
 from ..game.spec import NUM_SYMMETRIES
 from ..game.vec_env import EnvState, VecEnv
-from .device import inference_autocast, resolve_device
+from .device import inference_dtype, resolve_device
 from .features import (
     Features,
     encode,
@@ -39,6 +46,7 @@ from .features import (
     pad_features,
     score_scale,
 )
+from .folded import FoldedNet
 from .model import CatenaNet
 
 
@@ -66,8 +74,9 @@ class NetEvaluator:
     takes each group's environment with its states, and needs no ``env``.
     Where a game is over the value and score are the exact results (``env.terminal_value``,
     ``env.score_margin``, R6) and the priors are all 0, since there is no legal action.
-    With ``config.compile`` the forward pass is ``torch.compile``d (compiled on the first call of
-    each input shape).
+    With ``config.compile`` the forward pass (``self.net``, the model folded) is ``torch.compile``d
+    (compiled on the first call of each input shape; a refold writes the same tensors in place, so
+    new weights need no new compile).
     """
 
     def __init__(self, model: CatenaNet, env: VecEnv | None, config: NetConfig) -> None:
@@ -75,7 +84,9 @@ class NetEvaluator:
         self.model = model.to(self.device).eval()
         self.env = env
         self.config = config
-        self._forward_fn = torch.compile(self.model) if config.compile else self.model
+        self.dtype = inference_dtype(self.device, config.mixed_precision, config.cpu_precision)
+        self.net = FoldedNet(self.model, self.dtype)
+        self._forward_fn = torch.compile(self.net) if config.compile else self.net
         self._inverse_maps: dict[int, torch.Tensor] = {}  # per side: [S, A] on the device
 
     def __call__(self, state: EnvState) -> Evaluation:
@@ -117,8 +128,8 @@ class NetEvaluator:
         sides = torch.as_tensor(batch.sides) if mixed else None
         planes = torch.as_tensor(batch.planes, device=self.device)  # [R, C, G, G]
         globals_ = torch.as_tensor(batch.globals, device=self.device)  # [R, F]
-        with inference_autocast(self.device, self.config.mixed_precision, self.config.cpu_precision):
-            out = self._forward_fn(planes, globals_, sides)
+        self.net.sync()  # refold if the model's weights changed since the last call
+        out = self._forward_fn(planes, globals_, sides)  # ownership skipped: search does not read it
         logits = out.policy_logits.float()  # [R, A_max]
         wdl = torch.softmax(out.wdl_logits.float(), dim=-1)
         values = wdl[:, 0] - wdl[:, 2]  # [R]

@@ -27,6 +27,10 @@ zeroes those two taps, so each layer sees exactly the cell and its hex neighbour
 Memory layout: with ``NetConfig.channels_last`` (the default) activations are NHWC, which oneDNN's
 CPU convolutions run faster than NCHW (whole forward 1.25-1.6x on the development machine,
 scripts/bench_net.py); every elementwise pass keeps the layout of its input.
+
+This forward is the training one (batch statistics, gradients, the ownership target). Inference
+(``inference.NetEvaluator``) runs the same network through ``folded.FoldedNet``: eval-mode batch
+norms folded into the convolutions once per weight version, the ownership head only on request.
 """
 
 from __future__ import annotations
@@ -64,7 +68,9 @@ class NetOutput:
     policy_logits: torch.Tensor  # [B, A] cells in notation order, then the button (index N)
     wdl_logits: torch.Tensor  # [B, 3] win, draw, loss
     score: torch.Tensor  # [B] final score margin / features.score_scale(game), mover minus opponent
-    ownership: torch.Tensor  # [B, N] in [-1, 1]: +1 mover's stone at the end, -1 opponent's, 0 empty
+    # [B, N] in [-1, 1]: +1 mover's stone at the end, -1 opponent's, 0 empty. None where the caller did not
+    # ask for it (folded.FoldedNet without ownership=True: search uses only policy, value and score).
+    ownership: torch.Tensor | None
 
 
 def size_term(cells: int) -> float:
@@ -310,6 +316,26 @@ class ValueHead(nn.Module):
         return self.wdl(h), self.score(h).squeeze(1), ownership
 
 
+def check_inputs(
+    planes: torch.Tensor, globals_: torch.Tensor, sides: torch.Tensor | None, num_planes: int, num_globals: int
+) -> int:
+    """ValueError unless planes [B, C, G, G], globals [B, F] and sides [B] (or None) fit a forward
+    (``CatenaNet``'s and ``folded.FoldedNet``'s); returns G."""
+    if planes.ndim != 4 or planes.shape[1] != num_planes or planes.shape[2] != planes.shape[3]:
+        raise ValueError(f"planes must be [B, {num_planes}, G, G], got {list(planes.shape)}")
+    g = planes.shape[2]
+    if g % 2 == 0 or not 2 * MIN_SIDE - 1 <= g <= 2 * MAX_SIDE - 1:
+        raise ValueError(f"grid size must be 2n-1 for a side n in {MIN_SIDE}..{MAX_SIDE}, got {g}")
+    if globals_.shape != (planes.shape[0], num_globals):
+        raise ValueError(f"globals must be [{planes.shape[0]}, {num_globals}], got {list(globals_.shape)}")
+    if sides is not None:
+        if sides.shape != (planes.shape[0],):
+            raise ValueError(f"sides must be [{planes.shape[0]}], got {list(sides.shape)}")
+        if len(sides) and not (MIN_SIDE <= int(sides.min()) and int(sides.max()) <= grid_side(g)):
+            raise ValueError(f"sides must be in {MIN_SIDE}..{grid_side(g)} on a {g}x{g} grid, got {sides.tolist()}")
+    return g
+
+
 class CatenaNet(nn.Module):
     """Trunk of residual hex-conv blocks + policy and value heads; ``forward(planes, globals)``."""
 
@@ -358,19 +384,7 @@ class CatenaNet(nn.Module):
         self._side_tables[key] = SideTables(*key)
 
     def _check_inputs(self, planes: torch.Tensor, globals_: torch.Tensor, sides: torch.Tensor | None) -> int:
-        if planes.ndim != 4 or planes.shape[1] != self.num_planes or planes.shape[2] != planes.shape[3]:
-            raise ValueError(f"planes must be [B, {self.num_planes}, G, G], got {list(planes.shape)}")
-        g = planes.shape[2]
-        if g % 2 == 0 or not 2 * MIN_SIDE - 1 <= g <= 2 * MAX_SIDE - 1:
-            raise ValueError(f"grid size must be 2n-1 for a side n in {MIN_SIDE}..{MAX_SIDE}, got {g}")
-        if globals_.shape != (planes.shape[0], self.num_globals):
-            raise ValueError(f"globals must be [{planes.shape[0]}, {self.num_globals}], got {list(globals_.shape)}")
-        if sides is not None:
-            if sides.shape != (planes.shape[0],):
-                raise ValueError(f"sides must be [{planes.shape[0]}], got {list(sides.shape)}")
-            if len(sides) and not (MIN_SIDE <= int(sides.min()) and int(sides.max()) <= grid_side(g)):
-                raise ValueError(f"sides must be in {MIN_SIDE}..{grid_side(g)} on a {g}x{g} grid, got {sides.tolist()}")
-        return g
+        return check_inputs(planes, globals_, sides, self.num_planes, self.num_globals)
 
     def forward(self, planes: torch.Tensor, globals_: torch.Tensor, sides: torch.Tensor | None = None) -> NetOutput:
         """planes [B, C, G, G], globals [B, F] (features.encode), sides [B] or None -> NetOutput.
