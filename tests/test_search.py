@@ -132,6 +132,24 @@ def test_root_edge_values_are_the_exact_move_values(config, moves):
     assert env.spec.action_name(out.action[0]) in solution.best_moves
 
 
+@pytest.mark.parametrize("config, moves", ONLY_WIN)
+def test_the_chosen_actions_value_is_its_exact_value_not_the_root_mean(config, moves):
+    """With one exact visit per root action, ``action_value`` is the solver's value of the move
+    played (+1: the only win), while the root mean also averages the losing moves' visits."""
+    env = VecEnv(config)
+    game = Game.replay(config, moves)
+    solution = Solver().solve(game)
+    num_legal = len(solution.move_values)
+    search = SearchConfig(
+        algorithm="gumbel", num_simulations=num_legal, gumbel_num_considered=num_legal, score_utility_weight=0.0
+    )
+    out = MCTS(env, SolverEvaluator(env), search).run(env.from_games([game]), np.random.default_rng(0), add_noise=False)
+    played = env.spec.action_name(out.action[0])
+    assert played in solution.best_moves
+    assert out.action_value[0] == solution.move_values[played] == 1
+    assert out.value[0] < 0.5  # the root mean: its own evaluation and every losing move's visit
+
+
 # --------------------------------------------------------------------------- playing strength
 
 

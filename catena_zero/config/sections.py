@@ -154,7 +154,8 @@ class SelfPlayConfig:
     sides: tuple[int, ...] = ()
     scorings: tuple[str, ...] = ()
     game_types: tuple[str, ...] = ()
-    # Soft resignation (KataGo 2019, sec. 5): once the mover's root value stays below
+    # Soft resignation (KataGo 2019, sec. 5): once the value of the mover's chosen move (not the root
+    # mean, which under Gumbel averages in the weaker considered moves) stays below
     # -resign_threshold for resign_consecutive moves, the game goes on with cheap searches and its
     # later positions get weight resign_weight; resign_disabled_share of games never resign, and
     # among them a "would have resigned" game won by the resigning side is a false resignation.
@@ -235,6 +236,10 @@ class RunConfig:
     cpus_per_actor: float = 1.0
     gpus_per_actor: float = 0.0
     publish_interval_steps: int = 10  # learner steps between weight versions sent to the actors
+    # play() calls queued per actor: with 2 the next chunk waits in the actor's own queue while the
+    # driver collects the last one, so an actor never idles on the driver's poll (with 1 it did,
+    # 9-13% of a quick run's CPU); new weights then arrive one chunk (4 plies) later.
+    chunks_in_flight: int = 2
     log_interval_seconds: float = 20.0  # plain progress lines when the output is not a terminal
     sample_game_interval_steps: int = 200  # a rendered self-play board in TensorBoard every k steps
 
@@ -254,6 +259,7 @@ class RunConfig:
         _check(self.cpus_per_actor > 0, f"run.cpus_per_actor must be > 0, got {self.cpus_per_actor}")
         _check(self.gpus_per_actor >= 0, f"run.gpus_per_actor must be >= 0, got {self.gpus_per_actor}")
         _check(self.publish_interval_steps >= 1, f"run.publish_interval_steps must be >= 1, got {self.publish_interval_steps}")
+        _check(self.chunks_in_flight >= 1, f"run.chunks_in_flight must be >= 1, got {self.chunks_in_flight}")
         _check(self.log_interval_seconds > 0, f"run.log_interval_seconds must be > 0, got {self.log_interval_seconds}")
         _check(self.sample_game_interval_steps >= 0,
                f"run.sample_game_interval_steps must be >= 0, got {self.sample_game_interval_steps}")

@@ -188,11 +188,13 @@ class MCTS:
         action, target = policy.decide(tree, state.move_number, rng)
         self.tree = tree
         visits = tree.visits[:, ROOT]
+        value = (tree.value_sum[:, ROOT] / visits).astype(np.float32)
         return SearchOutput(
             action=action.astype(np.int64),
             policy=target,
-            value=(tree.value_sum[:, ROOT] / visits).astype(np.float32),
+            value=value,
             score=(tree.score_sum[:, ROOT] / visits).astype(np.float32),
+            action_value=_action_value(tree, action, value),
             visits=tree.child_visits[:, ROOT].astype(np.int32),
         )
 
@@ -469,3 +471,18 @@ def run_lockstep(searches: Sequence[LockstepSearch], evaluate_many: BatchEvalFn)
         for i, evaluation in zip(order, evaluations):
             advance(i, evaluation)
     return outputs  # type: ignore[return-value]
+
+
+def _action_value(tree: Tree, action: np.ndarray, root_value: np.ndarray) -> np.ndarray:
+    """[B] float32 mean win value of each game's chosen child, for the root's player to move; the
+    root value where the child was never created or visited (a terminal root, a 1-visit search)."""
+    games = np.arange(tree.batch_size)
+    legal = (action >= 0) & (action < tree.num_actions)
+    child = np.where(legal, tree.children[games, ROOT, np.clip(action, 0, tree.num_actions - 1)], UNVISITED)
+    node = np.maximum(child, 0)
+    visits = tree.visits[games, node]
+    seen = (child != UNVISITED) & (visits > 0)
+    mean = tree.value_sum[games, node] / np.maximum(visits, 1)
+    # the child's values are for its own mover: the same player only between a double turn's stones (R8)
+    mean = np.where(tree.player[games, node] != tree.player[:, ROOT], -mean, mean)
+    return np.where(seen, mean, root_value).astype(np.float32)

@@ -19,4 +19,8 @@ class SearchOutput:
     policy: np.ndarray  # [B, A] float32 improved policy target (visit counts or completed-Q softmax of utilities)
     value: np.ndarray  # [B] float32 root win-value estimate (P(win) - P(loss)) for the player to move
     score: np.ndarray  # [B] float32 root score-margin estimate for the player to move
+    # [B] float32 the chosen action's mean backed-up win value, for the root's player to move (the
+    # root value where that child was never visited). Under Gumbel the root mean also averages the
+    # visits of the weaker considered actions, so it reads pessimistic; resignation reads this.
+    action_value: np.ndarray
     visits: np.ndarray  # [B, A] int32 root child visit counts

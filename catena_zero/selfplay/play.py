@@ -19,7 +19,8 @@ refinements, KataGo 2019 sec. 3):
   scorings, ``rule_sets``); each rule set is one vectorised env and one search, and the searches
   of all rule sets advance in lockstep (``search.mcts.run_lockstep``): one evaluation call per
   simulation serves every game, whatever its rules.
-- Soft resignation: a game in which one colour's root value stays below ``-resign_threshold`` for
+- Soft resignation: a game in which one colour's chosen moves' values (``SearchOutput.action_value``,
+  not the root mean, which under Gumbel averages in weaker considered moves) stay below ``-resign_threshold`` for
   ``resign_consecutive`` of that colour's moves in a row continues with cheap searches only, its
   later positions weighted ``resign_weight``; a share of games never resigns and measures false
   resignations. The run is counted per colour: the mover alternates, and a lost game reads -0.95,
@@ -230,7 +231,7 @@ class SelfPlayer:
         mover = state.to_move
         group.mover[games, t] = mover
         group.root_value[games, t] = out.value
-        self._track_resignation(group, out.value, mover)
+        self._track_resignation(group, out.action_value, mover)
 
         group.env.step(state, out.action)
         group.length += 1
