@@ -232,3 +232,12 @@ def test_weight_average_survives_a_checkpoint(batch):
     a.step(batch), b.step(batch)
     for k, v in a.averaged_weights().items():
         assert torch.equal(v, b.averaged_weights()[k]), k
+
+
+@pytest.mark.skipif(torch.cuda.device_count() > 99, reason="needs a machine without a 100th CUDA device")
+def test_an_absent_learner_device_is_an_error_naming_train_device():
+    from catena_zero.errors import UserError
+
+    with pytest.raises(UserError) as err:
+        Learner(TINY, dataclasses.replace(FAST, device="cuda:99"))
+    assert str(err.value).startswith("train.device is 'cuda:99' but") and "\n" not in str(err.value)

@@ -45,6 +45,8 @@ def test_pool_collects_chunks_takes_new_weights_and_restarts_dead_actors(local_r
     try:
         chunks = _chunks_until(pool, lambda got: {c.actor for c in got} == {0, 1})
         assert all(c.version == 0 for c in chunks)
+        # Every actor keeps run.chunks_in_flight (2) chunks queued, so it never waits for a poll.
+        assert sorted(slot for slot, _ in pool.pending.values()) == [0, 0, 1, 1]
         # New weights reach every actor between two chunks, without the driver waiting.
         from catena_zero.net import model_from_config
 
@@ -53,10 +55,72 @@ def test_pool_collects_chunks_takes_new_weights_and_restarts_dead_actors(local_r
         # Kill one actor's process: the pool replaces it (with the newest weights) and goes on.
         os.kill(pool.actor_pids()[0], signal.SIGKILL)
         _chunks_until(pool, lambda got: pool.restarts >= 1 and any(c.actor == 0 for c in got))
-        assert pool.restarts == 1
+        assert pool.restarts == 1  # the dead actor's second queued chunk is dropped, not a second restart
+        assert sorted(slot for slot, _ in pool.pending.values()) == [0, 0, 1, 1]
         late = _chunks_until(pool, lambda got: any(c.actor == 0 for c in got))
         assert all(c.version == 5 for c in late if c.actor == 0)
         positions = sum(t.num_positions for c in chunks for t in c.trajectories)
         assert positions > 0
     finally:
         pool.shutdown()
+
+
+def test_an_actor_that_cannot_start_stops_the_pool_with_its_one_line_error(local_ray):
+    """A device the node does not have fails in every actor's constructor: after STARTUP_FAILURES
+    tries of a slot the pool raises the actor's own message, instead of restarting it forever."""
+    import torch
+
+    if torch.cuda.device_count() > 99:
+        pytest.skip("needs a machine without a 100th CUDA device")
+    config = config_from_dict({**CONFIG, "net": {**CONFIG["net"], "device": "cuda:99"}})
+    pool = workers.SelfPlayPool(config, np.random.SeedSequence(0))
+    try:
+        with pytest.raises(workers.ActorStartError) as err:
+            deadline = time.monotonic() + 120
+            while time.monotonic() < deadline:
+                pool.poll(timeout=0.5)
+        message = str(err.value)
+        assert "\n" not in message and "\x1b" not in message
+        assert message.startswith(f"the self-play actor failed to start {workers.STARTUP_FAILURES} times in a row: "
+                                  "net.device is 'cuda:99' but"), message
+        # a slot's third failure stops the pool: no slot is restarted a third time
+        assert pool.restarts <= config.run.num_actors * (workers.STARTUP_FAILURES - 1)
+    finally:
+        pool.shutdown()
+
+
+_CLIENT = """
+import sys, ray
+try:
+    ray.init(address=sys.argv[1], include_dashboard=False, log_to_driver=False)
+    print("connected", ray.cluster_resources().get("CPU"))
+except Exception as exc:
+    print("refused", type(exc).__name__)
+"""
+
+
+def test_a_local_run_refuses_clients_without_its_token(local_ray, tmp_path):
+    """Ray runs whatever a connected client sends, and its servers listen on every interface: the
+    local Ray of a run takes only clients with its token (RAY_AUTH_MODE=token, workers.py)."""
+    import subprocess
+    import sys
+
+    import ray
+
+    address = ray.get_runtime_context().gcs_address
+
+    def client(**env):
+        child = {k: v for k, v in os.environ.items() if not k.startswith("RAY_")}
+        child.update(env, HOME=os.environ.get("HOME", ""))
+        return subprocess.run([sys.executable, "-c", _CLIENT, address], env=child, capture_output=True,
+                              text=True, timeout=120).stdout
+
+    assert "refused" in client(RAY_AUTH_MODE="token", RAY_AUTH_TOKEN="0" * 32)  # a wrong token
+    assert "refused" in client(RAY_AUTH_MODE="disabled")  # no token at all
+    assert "connected 2.0" in client(RAY_AUTH_MODE="token")  # this user's token (~/.ray): it can
+
+
+def test_a_local_run_will_not_start_ray_without_authentication(monkeypatch):
+    monkeypatch.setenv("RAY_AUTH_MODE", "disabled")
+    with pytest.raises(ConnectionError, match="RAY_AUTH_MODE is 'disabled'"):
+        workers.start_ray(None, 2)

@@ -198,7 +198,7 @@ class Bot:
         self.seconds = float(seconds) if seconds is not None else None
         self.seed = int(seed)
         self.net_config = dataclasses.replace(header.net, device=device)
-        self.device = resolve_device(device)  # ValueError for an unknown or absent device
+        self.device = resolve_device(device, "device")  # UserError for an unknown or absent device
         self.model = model.to(self.device).eval()
         self._evaluator_factory = lambda env: NetEvaluator(self.model, env, self.net_config)
         self._searchers: dict[RuleSet, _Searcher] = {}

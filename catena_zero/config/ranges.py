@@ -90,6 +90,7 @@ NUMERIC_RANGES: dict[str, tuple[float, float]] = {
     "run.cpus_per_actor": (0, 1024),
     "run.gpus_per_actor": (0, 64),
     "run.publish_interval_steps": (1, 10**12),
+    "run.chunks_in_flight": (1, 16),
     "run.log_interval_seconds": (0, 1e9),
     "run.sample_game_interval_steps": (0, 10**12),
 }

@@ -11,10 +11,11 @@ import torch
 from ..errors import UserError
 
 
-def resolve_device(name: str) -> torch.device:
+def resolve_device(name: str, field: str = "net.device") -> torch.device:
     """"auto" = the first CUDA device when one is available, else the CPU; "cpu", "cuda", "cuda:i" as given.
 
-    Asking for CUDA on a machine without it is an error, not a silent fall-back to the CPU.
+    Asking for CUDA on a machine without it is an error, not a silent fall-back to the CPU; the
+    error names ``field``, the setting the name came from.
     """
     if name == "auto":
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
@@ -22,15 +23,15 @@ def resolve_device(name: str) -> torch.device:
         return torch.device("cpu")
     if name.startswith("cuda"):
         if not torch.cuda.is_available():
-            raise UserError(f"net.device is {name!r} but CUDA is not available on this machine")
+            raise UserError(f"{field} is {name!r} but CUDA is not available on this machine")
         try:
             device = torch.device(name)
         except RuntimeError:  # a malformed name ("cuda:x"): torch's own RuntimeError
-            raise UserError(f"net.device must be 'auto', 'cpu' or 'cuda[:i]', got {name!r}") from None
+            raise UserError(f"{field} must be 'auto', 'cpu' or 'cuda[:i]', got {name!r}") from None
         if device.index is not None and device.index >= torch.cuda.device_count():
-            raise UserError(f"net.device is {name!r} but only {torch.cuda.device_count()} CUDA device(s) exist")
+            raise UserError(f"{field} is {name!r} but only {torch.cuda.device_count()} CUDA device(s) exist")
         return device
-    raise UserError(f"net.device must be 'auto', 'cpu' or 'cuda[:i]', got {name!r}")
+    raise UserError(f"{field} must be 'auto', 'cpu' or 'cuda[:i]', got {name!r}")
 
 
 def inference_dtype(device: torch.device, mixed_precision: bool, cpu_precision: str = "float32") -> torch.dtype:

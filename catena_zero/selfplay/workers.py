@@ -6,28 +6,48 @@ network). The driver never blocks on an actor and an actor never waits for the l
 - weights are published once per version with ``ray.put``; every actor gets the reference
   through a queued ``set_weights`` call, which Ray runs between two of its ``play`` chunks, so an
   actor picks up the newest weights between moves without anyone waiting;
-- each actor always has one ``play(plies)`` chunk in flight; ``SelfPlayPool.poll`` collects the
-  finished chunks with ``ray.wait(timeout=...)`` and submits the next one at once;
+- each actor always has ``run.chunks_in_flight`` (2) ``play(plies)`` chunks queued: Ray runs an
+  actor's calls one after another, so while the driver is busy (up to 4 learner steps between two
+  polls) the actor already plays the next chunk instead of waiting to be given it.
+  ``SelfPlayPool.poll`` collects the finished chunks with ``ray.wait(timeout=...)`` and queues one
+  more for each at once;
 - an actor that dies (its chunk raises ``RayActorError``) is replaced by a fresh actor with the
   newest weights and counted; the other actors go on.
+- an actor whose construction fails ``STARTUP_FAILURES`` times in a row (a ``net.device`` that
+  its node does not have, say) is the run's error, in one line, not an endless restart.
 Runs on a local embedded Ray by default (``ray.init(num_cpus=..., include_dashboard=False)``) or
 joins a cluster with ``address``; actors are spread over the cluster's nodes by their resources
 (``run.cpus_per_actor``, ``run.gpus_per_actor``).
+
+Security: Ray executes whatever code a client sends it, and its servers (GCS, raylet, workers,
+the runtime-env agent) listen on every interface of the machine: Ray 2.60 has no setting that
+binds them to loopback (``_node_ip_address`` changes the address it advertises, not the sockets).
+What closes them is Ray's token authentication (Ray >= 2.52): ``RAY_AUTH_MODE=token`` is set
+before Ray is imported, so every gRPC and HTTP entry point of the run's Ray processes refuses a
+client without the token, which Ray keeps in ``~/.ray/auth_token`` (readable by this user only
+through the home folder) or takes from ``RAY_AUTH_TOKEN``. A local run refuses to start with
+authentication turned off; joining a cluster needs the cluster's token (docs/TRAINING.md).
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import re
 import time
 from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
 import numpy as np
-import ray
-from ray.exceptions import RayActorError
+
+# Before Ray is imported: Ray reads its authentication mode once, at import (module docstring).
+os.environ.setdefault("RAY_AUTH_MODE", "token")
+
+import ray  # noqa: E402
+from ray.exceptions import RayActorError  # noqa: E402
 
 from ..config import Config, config_from_dict, config_to_dict
+from ..errors import UserError
 from ..game.options import RuleSet
 from .play import SelfPlayer, SelfPlayStats
 from .types import Trajectory
@@ -44,6 +64,10 @@ def start_ray(address: Optional[str], num_cpus: Optional[int]) -> None:
         except (ConnectionError, RuntimeError, ValueError) as exc:
             raise ConnectionError(f"cannot join the Ray cluster at {address!r}: {' '.join(str(exc).split())[:200]}") from None
     else:
+        mode = os.environ.get("RAY_AUTH_MODE", "")
+        if mode.lower() != "token":
+            raise ConnectionError(f"RAY_AUTH_MODE is {mode!r}: a local run starts Ray only with token authentication, "
+                                  "which keeps other users and machines from running code in it (unset RAY_AUTH_MODE)")
         # Ray starts its workers at niceness 15, so on a busy machine the self-play actors (the
         # main workload of a run) would lose every contest for a core; a local run's actors get
         # the driver's priority instead. A cluster's nodes keep their own settings.
@@ -55,6 +79,15 @@ def stop_ray() -> None:
     """Shut Ray down (a local instance's processes end with it)."""
     if ray.is_initialized():
         ray.shutdown()
+
+
+# Constructions of one actor slot that may fail in a row before the run stops (a transient failure,
+# a node's out-of-memory kill, is retried; a wrong device or a broken install repeats).
+STARTUP_FAILURES = 3
+
+
+class ActorStartError(UserError):
+    """A self-play actor cannot be built (the message is the actor's own one-line error)."""
 
 
 @dataclass(frozen=True)
@@ -96,7 +129,8 @@ class _SelfPlayActor:
 
 
 class SelfPlayPool:
-    """``num_actors`` self-play actors, each with one chunk of ``plies_per_chunk`` moves in flight."""
+    """``num_actors`` self-play actors, each with ``run.chunks_in_flight`` chunks of ``plies_per_chunk``
+    moves queued."""
 
     def __init__(self, config: Config, seed_sequence: np.random.SeedSequence, plies_per_chunk: int = 4) -> None:
         self.config = config
@@ -106,14 +140,19 @@ class SelfPlayPool:
         run = config.run
         self._remote = ray.remote(num_cpus=run.cpus_per_actor, num_gpus=run.gpus_per_actor)(_SelfPlayActor)
         self._threads = run.cpus_per_actor
+        self.in_flight = run.chunks_in_flight
         self.actors: list[Any] = []
-        self.pending: dict[Any, int] = {}  # chunk ref -> actor slot
+        # chunk ref -> (actor slot, the actor it was queued on): after a restart, the dead actor's
+        # other queued chunks fail too and are dropped without a second restart.
+        self.pending: dict[Any, tuple[int, Any]] = {}
         self.restarts = 0
+        self._failed_starts = [0] * run.num_actors  # [slot] constructions failed in a row
         self._weights: Optional[tuple[Any, int]] = None  # (object ref, version) of the newest weights
         for slot in range(run.num_actors):
             self.actors.append(self._spawn(slot))
         for slot in range(run.num_actors):
-            self._submit(slot)
+            for _ in range(self.in_flight):
+                self._submit(slot)
 
     def _spawn(self, slot: int):
         seed = int(self._seeds.spawn(1)[0].generate_state(1)[0])
@@ -124,7 +163,8 @@ class SelfPlayPool:
         return actor
 
     def _submit(self, slot: int) -> None:
-        self.pending[self.actors[slot].play.remote(self.plies)] = slot
+        actor = self.actors[slot]
+        self.pending[actor.play.remote(self.plies)] = (slot, actor)
 
     def publish(self, weights: dict, version: int) -> None:
         """Hand ``weights`` (a CPU state dict) to every actor; they switch between two chunks."""
@@ -140,15 +180,32 @@ class SelfPlayPool:
         ready, _ = ray.wait(list(self.pending), num_returns=len(self.pending), timeout=timeout)
         chunks = []
         for ref in ready:
-            slot = self.pending.pop(ref)
+            slot, actor = self.pending.pop(ref)
+            if actor is not self.actors[slot]:
+                continue  # queued on an actor that died and was replaced: its chunk never comes
             try:
                 chunks.append(ray.get(ref))  # ready: does not block
-            except RayActorError:  # the actor died; an exception inside play (a bug) propagates
+                self._failed_starts[slot] = 0
+            except RayActorError as exc:  # the actor died; an exception inside play (a bug) propagates
+                self._count_failed_start(slot, exc)
                 self.restarts += 1
-                ray.kill(self.actors[slot], no_restart=True)
+                ray.kill(actor, no_restart=True)
                 self.actors[slot] = self._spawn(slot)
+                for _ in range(self.in_flight - 1):  # the replacement's queue, refilled (one more below)
+                    self._submit(slot)
             self._submit(slot)
         return chunks
+
+    def _count_failed_start(self, slot: int, exc: RayActorError) -> None:
+        """Raise ``ActorStartError`` once slot ``slot``'s actor failed in its constructor
+        ``STARTUP_FAILURES`` times in a row."""
+        if not getattr(exc, "actor_init_failed", False):
+            self._failed_starts[slot] = 0
+            return
+        self._failed_starts[slot] += 1
+        if self._failed_starts[slot] >= STARTUP_FAILURES:
+            raise ActorStartError(f"the self-play actor failed to start {STARTUP_FAILURES} times in a row: "
+                                  f"{_last_error_line(str(exc))}")
 
     def actor_pids(self) -> list[int]:
         """Process ids of the actors (tests kill one to check the restart)."""
@@ -196,3 +253,12 @@ class LocalCluster:
 
     def shutdown(self) -> None:
         self._cluster.shutdown()
+
+
+def _last_error_line(message: str) -> str:
+    """The exception line that ends a Ray error message ("UserError: net.device is ..." -> "net.device
+    is ..."), without Ray's colour codes."""
+    lines = [line.strip() for line in re.sub(r"\x1b\[[0-9;]*m", "", message).splitlines() if line.strip()]
+    last = lines[-1] if lines else "unknown error"
+    name, sep, rest = last.partition(": ")
+    return rest if sep and re.fullmatch(r"[A-Za-z_][\w.]*", name) else last

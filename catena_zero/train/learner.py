@@ -69,7 +69,7 @@ class Learner:
                  model: CatenaNet | None = None) -> None:
         self.config = config
         self.net_config = net_config
-        self.device = resolve_device(config.device)
+        self.device = resolve_device(config.device, "train.device")
         self.model = (model if model is not None else model_from_config(net_config, generator=generator)).to(self.device)
         named = [(n, p) for n, p in self.model.named_parameters() if p.requires_grad]
         self._decayed = [p for n, p in named if _decays(n, p)]
