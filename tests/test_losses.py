@@ -106,7 +106,7 @@ def test_total_weights_the_terms_and_parts_average_over_the_whole_batch():
     t_b = Targets(policy=torch.tensor([[0.0, 0.0, 1.0]]), has_policy=torch.tensor([True]), value=torch.tensor([1]),
                   score=torch.tensor([0.0]), ownership=torch.zeros(1, 3), weight=torch.tensor([1.0]))
     cfg = TrainConfig(policy_weight=1.0, value_weight=1.5, score_weight=0.5, ownership_weight=1.5)
-    losses = compute_losses([(out_a, t_a), (out_b, t_b)], cfg, weight_decay=0.25)
+    losses = compute_losses([(out_a, t_a), (out_b, t_b)], cfg)
     policy = (LN2 + LN3) / 2
     value = LN3
     score = (1.5 + 0.0) / 2  # Huber(2) with delta 1 = 1.5
@@ -116,7 +116,6 @@ def test_total_weights_the_terms_and_parts_average_over_the_whole_batch():
     assert float(losses.score) == pytest.approx(score, rel=1e-6)
     assert float(losses.ownership) == pytest.approx(ownership, rel=1e-6)
     assert float(losses.total) == pytest.approx(policy + 1.5 * value + 0.5 * score + 1.5 * ownership, rel=1e-6)
-    assert float(losses.weight_decay) == 0.25  # reported, not added to the total
 
 
 def test_weight_penalty_is_half_decay_times_the_squared_norm():
@@ -131,7 +130,7 @@ def test_losses_record_floats_and_items():
     floats = losses.floats()
     assert isinstance(floats, Losses) and all(isinstance(v, float) for _, v in floats.items())
     assert dict(floats.items())["policy"] == pytest.approx(LN2)
-    assert [name for name, _ in floats.items()] == ["total", "policy", "value", "score", "ownership", "weight_decay"]
+    assert [name for name, _ in floats.items()] == ["total", "policy", "value", "score", "ownership"]
     assert floats.is_finite()
     assert not dataclasses.replace(floats, value=float("nan")).is_finite()
 

@@ -286,3 +286,30 @@ def test_load_errors_are_one_line(tmp_path, side4_games):
         assert fragment in str(err.value) and "\n" not in str(err.value)
     with pytest.raises(ReplayError, match="rule set side4-komi-standard, which this buffer does not have"):
         ReplayBuffer(SMALL, [RuleSet.of(GameConfig(side=5))]).load(path)
+
+
+def test_positions_are_drawn_in_proportion_to_their_weight_and_train_with_weight_1(side4_games):
+    """Soft-resigned positions (weight 0.1) take a tenth of a full position's share of the samples,
+    weight-0 positions none, and every sample then weighs 1: the expected loss of weighted uniform
+    draws, without spending whole samples on a tenth of a weight."""
+    base = numbered(side4_games.trajectory, 0)
+    t = base.num_positions
+    weight = np.where(np.arange(t) % 3 == 0, 1.0, np.where(np.arange(t) % 3 == 1, 0.1, 0.0)).astype(np.float32)
+    buffer = ReplayBuffer(ReplayConfig(capacity=10_000, window_min=10_000, min_positions=1), [RuleSet.of(SIDE4)])
+    buffer.add(dataclasses.replace(base, weight=weight))
+    part = sampled(buffer, 20_000).parts[0]
+    drawn = weight[part.version]  # version = the position's index
+    assert (part.weight == 1.0).all()
+    assert not (drawn == 0).any()
+    full, resigned = int((drawn == 1.0).sum()), int((drawn == np.float32(0.1)).sum())
+    expected = 20_000 * 0.1 * (t // 3 + (t % 3 > 1)) / ((t + 2) // 3 + 0.1 * (t // 3 + (t % 3 > 1)))
+    assert abs(resigned - expected) < 4 * np.sqrt(expected), (resigned, expected)
+    assert full + resigned == 20_000
+
+
+def test_a_window_of_weight_0_positions_cannot_be_sampled(side4_games):
+    base = side4_games.trajectory
+    buffer = ReplayBuffer(SMALL, [RuleSet.of(SIDE4)])
+    buffer.add(dataclasses.replace(base, weight=np.zeros(base.num_positions, dtype=np.float32)))
+    with pytest.raises(ValueError, match="no position of weight > 0"):
+        buffer.sample(8, np.random.default_rng(0))

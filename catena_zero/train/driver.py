@@ -341,7 +341,8 @@ class TrainingRun:
         if step % config.run.publish_interval_steps == 0:
             pool.publish(self._selfplay_weights(), step)
         if step % 10 == 0:
-            self.log.losses(step, losses, self.learner.learning_rate())
+            self.log.losses(step, losses, self.learner.learning_rate(), self.learner.weight_penalty(),
+                            self.learner.last_grad_norm)
         if step % config.run.checkpoint_interval == 0:
             self._checkpoint()
         if config.eval.interval_steps and step % config.eval.interval_steps == 0:

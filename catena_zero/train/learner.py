@@ -84,7 +84,8 @@ class Learner:
         else:
             self.optimizer = torch.optim.AdamW(groups, lr=lr, betas=(config.momentum, 0.999))
         self._step = 0
-        self.last_grad_norm = 0.0
+        self.last_grad_norm = 0.0  # of the last step, before clipping (logged)
+        self._saved_buffers: list[torch.Tensor] | None = None  # [buffer] batch-norm statistics before the step
         # The moving average of the model's state (on its device), None when train.ema_decay is 0.
         self._average: dict[str, torch.Tensor] | None = (
             {k: v.detach().clone() for k, v in self.model.state_dict().items()} if config.ema_decay > 0 else None)
@@ -119,7 +120,11 @@ class Learner:
             with self._autocast():
                 out = self.model(self._tensor(part.planes), self._tensor(part.globals))
             pairs.append((out, self._targets(part)))
-        return compute_losses(pairs, self.config, weight_penalty(self._decayed, self.config.weight_decay))
+        return compute_losses(pairs, self.config)
+
+    def weight_penalty(self) -> float:
+        """(weight_decay / 2) * |w|^2 of the decayed weights: what the optimiser's decay pulls on (logged)."""
+        return float(weight_penalty(self._decayed, self.config.weight_decay))
 
     def step(self, batch: Batch, run_progress: float = 0.0) -> Losses:
         """One optimiser step on ``batch``; returns its losses as floats. ``run_progress`` (0..1, the
@@ -134,11 +139,12 @@ class Learner:
         lr = learning_rate(self.config, self._step, run_progress)
         for group in self.optimizer.param_groups:
             group["lr"] = lr
-        # Batch-norm running statistics change in the forward pass: keep them to undo a bad step.
-        buffers = [(b, b.detach().clone()) for b in self.model.buffers()]
+        # Batch-norm running statistics change in the forward pass: keep them to undo a bad step
+        # (into buffers allocated once, not a fresh clone of each every step).
+        self._save_buffers()
         losses = self.losses(batch)
         if not losses.is_finite():
-            self._restore(buffers)
+            self._restore_buffers()
             terms = ", ".join(f"{name}={value:.4g}" for name, value in losses.items())
             raise TrainingDiverged(f"training diverged at step {self._step}: a loss is not finite ({terms})")
         self.optimizer.zero_grad(set_to_none=True)
@@ -148,7 +154,7 @@ class Learner:
         grad_norm = float(torch.nn.utils.clip_grad_norm_(params, max_norm))
         if not math.isfinite(grad_norm):
             self.optimizer.zero_grad(set_to_none=True)
-            self._restore(buffers)
+            self._restore_buffers()
             raise TrainingDiverged(f"training diverged at step {self._step}: the gradient norm is {grad_norm} "
                                    f"(total loss {float(losses.total.detach()):.4g})")
         self.optimizer.step()
@@ -175,11 +181,17 @@ class Learner:
                 else:  # counters (batch-norm's num_batches_tracked) are copied
                     average.copy_(value)
 
-    @staticmethod
-    def _restore(buffers: list[tuple[torch.Tensor, torch.Tensor]]) -> None:
+    def _save_buffers(self) -> None:
+        buffers = list(self.model.buffers())
+        if self._saved_buffers is None or len(self._saved_buffers) != len(buffers):
+            self._saved_buffers = [b.detach().clone() for b in buffers]
+            return
         with torch.no_grad():
-            for buffer, saved in buffers:
-                buffer.copy_(saved)
+            torch._foreach_copy_(self._saved_buffers, buffers)
+
+    def _restore_buffers(self) -> None:
+        with torch.no_grad():
+            torch._foreach_copy_(list(self.model.buffers()), self._saved_buffers)
 
     # ------------------------------------------------------------------ checkpoints and publishing
     def weights(self) -> dict[str, torch.Tensor]:

@@ -12,8 +12,9 @@ soft resignation, KataGo); the value, score and ownership terms further weight c
     ownership  per-cell cross-entropy between (1 + target) / 2 and (1 + ownership) / 2 (the tanh
                output read as a probability, KataGo's ownership loss), mean over the board's cells
     total      the sum of the four, weighted by ``TrainConfig`` (KataGo's relative weights)
-Weight decay is applied by the optimiser (``learner.py``); ``weight_decay`` is its penalty
-(weight_decay / 2) * |w|^2, reported for logging and not part of ``total``.
+Weight decay is applied by the optimiser (``learner.py``), not in ``total``; ``weight_penalty`` is
+its penalty (weight_decay / 2) * |w|^2, which the run's log reads every 10 steps (not every step:
+it reads every weight).
 
 A batch of several board sides runs one forward pass per side; ``compute_losses`` takes them all
 and averages over the whole batch, so mixing sides does not change the loss of a sample.
@@ -57,7 +58,6 @@ class Losses:
     value: Scalar
     score: Scalar
     ownership: Scalar
-    weight_decay: Scalar  # (weight_decay / 2) * |w|^2 of the decayed weights; logged, not in total
 
     def floats(self) -> Losses:
         """The same record with Python floats (detached), for logging."""
@@ -96,8 +96,7 @@ def weight_penalty(parameters: Iterable[torch.Tensor], weight_decay: float) -> t
     return 0.5 * weight_decay * total
 
 
-def compute_losses(pairs: Sequence[tuple[NetOutput, Targets]], config: TrainConfig,
-                   weight_decay: torch.Tensor | float = 0.0) -> Losses:
+def compute_losses(pairs: Sequence[tuple[NetOutput, Targets]], config: TrainConfig) -> Losses:
     """Losses over all forward passes of a batch (each pair: a pass's output and its targets)."""
     if not pairs:
         raise ValueError("compute_losses needs at least one (output, targets) pair")
@@ -127,5 +126,4 @@ def compute_losses(pairs: Sequence[tuple[NetOutput, Targets]], config: TrainConf
     ownership = sums["ownership"] / denominator
     total = (config.policy_weight * policy + config.value_weight * value
              + config.score_weight * score + config.ownership_weight * ownership)
-    return Losses(total=total, policy=policy, value=value, score=score, ownership=ownership,
-                  weight_decay=torch.as_tensor(weight_decay, dtype=torch.float32))
+    return Losses(total=total, policy=policy, value=value, score=score, ownership=ownership)

@@ -18,8 +18,14 @@ runs (a side-4 row in a buffer that also holds side 10 takes the side-10 width),
 all in the usual one-rule-set run. ``bytes_per_position`` reports the real figure.
 
 Window (KataGo, Wu 2019 appendix; ``python/shuffle.py``): after N positions the learner samples
-uniformly from the newest ``window_size(N)`` = ``c * (1 + beta * ((N / c)**alpha - 1) / alpha)``
+from the newest ``window_size(N)`` = ``c * (1 + beta * ((N / c)**alpha - 1) / alpha)``
 (all N while N <= c), capped by what the ring holds.
+
+Sampling by weight: a position is drawn with probability proportional to its weight (rejection
+against the largest weight added, ``_max_weight``) and trains with weight 1 (``BatchPart.weight``). The expected loss is that of uniform draws weighted by the positions'
+weights, but a soft-resigned position (weight 0.1, KataGo) no longer takes a whole sample for a
+tenth of one: uniform draws spent 8.4% of a side-4 run's samples on 0.9% of its weight. A
+position of weight 0 is never drawn.
 
 Replay ratio (KataGo ``train.py -max-train-bucket-per-new-data``): a bucket of credit gains
 ``train_ratio`` samples per position added (capped at ``max_credit``) and loses one per sample
@@ -242,6 +248,7 @@ class ReplayBuffer:
         self._held = 0  # positions in the ring: the newest self._held of them
         self._trained = 0  # samples recorded as trained
         self._credit = 0.0  # replay-ratio bucket, in samples
+        self._max_weight = 0.0  # the largest weight ever added: the rejection bound of ``sample``
 
     # ------------------------------------------------------------------ sizes and counters
     @property
@@ -329,6 +336,7 @@ class ReplayBuffer:
         self._outcome[slots] = trajectory.outcome[src]
         self._score[slots] = trajectory.score[src]
         self._weight[slots] = trajectory.weight[src]
+        self._max_weight = max(self._max_weight, float(self._weight[slots].max()))
         self._version[slots] = trajectory.version[src]
         self._rule[slots] = rule_id
         self._added += t
@@ -343,13 +351,14 @@ class ReplayBuffer:
 
     # ------------------------------------------------------------------ sampling
     def sample(self, n: int, rng: np.random.Generator) -> Batch:
-        """``n`` positions drawn uniformly (with replacement) from the window, each under a random symmetry."""
+        """``n`` positions drawn (with replacement) from the window with probabilities proportional to
+        their weights (module notes), each under a random symmetry."""
         if n < 1:
             raise ValueError(f"sample size must be >= 1, got {n}")
         window = self.window
         if window == 0:
             raise ValueError("cannot sample from an empty replay buffer")
-        position = self._added - window + rng.integers(0, window, size=n)  # [n] int64
+        position = self._draw(n, window, rng)  # [n] int64
         symmetry = (rng.integers(0, NUM_SYMMETRIES, size=n) if self.config.symmetries
                     else np.zeros(n, dtype=np.int64))
         slots = position % self.capacity
@@ -359,6 +368,21 @@ class ReplayBuffer:
             sel = np.flatnonzero(rule == rule_id)
             parts.append(self._part(int(rule_id), slots[sel], position[sel], symmetry[sel]))
         return Batch(parts=group_for_forward(parts))
+
+    def _draw(self, n: int, window: int, rng: np.random.Generator) -> np.ndarray:
+        """[n] positions of the window, each drawn with probability weight / sum of the window's weights:
+        uniform candidates, each kept with probability weight / ``_max_weight``."""
+        start, bound = self._added - window, self._max_weight
+        drawn, need = [], n
+        for _ in range(1000):  # a window of weights 1 and 0.1 keeps ~92% of the candidates per round
+            candidate = start + rng.integers(0, window, size=need + need // 4 + 8)
+            weight = self._weight[candidate % self.capacity].astype(np.float32)
+            kept = candidate[rng.random(candidate.size, dtype=np.float32) * bound < weight][:need]
+            drawn.append(kept)
+            need -= kept.size
+            if need == 0:
+                return np.concatenate(drawn)
+        raise ValueError("the replay window holds no position of weight > 0 to sample")
 
     def _part(self, rule_id: int, slots: np.ndarray, position: np.ndarray, symmetry: np.ndarray) -> BatchPart:
         """Encode the positions at ``slots`` (all of rule set ``rule_id``) under their symmetries."""
@@ -386,7 +410,8 @@ class ReplayBuffer:
             value=(1 - self._outcome[slots]).astype(np.int64),  # +1 -> WIN 0, 0 -> DRAW 1, -1 -> LOSS 2
             score=(self._score[slots] / np.float32(rule.score_scale)).astype(np.float32),
             ownership=ownership.astype(np.float32),
-            weight=self._weight[slots].astype(np.float32),
+            # drawn in proportion to its weight (``_draw``), so each trains with weight 1
+            weight=np.ones(b, dtype=np.float32),
             position=position.astype(np.int64),
             symmetry=symmetry.astype(np.int64),
             version=self._version[slots],
@@ -451,6 +476,7 @@ class ReplayBuffer:
             else:
                 array[slots] = values
         self._added, self._trained, self._held = added, trained, keep
+        self._max_weight = float(self._weight[slots].max()) if keep else 0.0
         self._credit = float(data["credit"])
 
 

@@ -50,10 +50,13 @@ class RunLog:
         if config is not None:
             self.writer.add_text("config", config_markdown(config), 0)
 
-    def losses(self, step: int, losses: Losses, learning_rate: float) -> None:
+    def losses(self, step: int, losses: Losses, learning_rate: float, weight_penalty: float, grad_norm: float) -> None:
+        """The step's loss terms, its rate, the weight-decay penalty and the gradient norm before clipping."""
         for name, value in losses.items():
             self.writer.add_scalar(f"loss/{name}", value, step)
         self.writer.add_scalar("loss/learning_rate", learning_rate, step)
+        self.writer.add_scalar("loss/weight_decay", weight_penalty, step)
+        self.writer.add_scalar("loss/grad_norm", grad_norm, step)
 
     def selfplay(self, step: int, window: SelfPlayWindow, replay_size: int, replay_window: int, positions: int,
                  fair_komi: dict[RuleSet, int], cpu: CpuReport, evaluations_skipped: int) -> None:
