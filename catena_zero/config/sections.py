@@ -7,6 +7,7 @@ building sections from YAML and dicts (unknown keys, types) is ``loading.py``.
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -21,6 +22,21 @@ class ConfigError(UserError):
 def _check(cond: bool, message: str) -> None:
     if not cond:
         raise ConfigError(message)
+
+
+# Control (C0, C1, DEL), format (bidi overrides, zero-width) and line/paragraph separators: no
+# name or path a person types holds one; in a folder name or a printed line they hide or reorder
+# text (ESC starts a terminal sequence, U+202E reverses what follows), and NUL ends a C path.
+_HIDDEN_CATEGORIES = ("Cc", "Cf", "Cs", "Zl", "Zp")
+
+
+def hidden_character(text: str) -> Optional[str]:
+    """``U+XXXX at position N`` for the first control, format or separator character of ``text``
+    (the characters that would hide or reorder text on a terminal), None when it has none."""
+    for i, ch in enumerate(text):
+        if unicodedata.category(ch) in _HIDDEN_CATEGORIES:
+            return f"U+{ord(ch):04X} at position {i + 1}"
+    return None
 
 
 @dataclass(frozen=True)
@@ -198,8 +214,10 @@ class EvalConfig:
     opponents: tuple[str, ...] = ("random", "uct", "previous")  # "previous": the last kept checkpoint
     # Most of the run's CPU time (wall time x CPUs) the in-loop matches may take: an evaluation that
     # would go over it is skipped (and counted). Self-play and the learner share 2 cores on a small
-    # machine; the learning curve should not cost them more than this.
-    max_cpu_share: float = 0.1
+    # machine; the learning curve should not cost them more than this. 0.03: at 0.1 the matches took
+    # 9-10% of every quick run; a finer curve comes afterwards from `ladder` over the kept checkpoints,
+    # which costs the run nothing (the final evaluation is always played).
+    max_cpu_share: float = 0.03
 
     def __post_init__(self) -> None:
         _check(self.interval_steps >= 0, f"eval.interval_steps must be >= 0, got {self.interval_steps}")
@@ -245,6 +263,11 @@ class RunConfig:
 
     def __post_init__(self) -> None:
         _check("/" not in self.name and self.name not in (".", ".."), f"run.name must be a plain folder name, got {self.name!r}")
+        # Checked here, not only when loading: a --run-name or a config file's name becomes run.name too.
+        for key in ("name", "root"):
+            hidden = hidden_character(getattr(self, key))
+            _check(hidden is None, f"run.{key} must not contain control or formatting characters (it names a "
+                                   f"folder), got {hidden}")
         for key in ("max_steps", "max_positions"):
             value = getattr(self, key)
             _check(value is None or value >= 1, f"run.{key} must be >= 1 or null, got {value}")
