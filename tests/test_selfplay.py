@@ -225,3 +225,35 @@ def test_cheap_record_prob_zero_records_only_full_search_positions():
     h = half.trajectories[0]
     cheap_kept = int((~h.has_policy).sum())
     assert 0 < cheap_kept < h.num_positions
+
+
+def test_policy_openings_start_a_share_of_games_from_unrecorded_raw_policy_moves():
+    side4 = {"game": {"side": 4}, "selfplay": {"games_per_actor": 24, "komi_spread_prob": 0.0, "komi_std": 0.0}}
+    plain = SelfPlayer(_config(**side4), np.random.default_rng(0))
+    assert (plain.groups[0].state.move_number == 0).all()  # off by default: every game starts empty
+    config = _config(game=side4["game"], selfplay={**side4["selfplay"], "policy_opening_prob": 1.0,
+                                                   "policy_opening_moves": 3.0, "policy_opening_temperature": 0.01})
+    player = SelfPlayer(config, np.random.default_rng(0))
+    group = player.groups[0]
+    opened = group.state.move_number.astype(np.int64)
+    assert opened.max() > 0 and opened.max() <= group.num_cells // 4
+    assert (group.length == 0).all()  # nothing of the opening is recorded
+    # At a temperature near 0 the raw policy's first move is its argmax on the empty board (one komi).
+    empty = group.env.reset(1, group.state.komi[:1])
+    best = int(np.argmax(group.evaluator(empty).priors[0]))
+    assert (group.state.history[opened > 0, 0] == best).all()
+    # The recorded games go on from there: their first recorded position is the opening's last.
+    result = player.play(30)
+    [trajectory] = result.trajectories
+    _, move_number, _ = _movers(VecEnv(trajectory.game), trajectory.states)
+    starts = np.flatnonzero(np.diff(move_number, prepend=10**6) != 1)  # where a game's plies begin
+    assert starts.size == result.stats.games and (move_number[starts] > 0).any()
+
+
+def test_policy_opening_settings_are_checked():
+    import pytest
+    from catena_zero.config import ConfigError
+
+    for key, value in (("policy_opening_prob", 1.5), ("policy_opening_moves", -1), ("policy_opening_temperature", 0)):
+        with pytest.raises(ConfigError, match=f"selfplay.{key}"):
+            _config(selfplay={key: value})

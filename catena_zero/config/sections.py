@@ -161,6 +161,16 @@ class SelfPlayConfig:
     # the position after it (one batched call over all first stones), and that distribution is the
     # policy target of the empty board. No paper value: 0.05 keeps the stones within ~0.1 of even.
     opening_temperature: float = 0.05
+    # Varied openings (KataGo, Wu 2019, plays the first moves of a share of games from the raw
+    # policy): with probability policy_opening_prob a new game first plays a number of moves drawn
+    # from an exponential distribution of mean policy_opening_moves (rounded; at most a quarter of
+    # the cells), each sampled from the network's raw policy at policy_opening_temperature, none
+    # of them searched or recorded. Without it cheap moves carry neither noise nor temperature and
+    # 48% of side-4 games shared their first two plies. 0 (off) until the strength test decides it
+    # (configs/ablations/loop.yaml, row policy_openings).
+    policy_opening_prob: float = 0.0
+    policy_opening_moves: float = 2.0
+    policy_opening_temperature: float = 1.0
     # Komi per game (KataGo 2019, sec. 3.4 randomises komi): with probability komi_spread_prob
     # uniform over the scoring's range (R6), else normal around the current fair-komi estimate.
     komi_spread_prob: float = 0.2
@@ -187,6 +197,12 @@ class SelfPlayConfig:
         _check(0 <= self.cheap_record_prob <= 1,
                f"selfplay.cheap_record_prob must be in [0, 1], got {self.cheap_record_prob}")
         _check(self.opening_temperature > 0, f"selfplay.opening_temperature must be > 0, got {self.opening_temperature}")
+        _check(0 <= self.policy_opening_prob <= 1,
+               f"selfplay.policy_opening_prob must be in [0, 1], got {self.policy_opening_prob}")
+        _check(self.policy_opening_moves >= 0,
+               f"selfplay.policy_opening_moves must be >= 0, got {self.policy_opening_moves}")
+        _check(self.policy_opening_temperature > 0,
+               f"selfplay.policy_opening_temperature must be > 0, got {self.policy_opening_temperature}")
         _check(0 <= self.komi_spread_prob <= 1, f"selfplay.komi_spread_prob must be in [0, 1], got {self.komi_spread_prob}")
         _check(self.komi_std >= 0, f"selfplay.komi_std must be >= 0, got {self.komi_std}")
         for side in self.sides:

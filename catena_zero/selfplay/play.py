@@ -13,6 +13,9 @@ refinements, KataGo 2019 sec. 3):
 - Auto-reset: a finished game is turned into a ``Trajectory`` (outcome, final score margin and
   ownership for every position, from its mover's view) and its slot starts a new game at once,
   so the batch stays full and nobody waits for the longest game.
+- Varied openings (KataGo, Wu 2019): a share ``policy_opening_prob`` of new games first
+  plays a few moves sampled from the network's raw policy, unsearched and unrecorded
+  (``_policy_openings``), so the games do not all share their first plies.
 - Komi randomisation: every new game draws its komi around the current fair-komi estimate of the
   network (``search/komi.py``), with a share spread over the whole range (R6).
 - Rule randomisation: the G slots are split over the configured rule sets (sides x game types x
@@ -348,10 +351,34 @@ class SelfPlayer:
         """New games in ``slots``: fresh boards with freshly drawn komi, resignation state cleared."""
         komi = self._draw_komi(group, slots.size)
         group.env.put(group.state, slots, group.env.reset(slots.size, komi))
+        if self.config.selfplay.policy_opening_prob > 0:
+            self._policy_openings(group, slots)
         group.length[slots] = 0
         group.low_value_run[slots] = 0
         group.would_resign[slots] = EMPTY
         group.resign_allowed[slots] = self.rng.random(slots.size) >= self.config.selfplay.resign_disabled_share
+
+    def _policy_openings(self, group: _Group, slots: np.ndarray) -> None:
+        """Play the first moves of a share of the new games in ``slots`` from the raw policy: one
+        batched network call per ply for the games still in their opening; no position recorded."""
+        play, env = self.config.selfplay, group.env
+        chosen = self.rng.random(slots.size) < play.policy_opening_prob
+        moves = np.rint(self.rng.exponential(max(play.policy_opening_moves, 1e-9), slots.size)).astype(np.int64)
+        moves = np.where(chosen, np.minimum(moves, group.num_cells // 4), 0)  # [slots]
+        for ply in range(int(moves.max(initial=0))):
+            games = slots[moves > ply]
+            sub = env.take(group.state, games)
+            priors = group.evaluator(sub).priors.astype(np.float64)  # [g, A], 0 on illegal moves
+            logits = np.log(np.maximum(priors, 1e-30)) / play.policy_opening_temperature
+            weights = np.where(priors > 0, np.exp(logits - logits.max(axis=1, keepdims=True)), 0.0)
+            cumulative = np.cumsum(weights, axis=1)
+            draw = self.rng.random(games.size) * cumulative[:, -1]
+            actions = (cumulative <= draw[:, None]).sum(axis=1)  # [g] inverse CDF, one draw per game
+            env.step(sub, actions)
+            env.put(group.state, games, sub)
+        over = slots[group.state.done[slots]]  # a tiny board filled by its opening: an ordinary start
+        if over.size:
+            env.put(group.state, over, env.reset(over.size, group.state.komi[over]))
 
     def _draw_komi(self, group: _Group, count: int) -> np.ndarray:
         """[count] komi: uniform over the range with probability komi_spread_prob, else normal
