@@ -68,6 +68,13 @@ def test_learning_rate_schedules_by_hand():
     step = TrainConfig(learning_rate=0.2, warmup_steps=10, lr_schedule="step", lr_decay_steps=100, lr_decay_factor=0.1)
     assert learning_rate(step, 109) == pytest.approx(0.2)
     assert learning_rate(step, 110) == pytest.approx(0.02) and learning_rate(step, 310) == pytest.approx(0.0002)
+    # The annealed finish: over the last 20% of the run the schedule's rate falls linearly to a tenth.
+    anneal = TrainConfig(learning_rate=0.5, warmup_steps=0, anneal_share=0.2, lr_decay_factor=0.1)
+    assert learning_rate(anneal, 7, run_progress=0.8) == pytest.approx(0.5)
+    assert learning_rate(anneal, 7, run_progress=0.9) == pytest.approx(0.5 * (1 - 0.9 * 0.5))
+    assert learning_rate(anneal, 7, run_progress=1.0) == pytest.approx(0.05)
+    stepped = dataclasses.replace(step, anneal_share=0.5)  # on top of any schedule
+    assert learning_rate(stepped, 110, run_progress=0.75) == pytest.approx(0.02 * (1 - 0.9 * 0.5))
 
 
 def test_the_optimiser_uses_the_schedule_and_clips(batch):
@@ -167,6 +174,8 @@ def test_weights_are_a_cpu_copy(batch):
     ({"train": {"lr_schedule": "cosine", "lr_decay_over_run": True}, "run": {"max_minutes": None}},
      "train.lr_decay_over_run needs a run bound"),
     ({"train": {"learning_rate": 0}}, "train.learning_rate must be > 0"),
+    ({"train": {"anneal_share": 1.5}}, "train.anneal_share must be in [0, 1]"),
+    ({"train": {"anneal_share": 0.2}, "run": {"max_minutes": None}}, "train.anneal_share needs a run bound"),
     ({"train": {"device": "tpu"}}, "train.device"),
     ({"train": {"batch_size": 2.5}}, "train.batch_size must be an integer"),
     ({"train": {"lr": 0.1}}, "unknown key train.lr"),

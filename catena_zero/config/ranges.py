@@ -68,6 +68,7 @@ NUMERIC_RANGES: dict[str, tuple[float, float]] = {
     "train.warmup_steps": (0, 10**12),
     "train.lr_decay_steps": (1, 10**12),
     "train.lr_decay_factor": (0, 1),
+    "train.anneal_share": (0, 1),
     "train.max_grad_norm": (0, 1e9),
     "train.policy_weight": (0, 1e6),
     "train.value_weight": (0, 1e6),

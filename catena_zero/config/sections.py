@@ -370,6 +370,12 @@ class TrainConfig:
     # over its total steps: a run bounded by minutes ends at the floor whatever its speed. Raising the
     # bound on resume moves the rate back up the curve.
     lr_decay_over_run: bool = False
+    # An annealed finish for any schedule: over the last anneal_share of the run's progress toward its
+    # bound the rate falls linearly to lr_decay_factor of what the schedule gives, so the network a
+    # bounded run ships comes out of a low-rate phase even on a constant rate (side6.yaml); 0 = off.
+    # (The cosine over the run, lr_decay_over_run, is already annealed.) No paper value: KataGo and
+    # AlphaZero drop the rate by steps on long runs (lr_schedule "step").
+    anneal_share: float = 0.0
     max_grad_norm: float = 5.0  # clip the global gradient norm to this (0 = off); neither paper clips
     # Loss weights (KataGo 2019 sec. 3-4: policy 1, game outcome c_g = 1.5, ownership c_o = 1.5 / b^2
     # summed over the b^2 cells, i.e. 1.5 on the per-cell mean).
@@ -415,6 +421,7 @@ class TrainConfig:
         _check(self.warmup_steps >= 0, f"train.warmup_steps must be >= 0, got {self.warmup_steps}")
         _check(self.lr_decay_steps >= 1, f"train.lr_decay_steps must be >= 1, got {self.lr_decay_steps}")
         _check(0 < self.lr_decay_factor <= 1, f"train.lr_decay_factor must be in (0, 1], got {self.lr_decay_factor}")
+        _check(0 <= self.anneal_share <= 1, f"train.anneal_share must be in [0, 1], got {self.anneal_share}")
         _check(not self.lr_decay_over_run or self.lr_schedule == "cosine",
                f"train.lr_decay_over_run needs train.lr_schedule 'cosine', got {self.lr_schedule!r}")
         _check(self.max_grad_norm >= 0, f"train.max_grad_norm must be >= 0, got {self.max_grad_norm}")
@@ -445,6 +452,8 @@ class Config:
 
     def __post_init__(self) -> None:
         _check(self.seed >= 0, f"seed must be a whole number >= 0, got {self.seed}")
+        _check(not self.train.anneal_share or bool(self.run.bounds()),
+               "train.anneal_share needs a run bound (run.max_steps, run.max_positions, run.max_minutes or run.max_cpu_minutes)")
         _check(not self.train.lr_decay_over_run or bool(self.run.bounds()),
                "train.lr_decay_over_run needs a run bound (run.max_steps, run.max_positions, run.max_minutes or run.max_cpu_minutes)")
 

@@ -43,7 +43,17 @@ class TrainingDiverged(UserError, RuntimeError):
 def learning_rate(config: TrainConfig, step: int, run_progress: float = 0.0) -> float:
     """The learning rate of optimiser step ``step`` (0-based): linear warmup, then the schedule.
 
-    ``run_progress``: the run's progress toward its bound, 0..1 (``train.lr_decay_over_run``)."""
+    ``run_progress``: the run's progress toward its bound, 0..1 (``train.lr_decay_over_run``,
+    ``train.anneal_share``)."""
+    rate = _scheduled_rate(config, step, run_progress)
+    share = config.anneal_share
+    if share > 0 and run_progress > 1.0 - share:  # the annealed finish: linear to lr_decay_factor
+        into = min(1.0, (run_progress - (1.0 - share)) / share)
+        rate *= 1.0 - (1.0 - config.lr_decay_factor) * into
+    return rate
+
+
+def _scheduled_rate(config: TrainConfig, step: int, run_progress: float) -> float:
     peak = config.learning_rate
     if step < config.warmup_steps:
         return peak * (step + 1) / config.warmup_steps
