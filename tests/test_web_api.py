@@ -25,7 +25,7 @@ from catena_zero.game.records import parse_record
 from catena_zero.web.app import create_app
 from catena_zero.web.bots import BotPool
 from catena_zero.web.sessions import ServerConfig
-from web_helpers import BadBot, GatedBot, LiveServer, QuickBot, make_bot_file, raw_get
+from web_helpers import JSON, BadBot, GatedBot, LiveServer, QuickBot, make_bot_file, raw_get
 
 
 @pytest.fixture(scope="module")
@@ -42,7 +42,7 @@ def server(bot_file):
 
 @pytest.fixture
 def client(server):
-    with httpx.Client(base_url=server.url, timeout=120) as c:
+    with httpx.Client(headers=JSON, base_url=server.url, timeout=120) as c:
         yield c
 
 
@@ -403,7 +403,7 @@ def test_analysis_gives_the_bots_value_score_and_top_moves(client):
 
 def test_concurrent_games_are_isolated_and_each_matches_the_engine(server):
     def one_game(k: int) -> dict:
-        with httpx.Client(base_url=server.url, timeout=120) as c:
+        with httpx.Client(headers=JSON, base_url=server.url, timeout=120) as c:
             game_type = ("komi", "no_komi", "double")[k % 3]
             state = new_game(c, game_type=game_type, seat=("first", "second")[k % 2])
             return play_out(c, state, choose=lambda s: s["legal"][(k * 7) % len(s["legal"])], komi=k)
@@ -418,7 +418,7 @@ def test_concurrent_games_are_isolated_and_each_matches_the_engine(server):
 def test_a_slow_bot_on_one_game_does_not_block_another(tmp_path):
     gate, group = threading.Event(), {"calls": 0, "lock": threading.Lock(), "waiting": threading.Event()}
     pool = BotPool([GatedBot(gate, group, seed=0), GatedBot(gate, group, seed=1)])
-    with LiveServer(create_app(pool)) as live, httpx.Client(base_url=live.url, timeout=30) as c:
+    with LiveServer(create_app(pool)) as live, httpx.Client(headers=JSON, base_url=live.url, timeout=30) as c:
         slow = new_game(c, game_type="double", seat="second")  # the bot opens: its first move waits
         replies = {}
         thinker = threading.Thread(target=lambda: replies.update(slow=c.post(f"/api/games/{slow['id']}/bot")))
@@ -445,7 +445,7 @@ def test_a_slow_bot_on_one_game_does_not_block_another(tmp_path):
 def test_the_bots_answer_is_applied_even_if_the_client_went_away(tmp_path):
     gate, group = threading.Event(), {"calls": 0, "lock": threading.Lock(), "waiting": threading.Event()}
     with LiveServer(create_app(BotPool([GatedBot(gate, group)]))) as live, \
-            httpx.Client(base_url=live.url, timeout=30) as c:
+            httpx.Client(headers=JSON, base_url=live.url, timeout=30) as c:
         state = new_game(c, game_type="double", seat="second")
         with pytest.raises(httpx.ReadTimeout):
             c.post(f"/api/games/{state['id']}/bot", timeout=0.5)
@@ -461,7 +461,7 @@ def test_the_bots_answer_is_applied_even_if_the_client_went_away(tmp_path):
 
 @pytest.mark.parametrize("answer, fragment", [("Z9", "which the rules refuse"), (None, "the network exploded")])
 def test_a_failing_bot_is_a_500_error_and_the_game_is_unchanged(answer, fragment):
-    with LiveServer(create_app(BotPool([BadBot(answer)]))) as live, httpx.Client(base_url=live.url) as c:
+    with LiveServer(create_app(BotPool([BadBot(answer)]))) as live, httpx.Client(headers=JSON, base_url=live.url) as c:
         state = new_game(c, game_type="double", seat="second")
         assert fragment in error_of(c.post(f"/api/games/{state['id']}/bot"), 500)
         unchanged(c, state["id"], state)
@@ -469,14 +469,17 @@ def test_a_failing_bot_is_a_500_error_and_the_game_is_unchanged(answer, fragment
 
 def test_live_games_are_bounded_and_expire():
     now = [1000.0]
-    app = create_app(BotPool([QuickBot()]), ServerConfig(max_games=3, expire_s=60), clock=lambda: now[0])
-    with LiveServer(app) as live, httpx.Client(base_url=live.url) as c:
+    app = create_app(BotPool([QuickBot()]), ServerConfig(max_games=3, expire_s=60, abandon_s=30),
+                     clock=lambda: now[0])
+    with LiveServer(app) as live, httpx.Client(headers=JSON, base_url=live.url) as c:
         ids = []
         for _ in range(3):
             ids.append(new_game(c)["id"])
             now[0] += 1
         c.get(f"/api/games/{ids[0]}")  # seen: now the second game is the one idle longest
         now[0] += 1
+        assert "hold games in play" in error_of(c.post("/api/games", json={}), 503)  # none abandoned yet
+        now[0] += 30  # all three left 30 s: abandoned, the one idle longest makes room
         fourth = new_game(c)["id"]
         assert len(app.state.store) == 3
         assert "no game with id" in error_of(c.get(f"/api/games/{ids[1]}"), 404)
@@ -488,18 +491,20 @@ def test_live_games_are_bounded_and_expire():
         assert c.get(f"/api/games/{fourth}").status_code == 404 and len(app.state.store) == 0
 
 
-def test_a_full_store_of_thinking_games_refuses_new_ones_with_429():
+def test_a_full_store_of_thinking_games_refuses_new_ones_with_503():
     gate, group = threading.Event(), {"calls": 0, "lock": threading.Lock(), "waiting": threading.Event()}
-    app = create_app(BotPool([GatedBot(gate, group)]), ServerConfig(max_games=1))
-    with LiveServer(app) as live, httpx.Client(base_url=live.url, timeout=30) as c:
+    app = create_app(BotPool([GatedBot(gate, group)]), ServerConfig(max_games=1, abandon_s=0.001))
+    with LiveServer(app) as live, httpx.Client(headers=JSON, base_url=live.url, timeout=30) as c:
         state = new_game(c, game_type="double", seat="second")
         thinker = threading.Thread(target=lambda: c.post(f"/api/games/{state['id']}/bot"))
         thinker.start()
         assert group["waiting"].wait(timeout=30)
-        assert "game slots are busy" in error_of(c.post("/api/games", json={}), 429)
+        time.sleep(0.01)  # abandoned by the clock, but its bot is thinking: it stays
+        assert "hold games in play" in error_of(c.post("/api/games", json={}), 503)
         gate.set()
         thinker.join(timeout=30)
-        assert new_game(c)["id"] != state["id"]  # now the idle game makes room
+        time.sleep(0.01)
+        assert new_game(c)["id"] != state["id"]  # now the abandoned game makes room
 
 
 # ------------------------------------------------------------------------------ the serve command
@@ -517,6 +522,7 @@ def test_a_full_store_of_thinking_games_refuses_new_ones_with_429():
     (["serve", "--bot", "x", "--threads", "0"], "--threads must be >= 1"),
     (["serve", "--bot", "x", "--max-simulations", "0"], "--max-simulations must be >= 1"),
     (["serve", "--bot", "x", "--max-seconds", "0"], "--max-seconds must be > 0"),
+    (["serve", "--bot", "x", "--allow-host", "evil.example/x"], "--allow-host takes a host name"),
 ])
 def test_serve_command_errors_are_one_line(argv, fragment, capsys):
     assert main(argv) == 2
@@ -633,7 +639,7 @@ def test_komi_advice_is_the_bots_fair_komi(client, bot_file):
 
 
 def test_komi_advice_is_none_for_a_bot_without_a_komi_curve():
-    with LiveServer(create_app(BotPool([QuickBot()]))) as live, httpx.Client(base_url=live.url, timeout=60) as c:
+    with LiveServer(create_app(BotPool([QuickBot()]))) as live, httpx.Client(headers=JSON, base_url=live.url, timeout=60) as c:
         gid = new_game(c)["id"]
         assert c.get(f"/api/games/{gid}/komi-advice").json()["komi"] is None
 

@@ -1,7 +1,9 @@
 """The web server against hostile and broken clients (issue 14), on 127.0.0.1 only, every loop
 bounded in count and time: deep JSON is a 400, a client leaving mid-body is handled quietly,
-connections are capped and slow headers and bodies time out; arbitrary JSON bodies on every route
-(hypothesis) answer 2xx or a 4xx JSON error, never 500."""
+slow headers and bodies time out; arbitrary JSON bodies on every route (hypothesis) answer 2xx or
+a 4xx JSON error, never 500. Issue 25: cross-site and non-JSON writes are refused (CSRF), other
+Host names too (DNS rebinding), a new game never evicts one in play, and idle connections hold no
+request slot."""
 
 from __future__ import annotations
 
@@ -20,7 +22,7 @@ from catena_zero.web.app import create_app
 from catena_zero.web.bots import BotPool
 from catena_zero.web.server import uvicorn_config
 from catena_zero.web.sessions import ServerConfig
-from web_helpers import LiveServer, QuickBot
+from web_helpers import JSON, GatedBot, LiveServer, QuickBot
 
 
 class HardenedServer(LiveServer):
@@ -55,7 +57,7 @@ def post(path: str, body: bytes, length: int | None = None) -> bytes:
 
 @pytest.fixture(scope="module")
 def server():
-    with HardenedServer(ServerConfig(request_timeout_s=1.0, max_connections=8)) as live:
+    with HardenedServer(ServerConfig(request_timeout_s=1.0, idle_timeout_s=1.0, max_requests=8)) as live:
         yield live
 
 
@@ -75,7 +77,7 @@ def test_a_client_leaving_mid_body_is_handled_quietly(server, caplog):
             with socket.create_connection(("127.0.0.1", server.port), timeout=5) as s:
                 s.sendall(post("/api/games", b'{"side": ', length=100))
         time.sleep(0.5)  # the server notices the disconnects
-        with httpx.Client(base_url=server.url, timeout=10) as c:
+        with httpx.Client(headers=JSON, base_url=server.url, timeout=10) as c:
             assert c.get("/api/info").status_code == 200
     noisy = [r for r in caplog.records if r.levelno >= logging.WARNING or r.exc_info]
     assert not noisy, [r.getMessage() for r in noisy]
@@ -99,8 +101,8 @@ def test_slow_headers_and_bodies_are_cut_off_at_the_deadline(server, partial):
     assert b" 500 " not in got
 
 
-def test_connections_are_capped_and_trickling_ones_do_not_hold_the_server():
-    config = ServerConfig(request_timeout_s=1.5, max_connections=4)
+def test_trickling_connections_do_not_hold_the_server_and_are_cut_off():
+    config = ServerConfig(request_timeout_s=1.5, idle_timeout_s=1.0, max_requests=4)
     with HardenedServer(config) as live:
         slow = []
         try:
@@ -110,7 +112,7 @@ def test_connections_are_capped_and_trickling_ones_do_not_hold_the_server():
                 slow.append(s)
             time.sleep(0.3)
             reply = raw(live.port, b"GET /api/info HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
-            assert reply.split()[1] == b"503", reply[:100]  # beyond the cap: refused at once, not queued
+            assert reply.split()[1] == b"200", reply[:100]  # they hold no request slot
             started = time.monotonic()
             for s in slow:  # every slow connection is closed by the deadline
                 s.settimeout(max(0.1, 8 - (time.monotonic() - started)))
@@ -119,14 +121,12 @@ def test_connections_are_capped_and_trickling_ones_do_not_hold_the_server():
         finally:
             for s in slow:
                 s.close()
-        time.sleep(0.3)
-        with httpx.Client(base_url=live.url, timeout=10) as c:  # and the server serves again
-            assert c.get("/api/info").status_code == 200
 
 
 def test_server_config_refuses_bad_limits():
-    for bad in ({"max_connections": 0}, {"request_timeout_s": 0}, {"request_timeout_s": float("inf")},
-                {"max_connections": True}):
+    for bad in ({"max_requests": 0}, {"request_timeout_s": 0}, {"request_timeout_s": float("inf")},
+                {"max_requests": True}, {"idle_timeout_s": 0}, {"abandon_s": -1}, {"hosts": ("",)},
+                {"hosts": "localhost"}):
         with pytest.raises(ValueError):
             ServerConfig(**bad)
 
@@ -147,7 +147,7 @@ _routes = st.sampled_from(["/api/games", "/api/games/{id}/komi", "/api/games/{id
           deadline=None)  # each example is a dozen HTTP requests: few here, 500 in the slow test
 @given(st.lists(st.tuples(_routes, _fields | _json), min_size=1, max_size=6))
 def test_arbitrary_json_bodies_answer_2xx_or_a_4xx_json_error(server, calls):
-    with httpx.Client(base_url=server.url, timeout=20) as c:
+    with httpx.Client(headers=JSON, base_url=server.url, timeout=20) as c:
         game = c.post("/api/games", json={}).json()["id"]
         for route, body in calls:
             reply = c.post(route.format(id=game), content=json.dumps(body), headers={"Content-Type": "application/json"})
@@ -165,3 +165,185 @@ def test_arbitrary_json_bodies_answer_2xx_or_a_4xx_json_error(server, calls):
 @given(st.lists(st.tuples(_routes, _fields | _json), min_size=1, max_size=10))
 def test_arbitrary_json_bodies_many_examples(server, calls):
     test_arbitrary_json_bodies_answer_2xx_or_a_4xx_json_error.hypothesis.inner_test(server, calls)
+
+
+# ------------------------------------------------------------------------------ issue 25: CSRF, eviction, Host, idle sockets
+
+
+def send(port: int, method: str, path: str, headers: dict[str, str], body: bytes = b"") -> tuple[int, dict]:
+    """One request with exactly these headers (Host included); (status, JSON body or {})."""
+    lines = [f"{method} {path} HTTP/1.1", *(f"{k}: {v}" for k, v in headers.items()),
+             f"Content-Length: {len(body)}", "Connection: close", "", ""]
+    reply = raw(port, "\r\n".join(lines).encode("latin-1") + body)
+    head, _, payload = reply.partition(b"\r\n\r\n")
+    try:
+        data = json.loads(payload) if payload else {}
+    except ValueError:
+        data = {"raw": payload[:200].decode("latin-1")}
+    return int(head.split()[1]), data
+
+
+@pytest.mark.parametrize("extra, body, status, fragment", [
+    ({"Content-Type": "text/plain"}, b"", 415, "Content-Type: application/json"),  # a cross-site fetch, no preflight
+    ({"Content-Type": "application/x-www-form-urlencoded"}, b"", 415, "Content-Type: application/json"),  # a form
+    ({"Content-Type": "multipart/form-data; boundary=x"}, b"--x--\r\n", 415, "Content-Type: application/json"),
+    ({}, b"", 415, "Content-Type: application/json"),  # no content type at all
+    ({"Content-Type": "application/json", "Sec-Fetch-Site": "cross-site"}, b"{}", 403, "cross-site"),
+    ({"Content-Type": "application/json", "Sec-Fetch-Site": "same-site"}, b"{}", 403, "cross-site"),
+    ({"Content-Type": "application/json", "Origin": "http://evil.example"}, b"{}", 403, "evil.example"),
+    ({"Content-Type": "application/json", "Origin": "null"}, b"{}", 403, "Origin"),
+    ({"Content-Type": "application/json", "Origin": "http://127.0.0.1:1"}, b"{}", 403, "not this server"),
+])
+def test_cross_site_and_non_json_writes_are_refused(server, extra, body, status, fragment):
+    store = server.app.state.store
+    before = len(store)
+    got, data = send(server.port, "POST", "/api/games", {"Host": "127.0.0.1", **extra}, body)
+    assert got == status and fragment in data["error"] and "\n" not in data["error"], (got, data)
+    assert len(store) == before  # no game was made
+
+
+def test_the_pages_own_writes_and_programs_are_served(server):
+    host = f"127.0.0.1:{server.port}"
+    browser = {"Host": host, "Origin": f"http://{host}", "Sec-Fetch-Site": "same-origin",
+               "Content-Type": "application/json"}
+    got, state = send(server.port, "POST", "/api/games", browser)  # the page's POST /bot-like call: no body
+    assert got == 201, state
+    got, data = send(server.port, "DELETE", f"/api/games/{state['id']}", {"Host": host})  # no content type
+    assert got == 415 and "Content-Type: application/json" in data["error"]
+    assert send(server.port, "GET", f"/api/games/{state['id']}", {"Host": host})[0] == 200  # not deleted
+    got, _ = send(server.port, "DELETE", f"/api/games/{state['id']}", {"Host": host, **JSON})  # curl-like
+    assert got == 200
+
+
+def test_the_page_script_says_json_on_every_write():
+    from importlib import resources
+
+    script = (resources.files("catena_zero.web") / "static" / "app.js").read_text()
+    api = script[script.index("async function api("):script.index("let response;", script.index("async function api("))]
+    assert 'if (method !== "GET") options.headers["Content-Type"] = "application/json";' in api
+
+
+@pytest.mark.parametrize("host", ["evil.example", "evil.example:8000", "127.0.0.1.evil.example", "localhost.evil",
+                                  "[::2]:80", "10.0.0.1"])
+def test_other_hosts_are_refused_dns_rebinding(server, host):
+    for method, path, extra in (("GET", "/", {}), ("GET", "/api/info", {}), ("POST", "/api/games", JSON)):
+        got, data = send(server.port, method, path, {"Host": host, **extra})
+        assert got == 400 and "answers only for host" in data["error"], (host, got, data)
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "127.0.0.1:{port}", "localhost:{port}", "LOCALHOST.:{port}",
+                                  "[::1]:{port}"])
+def test_this_machines_names_are_served(server, host):
+    assert send(server.port, "GET", "/api/info", {"Host": host.format(port=server.port)})[0] == 200
+
+
+def test_serve_answers_for_its_host_and_any_address_when_bound_everywhere():
+    from catena_zero.web.guard import host_allowed
+    from catena_zero.web.server import answering_for
+
+    base = ServerConfig(hosts=ServerConfig().hosts + ("box.lan",))  # --allow-host box.lan
+    with socket.socket() as s:
+        s.bind(("0.0.0.0", 0))
+        everywhere = answering_for("0.0.0.0", s, base)
+    assert all(host_allowed(h, everywhere) for h in ("192.168.1.5:8000", "[fe80::1]:8000", "box.lan:8000", "localhost"))
+    assert not host_allowed("evil.example:8000", everywhere)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        local = answering_for("127.0.0.1", s, ServerConfig())
+    assert not local.any_ip_host and not host_allowed("192.168.1.5", local) and host_allowed("127.0.0.1", local)
+
+
+def _play_to_the_end(c, gid: str) -> None:
+    state = c.get(f"/api/games/{gid}").json()
+    for _ in range(300):
+        if state["phase"] == "over":
+            return
+        if state["to_act_is"] == "bot":
+            reply = c.post(f"/api/games/{gid}/bot")
+        elif state["phase"] == "komi":
+            reply = c.post(f"/api/games/{gid}/komi", json={"komi": 3})
+        elif state["phase"] == "colour":
+            reply = c.post(f"/api/games/{gid}/colour", json={"colour": "white"})
+        else:
+            reply = c.post(f"/api/games/{gid}/move", json={"move": state["legal"][0]})
+        assert reply.status_code == 200, reply.text
+        state = reply.json()
+    raise AssertionError("the game did not end")
+
+
+def test_new_games_never_evict_a_game_in_play():
+    now = [1000.0]
+    app = create_app(BotPool([QuickBot()]), ServerConfig(max_games=4, abandon_s=600, expire_s=3600),
+                     clock=lambda: now[0])
+    with LiveServer(app) as live, httpx.Client(headers=JSON, base_url=live.url, timeout=30) as c:
+        mine = c.post("/api/games", json={"seat": "second"}).json()["id"]
+        assert c.post(f"/api/games/{mine}/bot").status_code == 200  # in play
+        others = [c.post("/api/games", json={}).json()["id"] for _ in range(3)]
+        now[0] += 300  # five minutes: nobody has left
+        refused = [c.post("/api/games", json={}) for _ in range(64)]  # 64 more creates (a flood, or more players)
+        assert {r.status_code for r in refused} == {503}
+        assert "hold games in play" in refused[0].json()["error"] and "\n" not in refused[0].json()["error"]
+        for gid in [mine, *others]:
+            assert c.get(f"/api/games/{gid}").status_code == 200  # every game in play is still there
+        _play_to_the_end(c, others[0])  # a finished game makes room at once, the other games stay
+        fifth = c.post("/api/games", json={})
+        assert fifth.status_code == 201, fifth.text
+        assert c.get(f"/api/games/{others[0]}").status_code == 404
+        now[0] += 601  # untouched ten minutes: abandoned, the one idle longest makes room
+        for gid in (mine, fifth.json()["id"]):
+            c.get(f"/api/games/{gid}")
+        assert c.post("/api/games", json={}).status_code == 201
+        assert c.get(f"/api/games/{others[1]}").status_code == 404
+        assert c.get(f"/api/games/{mine}").status_code == 200
+
+
+def test_idle_connections_do_not_lock_anyone_out():
+    # serve's defaults: 64 idle sockets used to take every connection slot (503 for 10 s).
+    with HardenedServer(ServerConfig()) as live:
+        idle = [socket.create_connection(("127.0.0.1", live.port), timeout=10) for _ in range(200)]
+        try:
+            time.sleep(0.3)
+            started = time.monotonic()
+            with httpx.Client(headers=JSON, base_url=live.url, timeout=10) as c:
+                assert c.get("/api/info").status_code == 200
+                assert c.post("/api/games", json={}).status_code == 201
+            assert time.monotonic() - started < 2
+        finally:
+            for s in idle:
+                s.close()
+
+
+def test_a_connection_silent_before_its_first_byte_is_closed_at_the_idle_deadline():
+    with HardenedServer(ServerConfig(idle_timeout_s=0.5, request_timeout_s=5)) as live:
+        started = time.monotonic()
+        with socket.create_connection(("127.0.0.1", live.port), timeout=10) as s:
+            assert s.recv(100) == b""
+        assert 0.4 <= time.monotonic() - started < 3  # the idle deadline, not the 5 s request one
+
+
+def test_requests_in_flight_are_capped_and_a_trickled_body_takes_no_slot():
+    import threading
+
+    gate, group = threading.Event(), {"calls": 0, "lock": threading.Lock(), "waiting": threading.Event()}
+    config = ServerConfig(max_requests=1, request_timeout_s=5)
+    live = HardenedServer(config)
+    live.app = create_app(BotPool([GatedBot(gate, group)]), config)
+    live.server = uvicorn.Server(uvicorn_config(live.app, config, lifespan="on"))
+    live.thread = threading.Thread(target=live.server.run, kwargs={"sockets": [live.sock]}, daemon=True)
+    with live, httpx.Client(headers=JSON, base_url=live.url, timeout=30) as c:
+        with socket.create_connection(("127.0.0.1", live.port), timeout=10) as trickle:
+            trickle.sendall(post("/api/games", b'{"si', length=50))  # a body that never ends
+            time.sleep(0.2)
+            state = c.post("/api/games", json={"game_type": "double", "seat": "second"})
+            assert state.status_code == 201, state.text  # the trickled body holds no slot
+        thinker = threading.Thread(target=lambda: c.post(f"/api/games/{state.json()['id']}/bot"))
+        thinker.start()
+        try:
+            assert group["waiting"].wait(timeout=30)  # one request in flight: the cap
+            with httpx.Client(headers=JSON, base_url=live.url, timeout=10) as other:
+                reply = other.get("/api/info")
+            assert reply.status_code == 503 and "answering 1 requests" in reply.json()["error"]
+        finally:
+            gate.set()
+            thinker.join(timeout=30)
+        assert c.get("/api/info").status_code == 200

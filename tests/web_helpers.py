@@ -26,6 +26,7 @@ from catena_zero.net import model_from_config
 from catena_zero.train.checkpoint import Checkpoint, load_checkpoint, save_checkpoint
 
 ROOT = Path(__file__).resolve().parent.parent
+JSON = {"Content-Type": "application/json"}  # every state-changing request says JSON (the server refuses others)
 SIDE3_RULES = tuple(RuleSet(3, t, s) for t in GAME_TYPES for s in SCORINGS)
 
 

@@ -20,10 +20,15 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--host", default="127.0.0.1",
                         help="address to listen on; default 127.0.0.1 (this machine only)")
     parser.add_argument("--port", type=int, default=8000, help="TCP port; 0 picks a free one; default 8000")
+    parser.add_argument("--allow-host", action="append", default=[], metavar="NAME",
+                        help="another name this server answers for (the Host header: a machine name, or a proxy's); "
+                             "it answers only for localhost, 127.0.0.1, ::1 and --host, so a page on another name "
+                             "pointed at this machine cannot use it (DNS rebinding); repeatable")
     parser.add_argument("--workers", type=int, default=defaults.workers,
                         help=f"games the bot can think about at once (one bot copy each); default {defaults.workers}")
     parser.add_argument("--max-games", type=int, default=defaults.max_games,
-                        help=f"live games kept at once (the one idle longest makes room); default {defaults.max_games}")
+                        help=f"live games kept at once (when full, a finished or abandoned game makes room; "
+                             f"a game in play never does, and a new one is refused); default {defaults.max_games}")
     parser.add_argument("--expire-minutes", type=float, default=defaults.expire_s / 60,
                         help=f"drop a game untouched this long; default {defaults.expire_s / 60:g}")
     parser.add_argument("--max-simulations", type=int, default=defaults.max_simulations, metavar="N",
@@ -46,8 +51,12 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(f"--max-simulations must be >= 1, got {args.max_simulations}")
     if not args.max_seconds > 0:
         raise CliError(f"--max-seconds must be > 0, got {args.max_seconds:g}")
+    for name in args.allow_host:
+        if not name.strip() or any(c in name for c in "/@ \t"):
+            raise CliError(f"--allow-host takes a host name or address, got {name!r}")
     config = ServerConfig(max_games=args.max_games, expire_s=args.expire_minutes * 60, workers=args.workers,
-                          max_simulations=args.max_simulations, max_seconds=args.max_seconds)
+                          max_simulations=args.max_simulations, max_seconds=args.max_seconds,
+                          hosts=ServerConfig().hosts + tuple(args.allow_host))
     path = args.bot
     if path is None:
         path, which = shipped_bot_path(args)

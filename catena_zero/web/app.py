@@ -1,7 +1,7 @@
 """The HTTP layer: a Starlette app serving the page and the JSON API over sessions and the bot pool.
 
 Routes (every API answer is JSON; every refusal is ``{"error": "one line naming the problem"}``
-with a 4xx status, and the game is unchanged):
+with a 4xx status, or 503 when the server is full, and the game is unchanged):
 
     GET    /                           the page (static/index.html)
     GET    /static/app.js, style.css   the page's script and style
@@ -19,6 +19,10 @@ with a 4xx status, and the game is unchanged):
     GET    /api/games/{id}/komi-advice the bot's fair komi for this game (R7): {komi: K or null, ...}
     GET    /api/games/{id}/review/{k}  the position after the first k moves (0..moves), for review
     GET    /api/games/{id}/record      the catena-record 1 file, as a download
+
+Before any route, ``guard.Guard`` refuses requests for another ``Host`` (DNS rebinding), state-changing
+requests that are not ``Content-Type: application/json`` or come from another site (CSRF), bodies over
+the limit, and requests beyond the cap in flight: see guard.py.
 
 Files: the page's three files are read from the package's ``static`` folder once, when the app
 is built, and served from memory by name; no request names a path on disk, so none can read or
@@ -46,6 +50,7 @@ from ..game.options import GAME_TYPES, SCORINGS, GameConfig, komi_range
 from ..game.records import format_record
 from ..messages import one_line
 from .bots import BotPool, Snapshot, bot_answer, budget_kwargs, fair_komi_of
+from .guard import Guard
 from .sessions import SEATS, ApiError, GameSession, ServerConfig, SessionStore, check_strength
 from .views import GameView, InfoView, OptionsView, PositionView, StrengthView, supported_options, to_json
 
@@ -98,22 +103,13 @@ def create_app(pool: BotPool, config: ServerConfig = ServerConfig(),
         return JSONResponse(to_json(GameView.of(session)), status_code=status, headers=API_HEADERS)
 
     async def read_body(request: Request, fields: dict[str, Field]) -> dict[str, Any]:
-        """The JSON object of the body, checked against ``fields``; an empty body is ``{}``."""
-        length = request.headers.get("content-length")
-        if length is not None and (not length.isdigit() or int(length) > config.max_body):
-            raise ApiError(413, f"the request body is too large (limit {config.max_body} bytes)")
-        body = bytearray()
-        async for chunk in request.stream():
-            body += chunk
-            if len(body) > config.max_body:
-                raise ApiError(413, f"the request body is too large (limit {config.max_body} bytes)")
+        """The JSON object of the body, checked against ``fields``; an empty body is ``{}``. The
+        guard has already checked the content type (JSON) and the size, and read the body whole."""
+        body = await request.body()
         data: Any = {}
         if body.strip():
-            ctype = request.headers.get("content-type", "").split(";")[0].strip().lower()
-            if ctype != "application/json":
-                raise ApiError(415, f"send the body as JSON with Content-Type: application/json (got {ctype or 'none'!r})")
             try:
-                data = json.loads(bytes(body).decode("utf-8"))
+                data = json.loads(body.decode("utf-8"))
             except (UnicodeDecodeError, ValueError) as exc:
                 raise ApiError(400, f"the body is not valid JSON: {one_line(exc)[:200]}") from None
             except RecursionError:  # 15 KB of "[": json recurses once per level
@@ -345,6 +341,7 @@ def create_app(pool: BotPool, config: ServerConfig = ServerConfig(),
     app = Starlette(routes=routes, exception_handlers={ApiError: api_error, HTTPException: http_error,
                                                         ClientDisconnect: client_gone, Exception: server_error},
                     lifespan=_closing(pool))
+    app.add_middleware(Guard, config=config)  # Host, cross-site and content-type checks; requests in flight
     app.state.store = store  # for tests and the serve command
     app.state.pool = pool
     return app

@@ -9,12 +9,13 @@ from __future__ import annotations
 import ipaddress
 import socket
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Optional, TextIO
 
 from ..errors import UserError
 from .bots import BotLike, BotPool
+from .guard import host_name
 from .sessions import ServerConfig
 
 
@@ -78,22 +79,32 @@ def address_to_open(sock: socket.socket) -> tuple[str, bool]:
     return f"http://{shown}:{port}/", everywhere or not ipaddress.ip_address(host).is_loopback
 
 
-def timed_protocol(timeout_s: float) -> type:
-    """uvicorn's HTTP/1.1 protocol (h11) with a deadline: a request must arrive whole (headers and
-    body) within ``timeout_s`` of the connection opening or of the previous response, else the
-    connection is closed. uvicorn alone waits for slow headers and bodies forever."""
+def timed_protocol(timeout_s: float, idle_s: Optional[float] = None) -> type:
+    """uvicorn's HTTP/1.1 protocol (h11) with deadlines, both counted from the connection opening
+    or the previous response: the request's first byte within ``idle_s``, the request whole
+    (headers and body) within ``timeout_s``, else the connection is closed. uvicorn alone waits
+    for slow headers and bodies, and for the first byte on a new connection, forever."""
     from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    idle_s = timeout_s if idle_s is None else min(idle_s, timeout_s)
 
     class TimedH11Protocol(H11Protocol):
         def connection_made(self, transport) -> None:  # type: ignore[override]
             super().connection_made(transport)
             self._deadline = None
-            self._arm()
+            self._arm(idle_s)
+            self._idle = True  # no byte of the next request yet
 
-        def _arm(self) -> None:
+        def _arm(self, seconds: float) -> None:
             if self._deadline is not None:
                 self._deadline.cancel()
-            self._deadline = self.loop.call_later(timeout_s, self._too_slow)
+            self._deadline = self.loop.call_later(seconds, self._too_slow)
+
+        def data_received(self, data: bytes) -> None:
+            if self._idle and data:  # the request has begun: the rest of its deadline runs
+                self._idle = False
+                self._arm(timeout_s - idle_s + (self._deadline.when() - self.loop.time()))
+            super().data_received(data)
 
         def _too_slow(self) -> None:
             cycle = self.cycle
@@ -104,7 +115,8 @@ def timed_protocol(timeout_s: float) -> type:
         def on_response_complete(self) -> None:
             super().on_response_complete()
             if not self.transport.is_closing():
-                self._arm()  # the next request on this connection has its own deadline
+                self._idle = True
+                self._arm(idle_s)  # the next request on this connection has its own deadlines
 
         def connection_lost(self, exc) -> None:
             if self._deadline is not None:
@@ -114,12 +126,33 @@ def timed_protocol(timeout_s: float) -> type:
     return TimedH11Protocol
 
 
+def answering_for(host: str, sock: socket.socket, config: ServerConfig) -> ServerConfig:
+    """``config`` answering also for the address ``serve`` was started with (its name as given and
+    the address bound); bound to every interface, for any IP address too (DNS rebinding needs a
+    name, so an address as the Host is the machine itself)."""
+    bound = sock.getsockname()[0]
+    every = ipaddress.ip_address(bound).is_unspecified
+    extra = tuple(h for h in (host, bound) if h and not (every and _is_unspecified(h))
+                  and host_name(h) not in {host_name(k) for k in config.hosts})
+    return replace(config, hosts=config.hosts + tuple(dict.fromkeys(extra)), any_ip_host=config.any_ip_host or every)
+
+
+def _is_unspecified(host: str) -> bool:
+    try:
+        return ipaddress.ip_address(host_name(host)).is_unspecified
+    except ValueError:
+        return False
+
+
 def uvicorn_config(app, config: ServerConfig, log_level: str = "warning", lifespan: str = "off"):
-    """uvicorn's settings for the app: capped connections (503 beyond) and the request deadline."""
+    """uvicorn's settings for the app: the request deadlines, and no cap on open connections
+    (uvicorn's ``limit_concurrency`` counts idle ones too, so 64 idle sockets locked everyone out;
+    the app caps requests in flight instead, see ``guard.Guard``)."""
     import uvicorn
 
-    return uvicorn.Config(app, log_level=log_level, lifespan=lifespan, http=timed_protocol(config.request_timeout_s),
-                          limit_concurrency=config.max_connections, timeout_keep_alive=5)
+    return uvicorn.Config(app, log_level=log_level, lifespan=lifespan,
+                          http=timed_protocol(config.request_timeout_s, config.idle_timeout_s),
+                          timeout_keep_alive=config.idle_timeout_s)
 
 
 def serve(bot: BotOptions, host: str, port: int, config: ServerConfig, out: TextIO = sys.stdout) -> None:
@@ -133,9 +166,10 @@ def serve(bot: BotOptions, host: str, port: int, config: ServerConfig, out: Text
     if not bot.path.is_file():
         raise UserError(f"bot file {str(bot.path)!r} does not exist (make one with 'catena-zero export')")
     pool = BotPool.of(lambda i: load_bot(bot, i), config.workers)
-    app = create_app(pool, config)
     sock = bind(host, port)
     url, reachable = address_to_open(sock)
+    config = answering_for(host, sock, config)
+    app = create_app(pool, config)
     cfg = pool.reference.game_config
     print(f"catena-zero serve: bot {bot.path.name} (side {cfg.side}, {cfg.game_type}, {cfg.scoring} scoring), "
           f"{config.workers} worker(s)", file=out)

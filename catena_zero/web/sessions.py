@@ -11,8 +11,9 @@ was. All methods run on the event loop; only the bot's think runs in a worker th
 ``Snapshot`` copy, and its answer is applied back here (``apply_bot``).
 
 Bounded and expiring (``ServerConfig``): at most ``max_games`` live sessions; one idle for
-``expire_s`` seconds is dropped; when the store is full, creating a game drops the session idle
-longest (a session whose bot is thinking is never dropped; if all are thinking, 429).
+``expire_s`` seconds is dropped. When the store is full, a new game takes the slot of a finished
+or abandoned one (idle ``abandon_s``), never of a game in play: with none to drop it is refused
+(503), since a person losing the game under their hands is worse than one waiting to start.
 """
 
 from __future__ import annotations
@@ -47,42 +48,62 @@ class ApiError(Exception):
 class ServerConfig:
     """Limits of the web server (``catena-zero serve`` flags).
 
-    max_games:  live games kept at once; creating one more drops the one idle longest (64).
+    max_games:  live games kept at once (64). When all are taken, a new game is refused (503)
+                unless one can go: a finished game, or one untouched for ``abandon_s``, idle
+                longest first; a game in play is never dropped for a new one.
     expire_s:   a game untouched this long is dropped (3600 s: an hour away from the page).
+    abandon_s:  a game untouched this long may make room for a new one when all slots are taken
+                (600 s: ten minutes without a request from its page is most likely a person gone;
+                at most ``expire_s``, and with free slots the game lives until ``expire_s``).
     workers:    bot instances thinking in parallel, one worker thread each (2: a second game's
                 move need not wait for a long think; more only helps with more cores).
     max_body:   largest request body accepted, in bytes (16 KiB; real requests are < 100 B).
     max_simulations, max_seconds: the strongest search a person may ask of the bot for a game
                 (2000 simulations or 10 s a move: one game's think must not hold a worker for
                 minutes while others wait).
-    max_connections: open connections served at once (uvicorn's ``limit_concurrency``); a request
-                beyond them gets 503 (64: a page holds one or two).
+    max_requests: requests answered at once (``guard.Guard``); one beyond gets 503 at once (64:
+                a page has at most two in flight). Requests, not connections: an idle connection
+                holds no slot, so idle sockets cannot lock people out.
+    idle_timeout_s: a connection must send the first byte of a request within this many seconds
+                of opening or of the previous answer, else it is closed (5 s: a browser sends at
+                once, and reconnects when a kept-alive connection was closed).
     request_timeout_s: a request must arrive whole, headers and body, within this many seconds of
                 the connection opening or of the previous answer, else the connection is closed, so
                 slow (or stalled) clients cannot hold connections (10 s; a real request takes ms).
+    hosts:      the names this server answers for (the ``Host`` header, port aside); any other is
+                refused, so a page on another name pointed at this machine (DNS rebinding) cannot
+                talk to it. ``serve`` adds the address it listens on and its ``--allow-host`` names.
+    any_ip_host: also answer for any IP address as the host (``serve`` on 0.0.0.0 or ::, reached
+                by the machine's addresses; an address cannot be re-pointed as a name can).
     """
 
     max_games: int = 64
     expire_s: float = 3600.0
+    abandon_s: float = 600.0
     workers: int = 2
     max_body: int = 16384
     max_simulations: int = 2000
     max_seconds: float = 10.0
-    max_connections: int = 64
+    max_requests: int = 64
+    idle_timeout_s: float = 5.0
     request_timeout_s: float = 10.0
+    hosts: tuple[str, ...] = ("localhost", "127.0.0.1", "::1")
+    any_ip_host: bool = False
 
     def __post_init__(self) -> None:
         if isinstance(self.max_seconds, bool) or not isinstance(self.max_seconds, (int, float)) \
                 or not 0 < self.max_seconds < float("inf"):
             raise UserError(f"max_seconds must be a number of seconds > 0, got {self.max_seconds!r}")
-        for name in ("max_games", "workers", "max_body", "max_connections", "max_simulations"):
+        for name in ("max_games", "workers", "max_body", "max_requests", "max_simulations"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise UserError(f"{name} must be a whole number >= 1, got {value!r}")
-        for name in ("expire_s", "request_timeout_s"):
+        for name in ("expire_s", "abandon_s", "idle_timeout_s", "request_timeout_s"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < float("inf"):
                 raise UserError(f"{name} must be a number of seconds > 0, got {value!r}")
+        if not isinstance(self.hosts, tuple) or not all(isinstance(h, str) and h.strip() for h in self.hosts):
+            raise UserError(f"hosts must be a tuple of host names, got {self.hosts!r}")
 
 
 def check_strength(simulations: Optional[int], seconds: Optional[float], config: ServerConfig) -> None:
@@ -266,10 +287,13 @@ class SessionStore:
         now = self._clock()
         self._expire(now)
         if len(self._sessions) >= self.config.max_games:
-            idle = [s for s in self._sessions.values() if not s.thinking]
-            if not idle:
-                raise ApiError(429, f"all {self.config.max_games} game slots are busy with the bot thinking; try again shortly")
-            oldest = min(idle, key=lambda s: s.last_seen)
+            idle_s = min(self.config.abandon_s, self.config.expire_s)
+            spare = [s for s in self._sessions.values() if not s.thinking and
+                     (s.match.phase == "over" or now - s.last_seen >= idle_s)]
+            if not spare:
+                raise ApiError(503, f"all {self.config.max_games} game slots hold games in play; try again later "
+                                    f"(a slot frees when a game ends, is deleted, or is left {idle_s / 60:g} minutes)")
+            oldest = min(spare, key=lambda s: s.last_seen)
             del self._sessions[oldest.id]
         game_id = secrets.token_urlsafe(16)
         session = GameSession(game_id, config, human, now)

@@ -24,10 +24,10 @@ class ApiFailure extends Error {
 
 async function api(method, path, body) {
   const options = { method, headers: { Accept: "application/json" } };
-  if (body !== undefined) {
-    options.headers["Content-Type"] = "application/json";
-    options.body = JSON.stringify(body);
-  }
+  // Every request that changes a game says JSON, body or not: the server refuses others, so
+  // another site's form cannot post here (CSRF).
+  if (method !== "GET") options.headers["Content-Type"] = "application/json";
+  if (body !== undefined) options.body = JSON.stringify(body);
   let response;
   try {
     response = await fetch(path, options);
