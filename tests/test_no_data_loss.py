@@ -95,3 +95,143 @@ def test_evaluate_writes_records_into_a_new_folder(tmp_path, capsys):
     folder = tmp_path / "new" / "rec"
     assert main(["evaluate", "random", "greedy", "--games", "2", "--side", "3", "--save-records", str(folder)]) == 0
     assert sorted(p.name for p in folder.iterdir()) == ["game-0001.txt", "game-0002.txt"]
+
+
+# Issue 25: every command that writes checks its outputs against all its inputs (a run folder's
+# files included) and that it can write them, before any work.
+
+
+def run_folder(tmp_path: Path) -> Path:
+    """A run folder as train leaves it: config.yaml, replay.npz and two checkpoints."""
+    run = tmp_path / "run"
+    save_tiny_checkpoint(run, step=3)
+    save_tiny_checkpoint(run, step=5)
+    (run / "config.yaml").write_text("game:\n  side: 3\n")
+    (run / "replay.npz").write_bytes(b"the replay buffer")
+    return run
+
+
+def snapshot(folder: Path) -> dict:
+    return {p.relative_to(folder): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_export_into_its_run_folder_is_refused_and_the_run_kept(tmp_path, capsys):
+    """`export RUN --out RUN/config.yaml` replaced the run's config (and replay.npz, an older
+    checkpoint): the run could not resume. Any path inside the run is refused, through the run
+    folder or one of its checkpoints, before the checkpoint loads."""
+    run = run_folder(tmp_path)
+    before = snapshot(run)
+    older = sorted((run / "ckpt").glob("step-*.pt"))[0]
+    for source in (run, older, run / "ckpt" / "step-00000005.pt"):
+        for out in (run / "config.yaml", run / "replay.npz", older, run / "new.bot", run / "ckpt" / "new.bot",
+                    tmp_path / "x" / ".." / "run" / "config.yaml"):
+            (tmp_path / "x").mkdir(exist_ok=True)
+            one_line_error(capsys, main(["export", str(source), "--out", str(out)]), "destroy")
+    link = tmp_path / "link"
+    link.symlink_to(run / "config.yaml")
+    one_line_error(capsys, main(["export", str(run), "--out", str(link)]), "lies inside")
+    assert snapshot(run) == before
+    assert main(["export", str(run), "--out", str(tmp_path / "bot")]) == 0  # outside the run: fine
+    capsys.readouterr()
+
+
+def test_export_to_an_unwritable_place_is_refused_before_the_checkpoint_loads(tmp_path, capsys, monkeypatch):
+    import catena_zero.train.checkpoint as checkpoint
+
+    run = run_folder(tmp_path)
+    monkeypatch.setattr(checkpoint, "load_checkpoint", lambda *a: pytest.fail("the checkpoint must not load"))
+    one_line_error(capsys, main(["export", str(run), "--out", str(tmp_path / "nope" / "bot")]),
+                   "cannot write")
+    one_line_error(capsys, main(["export", str(run), "--out", str(tmp_path)]), "Is a directory")
+
+
+def test_other_commands_refuse_outputs_inside_a_run_folder(tmp_path, capsys):
+    """Not only export: random-game, show, play, book and evaluate's records stay out of a run."""
+    run = run_folder(tmp_path)
+    before = snapshot(run)
+    rec = record_file(tmp_path, capsys)
+    cases = [
+        ["random-game", "--side", "3", "--out", str(run / "replay.npz")],
+        ["random-game", "--side", "3", "--svg", str(run / "ckpt" / "step-00000003.pt")],
+        ["show", str(rec), "--svg", str(run / "config.yaml")],
+        ["play", "--side", "3", "--save", str(run / "config.yaml")],
+        ["book", "--reference", str(run), "--openings", "1", "--out", str(run / "config.yaml")],
+        ["evaluate", str(run), "random", "--games", "2", "--save-records", str(run / "records")],
+        ["evaluate", "random", "greedy", "--side", "3", "--games", "2", "--save-records", str(run / "ckpt")],
+    ]
+    for argv in cases:
+        one_line_error(capsys, main(argv), "lies inside")
+    assert snapshot(run) == before and not (run / "records").exists()
+
+
+def test_evaluate_refuses_an_uncreatable_records_folder_before_the_first_game(tmp_path, capsys, monkeypatch):
+    import catena_zero.eval.arena as arena
+
+    monkeypatch.setattr(arena, "play_match", lambda *a, **k: pytest.fail("the match must not start"))
+    (tmp_path / "file").write_text("x")
+    one_line_error(capsys, main(["evaluate", "random", "greedy", "--games", "2", "--side", "3",
+                                 "--save-records", str(tmp_path / "file" / "rec")]), "is a file, not a folder")
+
+
+def _ablation_plan(tmp_path: Path) -> Path:
+    config = tmp_path / "base.yaml"
+    config.write_text(f"game:\n  side: 3\nrun:\n  root: {tmp_path / 'runs'}\n")
+    plan = tmp_path / "plan.yaml"
+    plan.write_text(f"config: {config}\ncpu_minutes: 0.1\nseeds: 1\nvariants:\n  baseline: {{}}\n")
+    return plan
+
+
+@pytest.mark.parametrize("target", ["plan.yaml", "base.yaml", "runs/ablate-plan.json", "runs/ablate-plan-matches.json",
+                                    "runs/ablate-plan-baseline-seed0/RESULTS.md", "run/config.yaml",
+                                    "nope/RESULTS.md", "binary.bin", "."])
+def test_ablate_checks_its_results_file_before_any_training(tmp_path, capsys, monkeypatch, target):
+    """`ablate PLAN --results PLAN` overwrote the plan after hours of training, and an unwritable
+    --results was found only then: every such --results is refused before the first run trains."""
+    import catena_zero.eval.ablation as ablation
+
+    monkeypatch.setattr(ablation, "train_variants", lambda *a, **k: pytest.fail("training must not start"))
+    plan = _ablation_plan(tmp_path)
+    run_folder(tmp_path)
+    (tmp_path / "runs").mkdir()
+    for name in ("ablate-plan.json", "ablate-plan-matches.json"):
+        (tmp_path / "runs" / name).write_text("[]\n")
+    (tmp_path / "binary.bin").write_bytes(b"\xff\xfe\x00")
+    before = snapshot(tmp_path)
+    fragments = {"plan.yaml": "is the plan (", "base.yaml": "is the plan's config (",
+                 "runs/ablate-plan.json": "is the plan's results (", "runs/ablate-plan-matches.json": "played matches",
+                 "runs/ablate-plan-baseline-seed0/RESULTS.md": "lies among the plan's runs",
+                 "run/config.yaml": "lies inside the run folder", "nope/RESULTS.md": "cannot write",
+                 "binary.bin": "is not a text file", ".": "Is a directory"}
+    code = main(["ablate", str(plan), "--results", str(tmp_path / target)])
+    one_line_error(capsys, code, fragments[target])
+    assert snapshot(tmp_path) == before
+
+
+def test_ladder_refuses_an_input_among_its_outputs_and_an_unwritable_folder_before_playing(tmp_path, capsys,
+                                                                                          monkeypatch):
+    import catena_zero.eval.ladder as ladder
+
+    monkeypatch.setattr(ladder, "run_ladder", lambda *a, **k: pytest.fail("the ladder must not start"))
+    run = run_folder(tmp_path)
+    (run / "ladder").mkdir()
+    (run / "ladder" / "ratings.md").write_text("# an opening book by mistake\n")
+    one_line_error(capsys, main(["ladder", str(run), "--book", str(run / "ladder" / "ratings.md")]),
+                   "--book")
+    assert (run / "ladder" / "ratings.md").read_text() == "# an opening book by mistake\n"
+    (run / "tensorboard").write_text("a file where the ladder's TensorBoard folder goes")
+    one_line_error(capsys, main(["ladder", str(run)]), "is a file, not a folder")
+
+
+def test_train_refuses_a_run_folder_inside_the_run_it_starts_from(tmp_path, capsys, monkeypatch):
+    import catena_zero.train.driver as driver
+
+    monkeypatch.setattr(driver, "train", lambda *a, **k: pytest.fail("training must not start"))
+    run = run_folder(tmp_path)
+    before = snapshot(run)
+    config = tmp_path / "c.yaml"
+    config.write_text(f"run:\n  root: {run}\ntrain:\n  init_from: {run}\n")
+    one_line_error(capsys, main(["train", "--config", str(config), "--run-name", "ckpt"]), "lies inside the run")
+    config.write_text(f"run:\n  root: {tmp_path / 'file' / 'runs'}\n")
+    (tmp_path / "file").write_text("x")
+    one_line_error(capsys, main(["train", "--config", str(config)]), "is a file, not a folder")
+    assert snapshot(run) == before

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import sys
 from pathlib import Path
 
-from .common import CliError, check_minimums
+from .common import CliError, check_distinct_files, check_minimums, check_outputs
 from .evaluate import set_threads
 
 HELP = "train variants of a config with several seeds for the same CPU time and decide which is stronger (docs/RESULTS.md)"
@@ -35,6 +36,36 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--jobs", type=int, default=1, metavar="J",
                         help="matches played at once, each in its own process (default 1; one per core "
                              "divided by --threads; the table does not depend on it)")
+
+
+def check_results_file(args: argparse.Namespace, plan, name: str, root: str) -> None:
+    """Before any training: --results is not the plan, its config, a file of the plan's runs (under
+    ``root``, ``ablate-<plan>-...``: their folders, the results and the played matches), nor inside
+    any run folder; it can be written; and an existing one is text (its other sections are kept)."""
+    from ..eval.ablation import played_path
+
+    if args.results == "-":
+        return
+    kept = {"the plan's results": os.path.join(root, f"ablate-{name}.json"),
+            "the plan's played matches": str(played_path(root, name))}
+    inputs = {"the plan": args.plan, "the plan's config": plan.config, **kept}
+    check_distinct_files(inputs, {"--results": args.results})
+    real_root, real = os.path.realpath(root), os.path.realpath(args.results)
+    if real != real_root and os.path.commonpath([real_root, real]) == real_root:
+        first = os.path.relpath(real, real_root).split(os.sep)[0]
+        if first.startswith(f"ablate-{name}-"):
+            raise CliError(f"--results {args.results} lies among the plan's runs ({os.path.join(root, first)}): "
+                           "writing there could destroy them; choose a file outside them")
+    check_outputs(inputs, {"--results": args.results})
+    if os.path.isfile(args.results):
+        try:
+            with open(args.results, "rb") as f:
+                f.read().decode("utf-8")
+        except OSError as exc:
+            raise OSError(f"cannot read {args.results}: {exc.strerror}") from None
+        except UnicodeDecodeError as exc:
+            raise CliError(f"--results {args.results} is not a text file (invalid UTF-8 at byte {exc.start}); "
+                           "its section goes into a Markdown file") from None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -63,6 +94,7 @@ def run(args: argparse.Namespace) -> int:
     name = Path(args.plan).stem
     only = [v.strip() for v in args.only.split(",") if v.strip()] if args.only else None
     log = lambda line: print(line, file=sys.stdout, flush=True)  # noqa: E731
+    check_results_file(args, plan, name, load_config(plan.config).run.root)  # not after hours of training
     set_threads(learner_threads(load_config(plan.config)))  # training first: this process runs the learner
     trained = train_variants(plan, name, only=only, log=log, train=not args.no_train)
     if not trained:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .common import CliError, add_game_options, check_minimums
+from .common import CliError, add_game_options, check_minimums, check_outputs
 
 HELP = "write a balanced opening book for matches (evaluate/ladder --book FILE)"
 
@@ -31,13 +31,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..eval.book import BOOK_SEED, reference_book, save_book
-    from ..fileio import check_writable
     from .common import message_stream, resolve_config
 
     check_minimums(args, openings=1, plies=1)
     if not 0 < args.max_value <= 1:
         raise CliError(f"--max-value must be in (0, 1], got {args.max_value}")
-    check_writable(args.out)
+    check_outputs({"the config": args.config, "--reference": args.reference}, {"--out": args.out})
     game = resolve_config(args).game  # CliError for a negative --seed
     seed = BOOK_SEED if args.seed is None else args.seed  # the fixed seed unless another book is asked for
     book = reference_book(game, args.openings, args.komi, plies=args.plies, max_value=args.max_value,

@@ -1,5 +1,5 @@
-"""What several commands share: the user-error type, game-option flags, where messages go, and
-one-line descriptions."""
+"""What several commands share: the user-error type, game-option flags, where messages go, the
+check of a command's outputs against its inputs, and one-line descriptions."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from typing import Optional, TextIO
 
 from ..config import Config, config_from_dict, load_config
 from ..errors import UserError
-from ..fileio import writes_to_stdout
+from ..fileio import check_writable, writes_to_stdout
 from ..game.options import GAME_TYPES, SCORINGS, GameConfig
 
 
@@ -101,6 +101,127 @@ def check_distinct_files(inputs: dict[str, Optional[str]], outputs: dict[str, Op
             if _same_file(path, other_path):
                 raise CliError(f"{name} and {other} are the same file ({path}): one would replace the other; "
                                "choose two files")
+
+
+# A run folder (train/driver.py, train/checkpoint.py): its config.yaml beside the checkpoints'
+# folder or the replay buffer. Named here rather than imported: those modules import torch.
+RUN_CONFIG, RUN_CHECKPOINTS, RUN_REPLAY = "config.yaml", "ckpt", "replay.npz"
+_RUN_DEPTH = 3  # RUN/x, RUN/ckpt/x, RUN/ladder/x, RUN/tensorboard/ladder/x: the levels a run's files lie at
+
+
+def is_run_folder(folder: str) -> bool:
+    """Whether ``folder`` is a training run's folder (it holds config.yaml and checkpoints or a
+    replay buffer, or checkpoints alone)."""
+    config = os.path.isfile(os.path.join(folder, RUN_CONFIG))
+    checkpoints = os.path.join(folder, RUN_CHECKPOINTS)
+    if os.path.isdir(checkpoints):
+        try:
+            return config or any(n.startswith("step-") and n.endswith(".pt") for n in os.listdir(checkpoints))
+        except OSError:
+            return config
+    return config and os.path.isfile(os.path.join(folder, RUN_REPLAY))
+
+
+def _inside(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
+
+
+def _run_folder_above(real: str) -> Optional[str]:
+    """The run folder that ``real`` (a resolved path) is, or lies in within ``_RUN_DEPTH`` levels."""
+    folder = real
+    for _ in range(_RUN_DEPTH + 1):
+        if os.path.isdir(folder) and is_run_folder(folder):
+            return folder
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None
+        folder = parent
+    return None
+
+
+def run_folder_of(path: str) -> Optional[str]:
+    """The resolved run folder that ``path`` (a checkpoint, a run's config) lies in, or is; for a
+    folder that is no run, the folder itself; None for a file outside any run."""
+    real = os.path.realpath(path)
+    run = _run_folder_above(real)
+    if run is None and os.path.isdir(real):
+        return real
+    return run
+
+
+def _special(path: str) -> bool:
+    """Standard output, or an existing file that is neither regular nor a folder (/dev/null, a pipe)."""
+    if path == "-" or writes_to_stdout(path):
+        return True
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return False
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
+
+
+def check_folder_writable(path: str) -> None:
+    """The ``OSError`` (one line) that creating files in folder ``path`` later would raise: it is a
+    file, or it (or the nearest folder above it that exists, where it would be created) is not
+    writable. Creates nothing."""
+    real = os.path.realpath(path)
+    if os.path.exists(real) and not os.path.isdir(real):
+        raise OSError(f"cannot write into {path}: it is a file, not a folder")
+    existing = real
+    while not os.path.exists(existing):
+        existing = os.path.dirname(existing)
+    if not os.path.isdir(existing):
+        raise OSError(f"cannot create {path}: {existing} is a file, not a folder")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise OSError(f"cannot write into {path}: Permission denied ({existing} is not writable)")
+
+
+def check_outputs(inputs: dict[str, Optional[str]], outputs: dict[str, Optional[str]],
+                  folders: Optional[dict[str, Optional[str]]] = None) -> None:
+    """Refuse, before any work (a load, a game, hours of training), an output that would destroy
+    an input or a run, or that cannot be written: ``CliError``/``OSError``, one line naming both paths.
+
+    - an output file that is an input file, or two outputs that are one file (``check_distinct_files``);
+    - an output file or folder inside an input folder (a run folder given as a checkpoint or an
+      agent), or inside any run folder (``is_run_folder``: its config.yaml, replay.npz and
+      checkpoints are what resume reads; ``export RUN --out RUN/config.yaml`` would end the run);
+    - an output file that cannot be written (``fileio.check_writable``), an output folder that
+      cannot be created or written into (``check_folder_writable``).
+
+    ``inputs`` and ``outputs`` map what names a path ("--out", "the checkpoint") to it; ``folders``
+    the outputs that are folders (``--save-records DIR``, a run folder). None and '-' are skipped,
+    and special files (``/dev/null``) may be given anywhere.
+    """
+    folders = folders or {}
+    check_distinct_files(inputs, outputs)
+    input_folders = []  # (what, given path, resolved folder): an input folder and the run it lies in
+    for source, path in inputs.items():
+        if path is None or path == "-" or _special(path):
+            continue
+        real = os.path.realpath(path)
+        if os.path.isdir(real):
+            input_folders.append((source, path, real))
+        run = _run_folder_above(real)
+        if run is not None and run != real:
+            input_folders.append((f"the run folder of {source}", run, run))
+    for name, path in [*outputs.items(), *folders.items()]:
+        if path is None or _special(path):
+            continue
+        real = os.path.realpath(path)
+        for source, source_path, folder in input_folders:
+            if _inside(real, folder):
+                raise CliError(f"{name} {path} lies inside {source} ({source_path}): writing there could destroy "
+                               "it; choose a path outside it")
+        run = _run_folder_above(real)
+        if run is not None:
+            raise CliError(f"{name} {path} lies inside the run folder {run}: writing there could destroy the run "
+                           "(its config, checkpoints and replay buffer); choose a path outside it")
+    for path in outputs.values():
+        if path is not None:
+            check_writable(path)
+    for path in folders.values():
+        if path is not None and not _special(path):
+            check_folder_writable(path)
 
 
 def describe(config: GameConfig, komi_known: bool = True) -> str:

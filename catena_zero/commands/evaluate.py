@@ -6,7 +6,7 @@ import argparse
 import math
 import sys
 
-from .common import CliError, check_minimums
+from .common import CliError, check_minimums, check_outputs
 
 
 def set_threads(threads: int) -> None:
@@ -73,6 +73,16 @@ def sprt_plan(args: argparse.Namespace):
     return SprtPlan(elo0=elo0, elo1=elo1, alpha=args.alpha, beta=args.beta)
 
 
+def agent_inputs(args: argparse.Namespace) -> dict:
+    """The files and folders a match reads, by what names them (``common.check_outputs``): agents
+    that are paths (a bot file, a checkpoint, a run folder), --config, and a book FILE."""
+    paths = [text.strip()[4:] if text.strip().startswith("net:") else text.strip() for text in (args.agent_a, args.agent_b)]
+    inputs = {"agent A": paths[0], "agent B": paths[1], "--config": args.config}
+    if args.book is not None and not args.book.strip().isdigit():
+        inputs["--book"] = args.book
+    return inputs
+
+
 def run(args: argparse.Namespace) -> int:
     import numpy as np
 
@@ -86,7 +96,10 @@ def run(args: argparse.Namespace) -> int:
         raise CliError("--games and --book exclude each other: a book match plays two games per opening")
     set_threads(args.threads)
     if args.save_records:
-        prepare_records_folder(args.save_records)  # before the first game, not after the last
+        # Before the first game, not after the last: not inside a run folder given as an agent (or any
+        # run), creatable, and empty or new.
+        check_outputs(agent_inputs(args), {}, {"--save-records": args.save_records})
+        prepare_records_folder(args.save_records)
     if args.openings < 0:
         raise CliError(f"--openings must be >= 0, got {args.openings}")
     plan = sprt_plan(args)

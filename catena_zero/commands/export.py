@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .common import check_distinct_files
+from .common import check_outputs
 
 HELP = "export a checkpoint as a self-contained bot file (safetensors weights + settings)"
 
@@ -21,7 +21,10 @@ def run(args: argparse.Namespace) -> int:
     from ..train.checkpoint import load_checkpoint, resolve_checkpoint
 
     source = resolve_checkpoint(args.checkpoint)  # a run folder's newest checkpoint
-    check_distinct_files({"the checkpoint to export": str(source)}, {"--out": args.out})
+    # The newest checkpoint and the folder given: --out inside the run (its config.yaml, replay.npz, an
+    # older checkpoint) would destroy it; an unwritable --out is found before the checkpoint loads.
+    check_outputs({"the checkpoint to export": str(source), "the run folder to export": args.checkpoint},
+                  {"--out": args.out})
     checkpoint = load_checkpoint(source)  # CheckpointError (a ValueError): one line
     header = export_bot(checkpoint, args.out)
     print(f"exported {checkpoint.path} to {args.out}: {header.describe()}", file=sys.stdout)

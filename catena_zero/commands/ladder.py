@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
-from .common import check_minimums
+from .common import check_distinct_files, check_folder_writable, check_minimums
 from .evaluate import set_threads
 
 HELP = "play a run's checkpoints and the baselines against each other and fit Elo ratings (re-running adds games)"
@@ -41,12 +42,35 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-play", action="store_true", help="play nothing: refit and rewrite the outputs")
 
 
+def check_ladder_outputs(args: argparse.Namespace, baselines: list[str]) -> None:
+    """Before any match: the files the ladder rewrites in RUN_DIR/ladder/ (and its TensorBoard
+    folder) are none of its inputs (a book FILE, bot-file baselines), and can be written; a
+    ladder's games are otherwise lost to a read-only folder found after them."""
+    from ..eval.ladder import LADDER_DIR, RESULTS_FILE, TENSORBOARD_DIR
+
+    if not os.path.isdir(args.run_dir):
+        return  # run_ladder says there is no such run folder
+    folder = os.path.join(args.run_dir, LADDER_DIR)
+    outputs = {f"the ladder's {name}": os.path.join(folder, name)
+               for name in (RESULTS_FILE, "ratings.csv", "ratings.md", "ratings.png")}
+    inputs = {f"the baseline {b}": b for b in baselines if os.path.exists(b)}
+    if args.book is not None and not args.book.strip().isdigit():
+        inputs["--book"] = args.book
+    check_distinct_files(inputs, outputs)
+    check_folder_writable(folder)
+    check_folder_writable(os.path.join(args.run_dir, TENSORBOARD_DIR, LADDER_DIR))
+    for path in outputs.values():
+        if os.path.exists(path) and not os.access(path, os.W_OK):
+            raise OSError(f"cannot write {path}: Permission denied")
+
+
 def run(args: argparse.Namespace) -> int:
     from ..eval.ladder import run_ladder
 
     check_minimums(args, sims=1, checkpoints=2, threads=1)
     set_threads(args.threads)
     baselines = [b.strip() for b in args.baselines.split(",") if b.strip()]
+    check_ladder_outputs(args, baselines)
     report = run_ladder(args.run_dir, games=args.games, mode=args.mode, simulations=args.sims, baselines=baselines,
                         seed=args.seed, device=args.device, play=not args.no_play, max_checkpoints=args.checkpoints,
                         book=args.book, komi=args.komi,

@@ -25,7 +25,7 @@ import numpy as np
 from ..bot.players import Player, choose_event, setup_choices
 from ..errors import UserError
 from ..eval.specs import make_player, player_kinds
-from ..fileio import check_writable, writes_to_stdout
+from ..fileio import writes_to_stdout
 from ..game.match import Match
 from ..game.notation import normalize_event, parse_move
 from ..game.options import komi_range
@@ -33,7 +33,7 @@ from ..game.records import board_of, save_record
 from ..game.render import LAYOUTS, render_ascii
 from ..messages import quote
 from .bot_options import add_bot_options, load_bot, shipped_bot_path
-from .common import CliError, add_game_options, check_distinct_files, describe, message_stream, resolve_config
+from .common import CliError, add_game_options, check_outputs, describe, message_stream, resolve_config
 
 HELP = "play in the terminal, against a person or a program"
 SEATS = ("first", "second")
@@ -140,11 +140,9 @@ def run(args: argparse.Namespace) -> int:
         print(which, file=sys.stderr)
         args.bot, args.opponent = [str(path)], HUMAN
     inputs = {"the config": args.config, **{f"--bot {i + 1}": path for i, path in enumerate(args.bot or [])}}
-    check_distinct_files(inputs, {"--save": args.save})  # before a bot loads or a game starts
+    check_outputs(inputs, {"--save": args.save})  # before a bot loads or a game starts: writable too
     bots, opponent = _bots(args), args.opponent
     config = resolve_config(args) if not bots else _bot_config(args, bots)
-    if args.save:
-        check_writable(args.save)  # now, not after a whole game
     if len(bots) == 2:
         players: dict[str, Optional[Player]] = {"first": bots[0], "second": bots[1]}
     elif bots:

@@ -12,7 +12,7 @@ from ..fileio import write_text_atomic
 from ..game.records import format_record
 from ..game.render import render_ascii, render_svg
 from ..game.rules import Game
-from .common import add_game_options, check_distinct_files, check_one_stdout, describe, message_stream, resolve_config
+from .common import add_game_options, check_one_stdout, check_outputs, describe, message_stream, resolve_config
 
 HELP = "play one game of random moves and print it"
 
@@ -35,7 +35,7 @@ def play_random_game(config: Config) -> Game:
 def run(args: argparse.Namespace) -> int:
     config = resolve_config(args)
     check_one_stdout(out=args.out, svg=args.svg)
-    check_distinct_files({"the config": args.config}, {"--out": args.out, "--svg": args.svg})
+    check_outputs({"the config": args.config}, {"--out": args.out, "--svg": args.svg})
     game = play_random_game(config)
     # Files first: if the reader of our output stops early (`| head`), they are written anyway.
     written = []

@@ -13,7 +13,7 @@ from ..fileio import write_text_atomic
 from ..game.match import Match
 from ..game.records import RecordError, board_of, load_record, parse_record
 from ..game.render import LAYOUTS, render_ascii, render_svg
-from .common import CliError, check_distinct_files, describe, message_stream, plural
+from .common import CliError, check_outputs, describe, message_stream, plural
 
 HELP = "print the board and result of a game record"
 
@@ -28,7 +28,7 @@ def configure(show: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    check_distinct_files({"the record to show": args.record}, {"--svg": args.svg})
+    check_outputs({"the record to show": args.record}, {"--svg": args.svg})
     if args.record == "-":  # `random-game --out - | catena-zero show -`
         try:
             record = parse_record(sys.stdin.read())

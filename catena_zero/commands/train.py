@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
 from ..config import NetConfig, config_diff, load_config, parse_overrides
-from .common import CliError
+from .common import CliError, check_folder_writable, run_folder_of
 
 PROG = "catena-zero"
 
@@ -48,6 +49,30 @@ def initial_weights(source: str, net: NetConfig) -> dict:
     return weights
 
 
+def check_run_folder(args: argparse.Namespace, config) -> None:
+    """Before Ray starts: --run-name is a plain folder name without hidden characters, the run
+    folder does not lie inside the run ``train.init_from`` reads, and it can be created."""
+    from ..config.sections import hidden_character
+
+    if args.run_name is not None:
+        hidden = hidden_character(args.run_name)
+        if hidden is not None:
+            raise CliError(f"--run-name must not contain control or formatting characters (it names a folder), "
+                           f"got {hidden}")
+    name = args.run_name or config.run.name or Path(args.config).stem
+    if "/" in name or name in ("", ".", ".."):
+        return  # the driver's one line: a plain folder name
+    run_dir = os.path.join(config.run.root, name)
+    source = config.train.init_from
+    if source and not args.resume and os.path.exists(source):
+        folder = run_folder_of(source)
+        real = os.path.realpath(run_dir)
+        if folder is not None and real != folder and real.startswith(folder.rstrip(os.sep) + os.sep):
+            raise CliError(f"the run folder {run_dir} lies inside the run train.init_from reads ({folder}): "
+                           "writing there could destroy it; choose another run.root or --run-name")
+    check_folder_writable(run_dir)
+
+
 def run(args: argparse.Namespace) -> int:
     import torch
 
@@ -62,6 +87,7 @@ def run(args: argparse.Namespace) -> int:
             raise CliError(f"--seed must be a non-negative integer, got {args.seed}")
         overrides["seed"] = args.seed
     config = load_config(args.config, overrides)
+    check_run_folder(args, config)  # before Ray starts
     torch.set_num_threads(learner_threads(config))  # this process runs the learner: its threads to set
     summary = train(config, Path(args.config).stem, args.run_name, args.resume, evaluate=evaluate_in_loop,
                     load_weights=initial_weights)

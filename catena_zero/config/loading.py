@@ -19,9 +19,12 @@ from typing import Any, Optional
 from ..errors import UserError
 from ..messages import quote
 from .ranges import check_ranges
-from .sections import Config, ConfigError, _check
+from .sections import Config, ConfigError, _check, hidden_character
 
 _MAX_STRING = 4096  # characters of a string value (PATH_MAX); no valid one is longer
+# Digits of an integer value: the largest valid one (a seed, 2**63 - 1) has 19. Longer ones stay
+# text when read (Python refuses to convert over 4,300 digits at all) and are refused by name.
+_MAX_INT_DIGITS = 100
 
 
 def _shown(value: Any) -> str:
@@ -31,6 +34,8 @@ def _shown(value: Any) -> str:
         return "nothing (null)"
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, int) and value.bit_length() > 4 * _MAX_INT_DIGITS:  # str() of it may raise
+        return f"an integer of about {int(value.bit_length() * math.log10(2)) + 1:,} digits"
     if isinstance(value, (list, tuple)):
         return "a list"
     if isinstance(value, dict):
@@ -40,6 +45,31 @@ def _shown(value: Any) -> str:
 
 # A number in exponent notation without a dot (1e-4, 2E+3), which PyYAML's YAML 1.1 reads as a string.
 _EXPONENT_ONLY = re.compile(r"[+-]?[0-9]+[eE][+-]?[0-9]+")
+# What YAML 1.1 reads as a number but no person means so: base 60 (1:30 is 90) and a leading zero
+# (octal: 010 is 8; 09 is a string). The loader keeps them as text (``_load_yaml``): a string field
+# gets what was written, a number field refuses it saying what to write (``_number_text_problem``).
+_SEXAGESIMAL = re.compile(r"[0-9][0-9_]*(:[0-5]?[0-9])+(\.[0-9_]*)?")
+_LEADING_ZERO = re.compile(r"0[0-9_]+")
+_INTEGER_TEXT = re.compile(r"[0-9][0-9_]*|0x[0-9a-fA-F_]+|0b[01_]+")
+
+
+def _number_text_problem(text: str, key: str) -> Optional[str]:
+    """The message for number-like ``text`` in the number field ``key``, when it is a form the
+    loader keeps as text (see ``_SEXAGESIMAL``); None for other text."""
+    sign, digits = ("-" if text.strip().startswith("-") else ""), text.strip().lstrip("+-")
+    if _SEXAGESIMAL.fullmatch(digits):
+        parts = digits.replace("_", "").split(":")
+        read = ""
+        if len(digits) < 40:
+            read = f" (it would read as {sign}{sum(float(p or 0) * 60 ** i for i, p in enumerate(reversed(parts))):g})"
+        return f"{key}: {quote(text)} is a base-60 number to YAML 1.1{read}; write one plain number instead"
+    if _LEADING_ZERO.fullmatch(digits) and len(digits) <= _MAX_INT_DIGITS:
+        meant = sign + (digits.replace("_", "").lstrip("0") or "0")
+        return (f"{key}: {quote(text)} has a leading zero, which YAML 1.1 reads as octal (010 is 8) or as "
+                f"text (09); write {meant}")
+    if _INTEGER_TEXT.fullmatch(digits) and len(digits) > _MAX_INT_DIGITS:
+        return f"{key} is too long to be valid: an integer of {len(digits):,} digits, got {quote(text)}"
+    return None
 
 
 def _coerce(value: Any, annotation: Any, key: str) -> Any:
@@ -54,8 +84,13 @@ def _coerce(value: Any, annotation: Any, key: str) -> Any:
         annotation = next(a for a in args if a is not type(None))
     if annotation is bool:
         _check(isinstance(value, bool), f"{key} must be true or false, got {_shown(value)}")
+    elif annotation in (int, float) and isinstance(value, str) and _number_text_problem(value, key):
+        raise ConfigError(_number_text_problem(value, key))
     elif annotation is int:
         _check(isinstance(value, int) and not isinstance(value, bool), f"{key} must be an integer, got {_shown(value)}")
+        # From a dict (a checkpoint, code): no valid value is this long, and messages could not show it.
+        _check(value.bit_length() <= 4 * _MAX_INT_DIGITS,
+               f"{key} is too long to be valid: {_shown(value)}")
     elif annotation is float:
         if isinstance(value, str) and _EXPONENT_ONLY.fullmatch(value.strip()):
             value = float(value)  # YAML 1.1 reads 1e-4 (no dot) as a string; people write it so
@@ -69,6 +104,9 @@ def _coerce(value: Any, annotation: Any, key: str) -> Any:
         _check(isinstance(value, str), f"{key} must be a string, got {_shown(value)}")
         # Sections echo bad values in their messages: keep megabyte strings out of them.
         _check(len(value) <= _MAX_STRING, f"{key} is too long to be valid, got {_shown(value)}")
+        # Names, paths, devices: none holds ESC, NUL or a bidi override (they hide or reorder text).
+        hidden = hidden_character(value)
+        _check(hidden is None, f"{key} must not contain control or formatting characters, got {hidden}")
     elif origin is tuple:  # tuple[X, ...] fields: a YAML list (or one scalar) of X
         item_type = typing.get_args(annotation)[0]
         items = value if isinstance(value, (list, tuple)) else [value]
@@ -166,7 +204,20 @@ def _load_yaml(text: str) -> Any:
             seen.add(key)
         return yaml.SafeLoader.construct_mapping(loader, node, deep=deep)
 
+    def construct_int(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> Any:
+        text = loader.construct_scalar(node)
+        digits = text.replace("_", "").lstrip("+-")
+        if ":" in digits or _LEADING_ZERO.fullmatch(digits) or len(digits) > _MAX_INT_DIGITS:
+            return text  # base 60, octal, or too long to convert: text (see _SEXAGESIMAL)
+        return yaml.SafeLoader.construct_yaml_int(loader, node)
+
+    def construct_float(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> Any:
+        text = loader.construct_scalar(node)
+        return text if ":" in text else yaml.SafeLoader.construct_yaml_float(loader, node)
+
     StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, construct_mapping)
+    StrictLoader.add_constructor("tag:yaml.org,2002:int", construct_int)
+    StrictLoader.add_constructor("tag:yaml.org,2002:float", construct_float)
     return yaml.load(text, Loader=StrictLoader)
 
 
@@ -185,8 +236,8 @@ def parse_overrides(items: list[str]) -> dict:
         parts = key.split(".")
         _check(all(parts), f"--set key {key!r} has an empty part")
         try:
-            value = yaml.safe_load(text) if text.strip() else None
-        except (yaml.YAMLError, RecursionError, TypeError):  # TypeError: a complex key, `{[a]: 1}`
+            value = _load_yaml(text) if text.strip() else None  # the file's reading: 010 and 1:30 stay text
+        except (yaml.YAMLError, RecursionError, TypeError, ConfigError):  # TypeError: a complex key, `{[a]: 1}`
             raise ConfigError(f"--set {key}: cannot parse value {quote(text)}") from None
         _check(not isinstance(value, dict), f"--set {key}: the value must be a scalar or a list, got a mapping")
         node = out
