@@ -1,5 +1,7 @@
 """Writing files so that nothing on disk is ever half-written: every output of the project goes
-through ``write_bytes_atomic`` / ``write_text_atomic`` (records, pictures, checkpoints, tables).
+through ``write_bytes_atomic`` / ``write_text_atomic`` (records, pictures, checkpoints, tables);
+and reading them so that nothing hangs or fills memory: every input file goes through
+``open_input`` / ``read_input`` (see "Reading" below).
 
 A regular file is written as a temporary file in the target's directory, flushed to disk and
 renamed over the target (``os.replace`` is atomic on POSIX), so a reader or a crash sees the old
@@ -12,6 +14,18 @@ file or the new one, never a mixture. What a person expects of ``> FILE`` holds 
   already is (``/dev/stdout``, or the file it was redirected to);
 - special files (terminals, pipes, ``/dev/null``, ``/dev/fd/N``) cannot be renamed over and are
   written directly.
+
+Reading: ``open_input`` opens an input file (a config, record, bot file, checkpoint, replay
+buffer) only when it is a regular file of at most its kind's size (``MAX_CONFIG_BYTES`` ...; the
+callers name theirs). A FIFO would block the read until some writer comes, forever in practice;
+``/dev/zero`` or a terminal never ends; a huge file would be read into memory before any of its
+bytes is checked. The file is opened with ``O_NONBLOCK`` (opening a FIFO cannot block) and its
+type and size are checked on the open descriptor (``fstat``: no race with a rename). Every
+problem is the caller's error class, one line naming the file: "cannot read KIND PATH: reason",
+"KIND PATH is a FIFO (named pipe), not a regular file", "KIND PATH is N bytes; a KIND is at most M".
+A temporary file of an interrupted ``write_bytes_atomic`` (a SIGKILL between its creation and the
+rename) is ``.NAME.XXXXXXXX.tmp`` beside the target; ``remove_stale_temp_files`` deletes those of
+a folder that its owner is about to write again (a run folder on resume).
 """
 
 from __future__ import annotations
@@ -22,10 +36,19 @@ import secrets
 import stat
 import sys
 from pathlib import Path
+from typing import BinaryIO, Optional
+
+from .errors import UserError
 
 STDOUT = "-"  # the path that means standard output
 _FD_DIR = re.compile(r"^/proc/[^/]+/(task/[^/]+/)?fd$")  # /proc/self/fd, where /dev/fd and /dev/stdout lead
 _MAX_LINKS = 40  # as the kernel's ELOOP limit
+_TEMP_NAME = re.compile(r"^\.(.+)\.[0-9a-f]{8}\.tmp$")  # what _replace names its temporary files
+
+# The most an input file of each kind may hold (bytes); a bigger one is refused before it is read.
+MAX_CONFIG_BYTES = 1 << 20  # a config is a few kB of YAML
+MAX_RECORD_BYTES = 16 << 20  # a record is a few kB (a side-10 game has a few hundred events), comments included
+MAX_BOT_HEADER_BYTES = 16 << 20  # a bot file's JSON header (tensor table and settings): tens of kB
 
 
 def _stdout_stat() -> os.stat_result | None:
@@ -167,3 +190,81 @@ def check_writable(path: str | os.PathLike) -> None:
             raise PermissionError(13, "Permission denied")
     except OSError as exc:
         raise OSError(f"cannot write {name}: {exc.strerror or exc}") from None
+
+
+# ------------------------------------------------------------------------------ reading
+
+
+def _file_type(mode: int) -> str:
+    """What a file that is not a regular one is, in words."""
+    for test, words in ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
+                        (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+                        (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return words
+    return "not a regular file"
+
+
+def _check_input(name: str, info: os.stat_result, kind: str, limit: Optional[int], error: type) -> None:
+    if not stat.S_ISREG(info.st_mode):
+        raise error(f"{kind} {name} is {_file_type(info.st_mode)}, not a regular file")
+    if limit is not None and info.st_size > limit:
+        raise error(f"{kind} {name} is {info.st_size:,} bytes; a {kind} is at most {limit:,}")
+
+
+def open_input(path: str | os.PathLike, kind: str, limit: Optional[int], error: type = UserError) -> BinaryIO:
+    """``path`` opened for reading (binary, blocking) once it is known to be a regular file of at
+    most ``limit`` bytes (None: any size, for files read lazily, headers first, such as zip
+    archives); ``error(message)`` otherwise, one line naming ``kind`` and the file (see the module
+    docstring). The file is not opened at all when ``stat`` already says it is not a regular file."""
+    name = os.fspath(path)
+    try:
+        info = os.stat(name)
+    except OSError as exc:
+        raise error(f"cannot read {kind} {name}: {exc.strerror or exc}") from None
+    _check_input(name, info, kind, limit, error)
+    try:
+        fd = os.open(name, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError as exc:
+        raise error(f"cannot read {kind} {name}: {exc.strerror or exc}") from None
+    try:
+        _check_input(name, os.fstat(fd), kind, limit, error)  # the file opened, not one renamed over it
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def read_input(path: str | os.PathLike, kind: str, limit: int, error: type = UserError) -> bytes:
+    """The bytes of an input file of at most ``limit`` bytes (``open_input``); never more than
+    ``limit`` are read, should the file grow while it is read."""
+    with open_input(path, kind, limit, error) as f:
+        try:
+            data = f.read(limit + 1)
+        except OSError as exc:
+            raise error(f"cannot read {kind} {os.fspath(path)}: {exc.strerror or exc}") from None
+    if len(data) > limit:
+        raise error(f"{kind} {os.fspath(path)} is more than {limit:,} bytes; a {kind} is at most {limit:,}")
+    return data
+
+
+def remove_stale_temp_files(folder: str | os.PathLike) -> list[Path]:
+    """Delete the temporary files that interrupted ``write_bytes_atomic`` calls left in ``folder``
+    (``.NAME.XXXXXXXX.tmp``, regular files only; nothing else is touched); returns their paths.
+
+    Call it only for a folder whose writer is not running (a run folder before its session
+    starts): a temporary file being written now has the same name as a stale one."""
+    removed = []
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return removed
+    for entry in entries:
+        if _TEMP_NAME.match(entry.name) and entry.is_file(follow_symlinks=False):
+            try:
+                os.unlink(entry.path)
+            except FileNotFoundError:
+                continue
+            removed.append(Path(entry.path))
+    return removed

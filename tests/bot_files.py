@@ -79,10 +79,14 @@ def signed_bot_bytes(weights: dict, header_text: str, version: str | None = None
     an attacker who knows the format writes, so the checks behind the checksum are reached."""
     from safetensors.torch import save
 
-    from catena_zero.bot.export import BOT_FORMAT, BOT_VERSION, bot_digest
+    import json
+
+    from catena_zero.bot.export import BOT_FORMAT, BOT_VERSION, bot_digest, tensor_table_text
 
     version = str(BOT_VERSION) if version is None else version
     first = save(weights, metadata={"format": BOT_FORMAT, "version": version, "header": header_text, "sha256": ""})
-    data = first[8 + int.from_bytes(first[:8], "little"):]
+    size = int.from_bytes(first[:8], "little")
+    data = first[8 + size:]
+    table = None if version == "2" else tensor_table_text(json.loads(first[8:8 + size]))
     return save(weights, metadata={"format": BOT_FORMAT, "version": version, "header": header_text,
-                                   "sha256": bot_digest(version, header_text, data)})
+                                   "sha256": bot_digest(version, header_text, data, table)})

@@ -138,3 +138,106 @@ def test_non_finite_weights_are_refused_on_write_and_read(bot, value):
     with pytest.raises(BotFileError, match="not finite"):
         bot_bytes(header, broken)
     refused(signed_bot_bytes(broken, json.dumps(fields)), "non-finite weights")
+
+
+def _with_table(data: bytes, change) -> bytes:
+    """``data`` with its safetensors JSON header changed by ``change(table)`` (in place), padded
+    with spaces to at least its former length (the data section is unchanged)."""
+    size = int.from_bytes(data[:8], "little")
+    table = json.loads(data[8:8 + size])
+    change(table)
+    text = json.dumps(table, separators=(",", ":")).encode()
+    new_size = max(size, len(text))
+    return new_size.to_bytes(8, "little") + text.ljust(new_size, b" ") + data[8 + size:]
+
+
+def _swap_two_same_shaped(table: dict) -> tuple[str, str]:
+    """Swap the offsets of the first two tensors of one shape and dtype (two conv weights)."""
+    seen = {}
+    for name, entry in table.items():
+        if name == "__metadata__":
+            continue
+        key = (entry["dtype"], tuple(entry["shape"]))
+        if key in seen and entry["shape"]:
+            other = seen[key]
+            table[name]["data_offsets"], table[other]["data_offsets"] = (table[other]["data_offsets"],
+                                                                         table[name]["data_offsets"])
+            return other, name
+        seen[key] = name
+    raise AssertionError("no two tensors of one shape")
+
+
+def test_swapping_two_same_shaped_tensors_offsets_is_refused(bot):
+    """Issue 25: the checksum did not cover the tensor table, so swapping the offsets of two
+    same-shaped tensors gave a file that loaded as another network. Version 3 covers it."""
+    data, _, weights = bot
+    swapped = _with_table(data, _swap_two_same_shaped)
+    refused(swapped, "checksum")
+    names = []
+    _with_table(data, lambda table: names.extend(_swap_two_same_shaped(table)))
+    assert not torch.equal(weights[names[0]], weights[names[1]])  # the swap would have changed the network
+
+
+def test_version_2_files_still_load_and_a_swap_in_them_is_refused(bot, tmp_path):
+    """Version 2 (the shipped bots, written before version 3) loads; its checksum omits the
+    table, so a table not laid out as safetensors writes one is refused."""
+    from pathlib import Path
+
+    from catena_zero.bots import __file__ as bots_init
+
+    _, fields, weights = bot
+    old = signed_bot_bytes(weights, json.dumps(fields), version="2")
+    loaded = parse_bot(old)
+    assert all(torch.equal(loaded.weights[k], weights[k]) for k in weights)
+    refused(_with_table(old, _swap_two_same_shaped), "tensor table was changed")
+
+    def swap_two_int64_scalars(table):  # two batch-norm counters: the same shape, bytes and dtype
+        ints = sorted((e["data_offsets"][0], n) for n, e in table.items() if n != "__metadata__" and e["dtype"] == "I64")
+        if len(ints) >= 2:
+            a, b = ints[0][1], ints[1][1]
+            table[a]["data_offsets"], table[b]["data_offsets"] = table[b]["data_offsets"], table[a]["data_offsets"]
+    refused(_with_table(old, swap_two_int64_scalars), "tensor table was changed")
+    for shipped in sorted(Path(bots_init).parent.glob("*.bot")):
+        data = shipped.read_bytes()
+        assert parse_bot(data, shipped).header.step > 0
+        refused(_with_table(data, _swap_two_same_shaped), "")
+
+
+def test_a_bot_file_is_read_headers_first(bot, tmp_path):
+    """Issue 25: a 3 GB sparse bot file took 24 s to refuse (read whole first). Now the 8-byte
+    length and the JSON header are checked first, and only the data its table describes (and its
+    network needs) is read."""
+    import os
+    import time
+
+    data, fields, weights = bot
+    cases = {}
+    zeros = tmp_path / "zeros.bot"
+    with open(zeros, "wb") as f:
+        f.truncate(3 * 10**9)
+    cases[zeros] = "not a catena-zero bot file"
+    padded = tmp_path / "padded.bot"
+    padded.write_bytes(data)
+    with open(padded, "r+b") as f:
+        f.truncate(3 * 10**9)  # a good file followed by gigabytes
+    cases[padded] = "bytes follow the tensors its table describes"
+
+    def claim_gigabytes(table):  # a table claiming 3 GB for the tiny network: refused before any read
+        name = next(n for n in table if n != "__metadata__")
+        table[name]["data_offsets"][1] = 3 * 10**9
+    claimed = tmp_path / "claimed.bot"
+    claimed.write_bytes(_with_table(data, claim_gigabytes))
+    with open(claimed, "r+b") as f:
+        f.truncate(3 * 10**9)
+    cases[claimed] = "its tensor table's offsets span"
+    for path, fragment in cases.items():
+        started = time.perf_counter()
+        with pytest.raises(BotFileError) as info:
+            read_bot(path)
+        assert fragment in str(info.value) and "\n" not in str(info.value), str(info.value)
+        assert time.perf_counter() - started < 2.0, path
+        os.unlink(path)
+    fifo = tmp_path / "fifo.bot"
+    os.mkfifo(fifo)
+    with pytest.raises(BotFileError, match="is a FIFO"):
+        read_bot(fifo)

@@ -207,3 +207,21 @@ def test_engine_command_end_to_end(bot_path):
     assert replies[6].startswith("=3\n") and "X" in replies[6] and "O" not in replies[6].split("\n")[1:-2]
     assert replies[7].startswith("? unknown command") and replies[8] == "="
     assert "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("encoding", ["utf-8:strict", "ascii:strict"])
+def test_a_byte_that_is_not_utf8_gets_an_answer_under_a_strict_stdin(bot_path, encoding):
+    """Issue 25: under PYTHONIOENCODING=utf-8:strict one bad byte ended the session with an
+    internal error, earlier commands unanswered. Now it is a bad command ('?') and the session
+    goes on; a reply that quotes it back does not fail on a narrow stdout either."""
+    env = dict(os.environ, PYTHONPATH=str(REPO), OMP_NUM_THREADS="1", PYTHONIOENCODING=encoding)
+    result = subprocess.run(
+        [sys.executable, "-m", "catena_zero.cli", "engine", "--bot", str(bot_path), "--simulations", "4",
+         "--device", "cpu"], input=b"name\n\xff\xfe bogus\nplay black \xc3\nname\nquit\n", env=env,
+        capture_output=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    replies = result.stdout.decode(encoding.split(":")[0]).split("\n\n")
+    assert replies[-1] == "" and len(replies) == 6, replies
+    assert replies[0] == "= catena-zero" and replies[1].startswith("? unknown command")
+    assert replies[2].startswith("? ") and replies[3] == "= catena-zero" and replies[4] == "="
+    assert b"Traceback" not in result.stderr and b"internal error" not in result.stderr

@@ -118,3 +118,94 @@ def test_check_writable_before_a_long_task(tmp_path):
         check_writable(tmp_path / "nope" / "g.txt")
     with pytest.raises(OSError, match="Is a directory"):
         check_writable(tmp_path)
+
+
+# ------------------------------------------------------------------------------ reading (issue 25)
+
+
+def test_open_input_refuses_special_files_and_big_files_before_reading(tmp_path):
+    from catena_zero.errors import UserError
+    from catena_zero.fileio import open_input, read_input
+
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)  # opening it for reading would block until a writer comes: refused at once
+    with pytest.raises(UserError, match=r"^record .*pipe is a FIFO \(named pipe\), not a regular file$"):
+        open_input(fifo, "record", 100)
+    with pytest.raises(UserError, match=r"^config /dev/zero is a character device, not a regular file$"):
+        read_input("/dev/zero", "config", 100)
+    with pytest.raises(UserError, match="is a folder, not a regular file"):
+        read_input(tmp_path, "config", 100)
+    with pytest.raises(UserError, match=r"^cannot read config .*nope\.yaml: No such file or directory$"):
+        read_input(tmp_path / "nope.yaml", "config", 100)
+    huge = tmp_path / "huge.yaml"
+    with open(huge, "wb") as f:
+        f.truncate(3 * 10**9)  # sparse: no disk used, and none of it may be read
+    with pytest.raises(UserError, match=r"huge\.yaml is 3,000,000,000 bytes; a config is at most 100$"):
+        read_input(huge, "config", 100)
+    small = tmp_path / "small.yaml"
+    small.write_bytes(b"x" * 100)
+    assert read_input(small, "config", 100) == b"x" * 100
+
+
+def test_remove_stale_temp_files_takes_only_the_writers_own(tmp_path):
+    from catena_zero.fileio import remove_stale_temp_files
+
+    names = [".replay.npz.0a1b2c3d.tmp", ".config.yaml.ffffffff.tmp", "replay.npz", ".replay.npz.tmp",
+             ".replay.npz.0A1B2C3D.tmp", "x.0a1b2c3d.tmp", ".keep.0a1b2c3d.tmp.bak"]
+    for name in names:
+        (tmp_path / name).write_text("x")
+    (tmp_path / ".dir.0a1b2c3d.tmp").mkdir()
+    removed = remove_stale_temp_files(tmp_path)
+    assert sorted(p.name for p in removed) == [".config.yaml.ffffffff.tmp", ".replay.npz.0a1b2c3d.tmp"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(set(names + [".dir.0a1b2c3d.tmp"])
+                                                                - {p.name for p in removed})
+    assert remove_stale_temp_files(tmp_path / "missing") == []
+
+
+def _special_inputs(tmp_path: Path) -> dict[str, Path]:
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    huge = tmp_path / "huge"
+    with open(huge, "wb") as f:
+        f.truncate(3 * 10**9)
+    return {"fifo": fifo, "zero": Path("/dev/zero"), "huge": huge}
+
+
+@pytest.mark.parametrize("kind", ["fifo", "zero", "huge"])
+@pytest.mark.parametrize("argv, fragment", [
+    (["show", "{}"], "record"),
+    (["random-game", "--config", "{}"], "config"),
+    (["engine", "--bot", "{}"], ""),
+    (["export", "{}", "--out", "{out}"], "checkpoint"),
+])
+def test_commands_refuse_a_fifo_dev_zero_or_a_huge_file_in_one_line_and_at_once(tmp_path, capsys, kind, argv,
+                                                                                fragment):
+    """Issue 25: a FIFO hung every command, /dev/zero or a 3 GB file was read whole first (24 s
+    for a sparse bot file). Each is now one line, within a second or two (a hang is ended by a
+    watchdog that opens the FIFO for writing, and fails the test)."""
+    import time
+
+    from catena_zero.cli import main
+
+    path = _special_inputs(tmp_path)[kind]
+    out = tmp_path / "out.bot"
+    args = [a.format(path, out=out) for a in argv]
+    released = []
+
+    def watchdog() -> None:
+        time.sleep(20)
+        if kind == "fifo" and not finished:
+            released.append(True)
+            os.close(os.open(path, os.O_WRONLY))  # meets the blocked reader: it reads an empty file
+
+    finished = False
+    threading.Thread(target=watchdog, daemon=True).start()
+    started = time.perf_counter()
+    code = main(args)
+    finished = True
+    seconds = time.perf_counter() - started
+    err = capsys.readouterr().err
+    assert not released, "the command blocked on the FIFO"
+    assert code == 2 and err.startswith("catena-zero: error: ") and err.count("\n") == 1, err
+    assert str(path) in err and fragment in err, err
+    assert seconds < 10, seconds

@@ -129,3 +129,101 @@ def test_resume_falls_back_to_the_newest_intact_checkpoint_and_says_so(tmp_path,
     assert "skipping a damaged checkpoint" in err and "step-00000030.pt" in err
     assert "resuming from step-00000020.pt" in err
     assert resumed.previous_weights is not None  # step 10's
+
+
+def _run_with_checkpoints(tmp_path, steps=(10, 20)):
+    """A tiny run folder with checkpoints at ``steps`` (and its replay.npz), made without Ray."""
+    import dataclasses
+
+    from catena_zero.train.driver import TrainingRun, prepare_run
+    from catena_zero.train.progress import Progress
+
+    config = tiny_config()
+    config = dataclasses.replace(config, run=dataclasses.replace(config.run, root=str(tmp_path), keep_last=5))
+    run_dir, config = prepare_run(config, "t", "t", resume=False)
+    first = TrainingRun(config, run_dir, resume=False, progress=Progress(io.StringIO(), 60.0))
+    for step in steps:
+        first.counters.step = step
+        first._checkpoint()
+    first.log.close()
+    return config, run_dir, first
+
+
+def _resume(config, run_dir):
+    from catena_zero.train.driver import TrainingRun, prepare_run
+    from catena_zero.train.progress import Progress
+
+    run_dir, config = prepare_run(config, "t", "t", resume=True)
+    resumed = TrainingRun(config, run_dir, resume=True, progress=Progress(io.StringIO(), 60.0))
+    resumed.log.close()
+    return resumed
+
+
+@pytest.mark.parametrize("damage", ["truncated", "garbage", "fifo"])
+def test_a_damaged_replay_buffer_does_not_block_resume(tmp_path, capsys, damage):
+    """Issue 25: a damaged replay.npz blocked --resume with no hint. The run now resumes from its
+    checkpoint with an empty buffer, and one line says so."""
+    import os
+
+    config, run_dir, first = _run_with_checkpoints(tmp_path)
+    replay = run_dir / "replay.npz"
+    if damage == "truncated":
+        replay.write_bytes(replay.read_bytes()[:-50])
+    elif damage == "garbage":
+        replay.write_bytes(b"not a zip file\n" * 100)
+    else:
+        replay.unlink()
+        os.mkfifo(replay)  # would hang the resume forever
+    capsys.readouterr()
+    resumed = _resume(config, run_dir)
+    err = capsys.readouterr().err
+    assert resumed.counters.step == 20 and len(resumed.replay) == 0
+    lines = [line for line in err.splitlines() if "replay" in line]
+    assert len(lines) == 1 and "resuming with an empty replay buffer" in lines[0] and "replay.npz" in lines[0], err
+    assert all(torch.equal(a, b) for a, b in zip(resumed.learner.weights().values(), first.learner.weights().values()))
+
+
+def test_resume_removes_the_temporary_files_a_killed_write_left(tmp_path, capsys):
+    """Issue 25: a SIGKILL during a replay, checkpoint or config write left ``.NAME.XXXXXXXX.tmp``
+    files that no later session removed. Opening the run folder for writing removes those (only
+    the atomic writer's: other files stay)."""
+    config, run_dir, _ = _run_with_checkpoints(tmp_path, steps=(10,))
+    stale = [run_dir / ".replay.npz.1234abcd.tmp", run_dir / ".config.yaml.deadbeef.tmp",
+             run_dir / "ckpt" / ".step-00000020.pt.00ff00ff.tmp"]
+    kept = [run_dir / "notes.txt", run_dir / ".replay.npz.tmp", run_dir / "ckpt" / "step-x.tmp"]
+    for path in stale + kept:
+        path.write_bytes(b"\0" * 1000)
+    capsys.readouterr()
+    resumed = _resume(config, run_dir)
+    err = capsys.readouterr().err
+    assert resumed.counters.step == 10
+    assert not any(p.exists() for p in stale) and all(p.exists() for p in kept)
+    assert "removed 3 temporary file(s)" in err and err.count("temporary") == 1, err
+
+
+def test_the_continue_with_command_keeps_the_runs_overrides_and_is_accepted(tmp_path, capsys, monkeypatch):
+    """Issue 25: the end-of-run 'continue with:' line dropped --set (and --seed), so the command it
+    suggested was refused ('--resume would change ...'). It now repeats them, quoted for a shell."""
+    import shlex
+
+    import catena_zero.train.driver as driver
+    from bot_files import TINY
+    from catena_zero.cli import main
+
+    def fake_train(config, default_name, run_name=None, resume=False, **_):
+        run_dir, config = driver.prepare_run(config, default_name, run_name, resume)
+        return driver.RunSummary(run_dir=run_dir, checkpoint=None, step=0, positions=0, games=0, minutes=0.0,
+                                 stop_reason="bound reached: 0 steps", last_eval=None, actor_restarts=0,
+                                 actor_nodes=1)
+
+    monkeypatch.setattr(driver, "train", fake_train)
+    root = tmp_path / "my runs"
+    argv = ["train", "--config", str(TINY), "--set", "net.channels=8", "--set", f"run.root={root}",
+            "--set", "search.num_simulations=5", "--seed", "3"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    line = next(line for line in out.splitlines() if line.startswith("continue with: "))
+    words = shlex.split(line[len("continue with: "):])
+    assert words[:2] == ["catena-zero", "train"] and "--resume" in words
+    assert main(words[1:]) == 0, capsys.readouterr().err
+    assert (root / "tiny" / "config.yaml").exists() and not (root / "tiny-2").exists()

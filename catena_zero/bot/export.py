@@ -7,18 +7,34 @@ TensorBoard and none of the training code (``catena_zero.train`` is never import
 Layout: a safetensors file (weights that cannot execute code when loaded, unlike a pickle).
 Its ``__metadata__`` (string to string, the format's only place for text) holds
     format    "catena-zero-bot"   (BOT_FORMAT)
-    version   "2"                 (BOT_VERSION)
+    version   "3"                 (BOT_VERSION)
     header    JSON of the ``BotHeader`` below
-    sha256    the SHA-256 of the format, the version, the header text and the tensor data section
-              (``bot_digest``): a damaged or truncated file, or a changed setting (a flipped bit in
-              the default komi), is caught before anything is used (safetensors itself checks
-              offsets, not contents).
+    sha256    the SHA-256 of the format, the version, the header text, the tensor table and the
+              tensor data section (``bot_digest``): a damaged or truncated file, a changed setting
+              (a flipped bit in the default komi), or a changed table (two same-shaped tensors'
+              offsets swapped: the same bytes read as another network) is caught before anything
+              is used (safetensors itself checks that offsets fit, not which tensor has which).
+              The table is every tensor's name, dtype, shape and offsets, as canonical JSON
+              (``tensor_table_text``: sorted keys, no spaces), so it does not depend on how the
+              writer spaced its JSON.
 The tensors are the network's state dict (``CatenaNet``), on the CPU, all finite.
 
-Reading checks, in this order and before any network is built: the checksum; every header field's
-type and range (``_header_from_fields``; the network and search settings as a config file's); the
-tensors' names, shapes and dtypes against the network the header describes (``_check_shapes``, on
-PyTorch's "meta" device, which allocates nothing); that every weight is finite.
+Version 2 (the checksum without the tensor table; the bots shipped before version 3) is still
+read: its table must be laid out the way safetensors writes one (``_check_written_layout``: one
+run of offsets per dtype, wider dtypes first, names in order within each), which fixes every
+offset once the names, dtypes and shapes are known, and those are checked against the header's
+network (below), which its checksum covers. A swap of two tensors' offsets breaks that order.
+
+Reading (``read_bot``), headers first, so that nothing big is read before it is known to belong:
+a regular file (``fileio.open_input``: a FIFO or /dev/zero is refused, not read); the 8-byte
+length and the JSON header, at most ``fileio.MAX_BOT_HEADER_BYTES``; the format and the version;
+the size of the data the tensor table describes, which must be the rest of the file, and, when
+the header's settings read, the network they describe (names, shapes, dtypes, total bytes); only
+then the tensor data. Then, in this order and before any network is built: the checksum; every
+header field's type and range (``_header_from_fields``; the network and search settings as a
+config file's); the tensors' names, shapes and dtypes against the network the header describes
+(``_check_shapes``, on PyTorch's "meta" device, which allocates nothing); that every weight is
+finite.
 
 Header fields (``BotHeader``):
     step            learner steps of the checkpoint it was exported from
@@ -41,6 +57,8 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import math
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Optional
@@ -48,7 +66,7 @@ from typing import TYPE_CHECKING, Iterable, Optional
 from .. import __version__
 from ..config import Config, ConfigError, NetConfig, SearchConfig, config_from_dict
 from ..errors import UserError
-from ..fileio import write_bytes_atomic
+from ..fileio import MAX_BOT_HEADER_BYTES, open_input, write_bytes_atomic
 from ..game.options import GameConfig, RuleSet
 from ..messages import quote
 
@@ -58,8 +76,15 @@ if TYPE_CHECKING:
     from ..train.checkpoint import Checkpoint  # only for the type: nothing from train is imported
 
 BOT_FORMAT = "catena-zero-bot"
-BOT_VERSION = 2  # 2: the checksum covers the header
-_HEADER_LIMIT = 100_000_000  # safetensors' own limit on the JSON header (bytes)
+BOT_VERSION = 3  # 2: the checksum covers the header; 3: and the tensor table (names, dtypes, shapes, offsets)
+_READABLE_VERSIONS = ("2", str(BOT_VERSION))  # 2: its table is checked by its layout (module docstring)
+_HEADER_LIMIT = MAX_BOT_HEADER_BYTES  # safetensors' own limit is 100 MB; a bot's header is tens of kB
+# Bytes per element of safetensors' dtypes (the ones a state dict can hold).
+_ITEMSIZE = {"F64": 8, "I64": 8, "U64": 8, "F32": 4, "I32": 4, "U32": 4, "F16": 2, "BF16": 2, "I16": 2,
+             "U16": 2, "I8": 1, "U8": 1, "BOOL": 1, "F8_E5M2": 1, "F8_E4M3": 1}
+_TORCH_DTYPE = {"F64": "torch.float64", "I64": "torch.int64", "F32": "torch.float32", "I32": "torch.int32",
+                "F16": "torch.float16", "BF16": "torch.bfloat16", "I16": "torch.int16", "I8": "torch.int8",
+                "U8": "torch.uint8", "BOOL": "torch.bool"}
 _MAX_STEP = 2**53  # learner steps a header may claim (a float-exact integer; real runs: < 10**8)
 _MAX_TEXT = 4096  # characters of the source and version strings
 _MAX_RULE_SETS = 1000  # 9 sides x 3 game types x 3 scorings = 81 exist
@@ -176,14 +201,30 @@ def _header_json(header: BotHeader) -> str:
     return json.dumps(data, sort_keys=True)
 
 
-def bot_digest(version: str, header_text: str, data_section: bytes) -> str:
-    """The checksum of a bot file: SHA-256 of its format, version, header text and tensor data,
-    each length-prefixed (so no two different files give the same byte stream)."""
+def bot_digest(version: str, header_text: str, data_section: bytes, tensor_table: Optional[str] = None) -> str:
+    """The checksum of a bot file: SHA-256 of its format, version, header text, tensor table
+    (``tensor_table_text``; version 3, None for version 2) and tensor data, each length-prefixed
+    (so no two different files give the same byte stream)."""
     h = hashlib.sha256()
-    for part in (BOT_FORMAT.encode(), version.encode(), header_text.encode("utf-8", "surrogatepass")):
+    parts = [BOT_FORMAT.encode(), version.encode(), header_text.encode("utf-8", "surrogatepass")]
+    if tensor_table is not None:
+        parts.append(tensor_table.encode("utf-8", "surrogatepass"))
+    for part in parts:
         h.update(len(part).to_bytes(8, "little") + part)
     h.update(data_section)
     return h.hexdigest()
+
+
+def tensor_table_text(table: dict) -> str:
+    """The tensor table of a safetensors header (every entry but ``__metadata__``: name -> dtype,
+    shape, data_offsets) as canonical JSON, the form the version-3 checksum covers."""
+    entries = {name: entry for name, entry in table.items() if name != "__metadata__"}
+    return json.dumps(entries, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+
+
+def _table(data: bytes) -> dict:
+    """The JSON header of safetensors bytes this module wrote."""
+    return json.loads(data[8:8 + int.from_bytes(data[:8], "little")])
 
 
 def bot_bytes(header: BotHeader, weights: dict) -> bytes:
@@ -201,11 +242,12 @@ def bot_bytes(header: BotHeader, weights: dict) -> bytes:
         return save(weights, metadata={"format": BOT_FORMAT, "version": str(BOT_VERSION), "header": text,
                                        "sha256": digest})
 
-    # The data section does not depend on the metadata (offsets are relative to its start), so the
-    # digest over a first serialisation's data is the digest of the final one.
+    # The data section and the tensor table do not depend on the metadata (offsets are relative to
+    # the data's start), so the digest over a first serialisation's is the digest of the final one.
     first = serialise("")
-    final = serialise(bot_digest(str(BOT_VERSION), text, _data_section(first)))
-    assert _data_section(final) == _data_section(first)
+    table = tensor_table_text(_table(first))
+    final = serialise(bot_digest(str(BOT_VERSION), text, _data_section(first), table))
+    assert _data_section(final) == _data_section(first) and tensor_table_text(_table(final)) == table
     return final
 
 
@@ -232,27 +274,46 @@ def _data_section(data: bytes) -> bytes:
 
 
 def read_bot(path: str | Path) -> BotFile:
-    """Read and check a bot file; ``BotFileError`` (one line) if anything is wrong with it."""
+    """Read and check a bot file, headers first (module docstring); ``BotFileError`` (one line)
+    if anything is wrong with it."""
     path = Path(path)
-    try:
-        data = path.read_bytes()
-    except IsADirectoryError:
-        raise BotFileError(f"{path} is a folder, not a bot file (export one with 'catena-zero export')") from None
-    except OSError as exc:
-        raise BotFileError(f"cannot read bot file {path}: {exc.strerror or exc}") from None
+    where = str(path)
+    if path.is_dir():
+        raise BotFileError(f"{path} is a folder, not a bot file (export one with 'catena-zero export')")
+    with open_input(path, "bot file", None, BotFileError) as f:
+        try:
+            size = os.fstat(f.fileno()).st_size
+            prefix = f.read(8)
+            length = int.from_bytes(prefix, "little") if len(prefix) == 8 else 0
+            if length < 2 or length > _HEADER_LIMIT or 8 + length > size:
+                raise BotFileError(_not_bot(where))
+            head = prefix + f.read(length)
+            table = _read_table(head, where)
+            _check_version(table["__metadata__"], where)
+            declared = _declared_data_length(table, where)
+            if size - len(head) > declared:
+                raise BotFileError(f"{where} is damaged: {size - len(head) - declared:,} bytes follow the tensors "
+                                   "its table describes")
+            _check_table_fits(table, declared, where)
+            data = head + f.read(declared)  # what the table describes, and no more
+        except OSError as exc:
+            raise BotFileError(f"cannot read bot file {path}: {exc.strerror or exc}") from None
     return parse_bot(data, path)
 
 
 def parse_bot(data: bytes, path: Optional[Path] = None) -> BotFile:
     """``read_bot`` on bytes already read (``path`` only names the file in messages)."""
     where = str(path) if path is not None else "bot file"
-    metadata = _read_metadata(data, where)
-    version = metadata.get("version")
-    if version != str(BOT_VERSION):
-        raise BotFileError(f"{where} has bot format version {version!r}; this catena-zero reads version {BOT_VERSION}")
+    table = _read_table(data, where)
+    metadata = table["__metadata__"]
+    version = _check_version(metadata, where)
+    _declared_data_length(table, where)
     text = metadata.get("header")
-    if not isinstance(text, str) or metadata.get("sha256") != bot_digest(version, text, _data_section(data)):
+    covered = tensor_table_text(table) if version != "2" else None
+    if not isinstance(text, str) or metadata.get("sha256") != bot_digest(version, text, _data_section(data), covered):
         raise BotFileError(f"{where} is damaged or truncated: its contents do not match their checksum")
+    if version == "2":
+        _check_written_layout(table, where)
     try:
         fields = json.loads(text)
         if not isinstance(fields, dict):
@@ -275,22 +336,100 @@ def parse_bot(data: bytes, path: Optional[Path] = None) -> BotFile:
     return BotFile(header=header, weights=weights, path=path)
 
 
-def _read_metadata(data: bytes, where: str) -> dict:
-    """The safetensors ``__metadata__`` of a catena-zero bot file, checked for the format name."""
-    not_bot = f"{where} is not a catena-zero bot file (damaged, truncated, or another kind of file)"
+def _not_bot(where: str) -> str:
+    return f"{where} is not a catena-zero bot file (damaged, truncated, or another kind of file)"
+
+
+def _read_table(data: bytes, where: str) -> dict:
+    """The safetensors JSON header of a catena-zero bot file (its ``__metadata__`` checked for
+    the format name); ``data`` holds at least the header."""
     if len(data) < 8:
-        raise BotFileError(not_bot)
+        raise BotFileError(_not_bot(where))
     size = int.from_bytes(data[:8], "little")
     if size < 2 or size > _HEADER_LIMIT or 8 + size > len(data):
-        raise BotFileError(not_bot)
+        raise BotFileError(_not_bot(where))
     try:
         table = json.loads(data[8:8 + size].decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError):
-        raise BotFileError(not_bot) from None
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+        raise BotFileError(_not_bot(where)) from None
     metadata = table.get("__metadata__") if isinstance(table, dict) else None
     if not isinstance(metadata, dict) or metadata.get("format") != BOT_FORMAT:
-        raise BotFileError(not_bot)
-    return metadata
+        raise BotFileError(_not_bot(where))
+    return table
+
+
+def _check_version(metadata: dict, where: str) -> str:
+    version = metadata.get("version")
+    if version not in _READABLE_VERSIONS:
+        raise BotFileError(f"{where} has bot format version {version!r}; this catena-zero reads version "
+                           f"{BOT_VERSION} (and version 2)")
+    return version
+
+
+def _entries(table: dict) -> dict:
+    return {name: entry for name, entry in table.items() if name != "__metadata__"}
+
+
+def _declared_data_length(table: dict, where: str) -> int:
+    """The bytes of tensor data the table describes (its largest end offset), after checking that
+    every entry has a dtype, a shape and two offsets."""
+    end = 0
+    for name, entry in _entries(table).items():
+        offsets = entry.get("data_offsets") if isinstance(entry, dict) else None
+        shape = entry.get("shape") if isinstance(entry, dict) else None
+        if (not isinstance(offsets, list) or len(offsets) != 2 or not isinstance(shape, list)
+                or not isinstance(entry.get("dtype"), str)
+                or not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in offsets + shape)
+                or offsets[0] > offsets[1]):
+            raise BotFileError(f"{where} is damaged: its tensor table is unreadable (entry {quote(name)})")
+        end = max(end, offsets[1])
+    return end
+
+
+@dataclass(frozen=True)
+class _Entry:
+    """A tensor as the table describes it, for ``_check_shapes`` before any data is read."""
+
+    shape: tuple
+    dtype: str
+
+
+def _check_table_fits(table: dict, declared: int, where: str) -> None:
+    """Before the data is read: when the header's settings read, the table's tensors must be the
+    network they describe, and ``declared`` its size in bytes (a crafted table claiming gigabytes
+    for a small network is refused here). Settings that do not read are reported after the
+    checksum, as for any file."""
+    try:
+        fields = json.loads(table["__metadata__"].get("header"))
+        header = _header_from_fields(fields, where) if isinstance(fields, dict) else None
+    except (BotFileError, TypeError, ValueError, RecursionError):
+        return
+    if header is None:
+        return
+    entries = {name: _Entry(tuple(entry["shape"]), _TORCH_DTYPE.get(entry["dtype"], entry["dtype"]))
+               for name, entry in _entries(table).items()}
+    _check_shapes(header.net, entries, where)
+    needed = sum(math.prod(entry["shape"]) * _ITEMSIZE.get(entry["dtype"], 1) for entry in _entries(table).values())
+    if declared != needed:
+        raise BotFileError(f"{where} is damaged: its tensor table's offsets span {declared:,} bytes, "
+                           f"its tensors need {needed:,}")
+
+
+def _check_written_layout(table: dict, where: str) -> None:
+    """A version-2 table must be laid out as safetensors writes one: by offset, one run per dtype,
+    wider dtypes first, names ascending within a run (module docstring)."""
+    ordered = sorted(_entries(table).items(), key=lambda item: tuple(item[1]["data_offsets"]))
+    finished: set[str] = set()  # dtypes whose run has ended
+    for (before, previous), (name, entry) in zip(ordered, ordered[1:]):
+        if entry["dtype"] == previous["dtype"]:
+            in_order = name > before
+        else:
+            finished.add(previous["dtype"])
+            in_order = (entry["dtype"] not in finished
+                        and _ITEMSIZE.get(entry["dtype"], 1) <= _ITEMSIZE.get(previous["dtype"], 1))
+        if not in_order:
+            raise BotFileError(f"{where} is damaged: its tensors are not where a bot file stores them "
+                               "(its tensor table was changed)")
 
 
 def _header_from_fields(fields: dict, where: str) -> BotHeader:

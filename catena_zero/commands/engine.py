@@ -23,5 +23,12 @@ def run(args: argparse.Namespace) -> int:
         path, which = shipped_bot_path(args)
         print(f"catena-zero engine: {which}", file=sys.stderr)
     bot = load_bot(args, path)
+    # Under a strict stdin encoding (PYTHONIOENCODING=utf-8:strict) one byte that is not UTF-8
+    # would end the session with earlier commands unanswered: it becomes U+FFFD, a bad command
+    # that gets the protocol's "?" answer, as in ``play``. A reply that quotes it back must not
+    # fail on a narrower stdout encoding either.
+    for stream, errors in ((sys.stdin, "replace"), (sys.stdout, "backslashreplace")):
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors=errors)
     print(f"catena-zero engine: {bot!r}; waiting for commands (list_commands, quit)", file=sys.stderr)
     return Engine(bot).run(sys.stdin, sys.stdout, sys.stderr)

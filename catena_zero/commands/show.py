@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..fileio import write_text_atomic
+from ..fileio import MAX_RECORD_BYTES, write_text_atomic
 from ..game.match import Match
 from ..game.records import RecordError, board_of, load_record, parse_record
 from ..game.render import LAYOUTS, render_ascii, render_svg
@@ -31,7 +31,10 @@ def run(args: argparse.Namespace) -> int:
     check_outputs({"the record to show": args.record}, {"--svg": args.svg})
     if args.record == "-":  # `random-game --out - | catena-zero show -`
         try:
-            record = parse_record(sys.stdin.read())
+            text = sys.stdin.read(MAX_RECORD_BYTES + 1)  # `show - < /dev/zero` must not fill memory
+            if len(text) > MAX_RECORD_BYTES:
+                raise RecordError(f"more than {MAX_RECORD_BYTES:,} characters; a record is at most {MAX_RECORD_BYTES:,} bytes")
+            record = parse_record(text)
         except RecordError as exc:
             raise RecordError(f"standard input: {exc}") from None
         except UnicodeDecodeError as exc:  # binary input: a user's mistake, not a bug

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shlex
 import sys
 from pathlib import Path
 
@@ -31,11 +32,14 @@ def initial_weights(source: str, net: NetConfig) -> dict:
     its network is not ``net``."""
     from ..bot.export import read_bot
     from ..eval.specs import looks_like_checkpoint
+    from ..fileio import open_input
     from ..train.checkpoint import load_checkpoint, resolve_checkpoint
 
     path = Path(source)
     if not path.exists():
         raise CliError(f"train.init_from: no such file or folder: {source}")
+    if not path.is_dir():  # a FIFO would hang the look at its first bytes, /dev/zero pass it
+        open_input(path, "train.init_from file", None, CliError).close()
     if path.is_dir() or looks_like_checkpoint(path):
         checkpoint = load_checkpoint(resolve_checkpoint(path))  # CheckpointError names what is wrong
         found, weights = checkpoint.config.net, checkpoint.model
@@ -73,6 +77,21 @@ def check_run_folder(args: argparse.Namespace, config) -> None:
     check_folder_writable(run_dir)
 
 
+def resume_command(args: argparse.Namespace, run_name: str) -> str:
+    """The command that continues the run, quoted for a POSIX shell: the same config file and
+    the same ``--set``, ``--seed`` and ``--address`` that made the run's config (a resume refuses
+    a config that differs from the run's other than in its bounds), its name, ``--resume``."""
+    words = ["catena-zero", "train", "--config", args.config]
+    for item in args.set:
+        words += ["--set", item]
+    if args.seed is not None:
+        words += ["--seed", str(args.seed)]
+    if args.address is not None:
+        words += ["--address", args.address]
+    words += ["--run-name", run_name, "--resume"]
+    return " ".join(shlex.quote(word) for word in words)
+
+
 def run(args: argparse.Namespace) -> int:
     import torch
 
@@ -92,7 +111,7 @@ def run(args: argparse.Namespace) -> int:
     summary = train(config, Path(args.config).stem, args.run_name, args.resume, evaluate=evaluate_in_loop,
                     load_weights=initial_weights)
     out = sys.stdout
-    resume = f"catena-zero train --config {args.config} --run-name {summary.run_dir.name} --resume"
+    resume = resume_command(args, summary.run_dir.name)
     if summary.stop_reason.startswith("interrupted"):
         where = summary.checkpoint or "no checkpoint yet"
         print(f"{PROG}: interrupted at step {summary.step}: checkpoint {where}; continue with: {resume}",

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from ..errors import UserError
+from ..fileio import MAX_CONFIG_BYTES, read_input
 from ..messages import quote
 from .ranges import check_ranges
 from .sections import Config, ConfigError, _check, hidden_character
@@ -159,10 +160,8 @@ def load_config(path: str | Path, overrides: dict | None = None) -> Config:
     import yaml
 
     path = Path(path)
-    try:
-        text = path.read_bytes().decode("utf-8")
-    except OSError as exc:
-        raise ConfigError(f"cannot read config {path}: {exc.strerror}") from None
+    try:  # a regular file of at most MAX_CONFIG_BYTES: a FIFO or /dev/zero is refused, not read
+        text = read_input(path, "config", MAX_CONFIG_BYTES, ConfigError).decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ConfigError(f"{path}: not a text file (invalid UTF-8 at byte {exc.start}); "
                           "a config is YAML text") from None

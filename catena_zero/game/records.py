@@ -46,7 +46,7 @@ from pathlib import Path
 from typing import Union
 
 from ..errors import UserError
-from ..fileio import write_text_atomic
+from ..fileio import MAX_RECORD_BYTES, read_input, write_text_atomic
 from ..messages import quote
 from .match import Match
 from .options import GameConfig
@@ -434,10 +434,7 @@ def _parse_result(lineno: int, line: str) -> GameResult:
 def load_record(path: str | os.PathLike) -> Record:
     """Read and validate a record file; RecordError ("FILE: line N: ...") on any problem."""
     path = Path(path)
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise RecordError(f"cannot read record {path}: {exc.strerror or exc}") from None
+    data = read_input(path, "record", MAX_RECORD_BYTES, RecordError)  # a FIFO or /dev/zero is refused, not read
     if b"\0" in data:
         raise RecordError(f"{path}: not a text file (it contains NUL bytes)")
     try:

@@ -36,7 +36,7 @@ import torch
 
 from ..config import Config, ConfigError, config_from_dict, config_to_dict
 from ..errors import UserError
-from ..fileio import write_bytes_atomic
+from ..fileio import open_input, write_bytes_atomic
 
 CHECKPOINT_FORMAT = "catena-zero-checkpoint"
 CHECKPOINT_VERSION = 2  # 2: with the sha256 of the contents
@@ -153,13 +153,16 @@ def save_checkpoint(run_dir: str | Path, checkpoint: Checkpoint) -> Path:
 def load_checkpoint(path: str | Path, map_location: str | torch.device = "cpu") -> Checkpoint:
     """Load a checkpoint file, or a run folder's newest one; ``CheckpointError`` names what is wrong."""
     path = resolve_checkpoint(path)
-    try:
-        payload = torch.load(path, map_location=map_location, weights_only=True)
-    except (OSError, EOFError) as exc:
-        raise CheckpointError(f"cannot read checkpoint {path}: {exc}") from None
-    except Exception as exc:  # pickle/zip errors of a truncated, corrupted or code-carrying file
-        reason = " ".join(str(exc).split())[:200] or type(exc).__name__
-        raise CheckpointError(f"{path} is not a loadable checkpoint (damaged or not a checkpoint): {reason}") from None
+    # A regular file (a FIFO would hang, /dev/zero never end), of any size: torch reads the zip's
+    # directory at its end first, then each record it lists, never the whole file at once.
+    with open_input(path, "checkpoint", None, CheckpointError) as f:
+        try:
+            payload = torch.load(f, map_location=map_location, weights_only=True)
+        except (OSError, EOFError) as exc:
+            raise CheckpointError(f"cannot read checkpoint {path}: {exc}") from None
+        except Exception as exc:  # pickle/zip errors of a truncated, corrupted or code-carrying file
+            reason = " ".join(str(exc).split())[:200] or type(exc).__name__
+            raise CheckpointError(f"{path} is not a loadable checkpoint (damaged or not a checkpoint): {reason}") from None
     if not isinstance(payload, dict) or payload.get("format") != CHECKPOINT_FORMAT:
         raise CheckpointError(f"{path} is not a catena-zero checkpoint")
     if payload.get("version") != CHECKPOINT_VERSION:

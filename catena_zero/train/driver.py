@@ -36,17 +36,17 @@ import torch
 
 from ..config import RESUMABLE_KEYS, Config, ConfigError, NetConfig, config_diff, config_to_yaml, load_config
 from ..errors import UserError
-from ..fileio import write_text_atomic
+from ..fileio import remove_stale_temp_files, write_text_atomic
 from ..game.options import RuleSet
 from ..net import CatenaNet, model_from_weights
 from ..selfplay.workers import SelfPlayPool, poll_remote, run_remote, start_ray, stop_ray, wait_remote
-from .checkpoint import (Checkpoint, list_checkpoints, load_checkpoint, newest_intact_checkpoint,
+from .checkpoint import (CHECKPOINT_DIR, Checkpoint, list_checkpoints, load_checkpoint, newest_intact_checkpoint,
                          newest_intact_checkpoint_of, prune_checkpoints, save_checkpoint)
 from .cputime import CpuAccount, CpuReport
 from .inloop import InLoopEvaluation, InLoopResult
 from .learner import Learner, TrainingDiverged
 from .progress import Progress
-from .replay import ReplayBuffer
+from .replay import ReplayBuffer, ReplayError
 from .runlog import RunLog, SelfPlayWindow
 
 CONFIG_FILE = "config.yaml"
@@ -119,8 +119,21 @@ def prepare_run(config: Config, default_name: str, run_name: Optional[str], resu
                            "or choose another --run-name")
         config = _with_run_name(config, name)
     run_dir.mkdir(parents=True, exist_ok=True)
+    _remove_stale_temp_files(run_dir)
     write_text_atomic(saved_path, config_to_yaml(config))
     return run_dir, config
+
+
+def _remove_stale_temp_files(run_dir: Path) -> None:
+    """Delete what a killed session's atomic writes left (``.replay.npz.XXXXXXXX.tmp``, MBs here
+    and GBs at scale; ``fileio.remove_stale_temp_files``) in the run folder and its checkpoint
+    folder, before this session writes there; one line says so. No session of the run is
+    writing now: two at once on one folder would overwrite each other's checkpoints anyway."""
+    removed = [p for folder in (run_dir, run_dir / CHECKPOINT_DIR) for p in remove_stale_temp_files(folder)]
+    if removed:
+        print(f"removed {len(removed)} temporary file(s) left in {run_dir} by an interrupted write "
+              f"({', '.join(sorted(p.name for p in removed)[:3])}{', ...' if len(removed) > 3 else ''})",
+              file=sys.stderr)
 
 
 def _replace_run(config: Config, **changes) -> Config:
@@ -224,7 +237,15 @@ class TrainingRun:
             self.previous_weights = previous.model if previous is not None else None
         replay_path = self.run_dir / REPLAY_FILE
         if replay_path.exists():
-            self.replay.load(replay_path)
+            try:
+                self.replay.load(replay_path)
+            except ReplayError as exc:
+                # A damaged buffer must not block the run: its network and optimiser are the
+                # checkpoint's, and self-play refills the buffer (the learner waits for it).
+                self.replay = ReplayBuffer(self.config.replay, self.rule_sets)
+                print(f"warning: {exc}; resuming with an empty replay buffer (the checkpoint's network, "
+                      f"optimiser and step are kept; {REPLAY_FILE} is rewritten at the next checkpoint)",
+                      file=sys.stderr)
 
     # -- the loop --------------------------------------------------------------------------------
 

@@ -50,7 +50,7 @@ import numpy as np
 
 from ..config import ReplayConfig
 from ..errors import UserError
-from ..fileio import write_bytes_atomic
+from ..fileio import open_input, write_bytes_atomic
 from ..game.options import GameConfig, RuleSet
 from ..game.spec import NUM_SYMMETRIES, BoardSpec
 from ..game.vec_env import EnvState, VecEnv
@@ -485,14 +485,15 @@ _WIDE = ("rows", "policy", "ownership")
 
 
 def _read_npz(path: Path) -> dict[str, np.ndarray]:
-    """Every array of a replay file, read (and CRC-checked) now; ReplayError on any damage."""
+    """Every array of a replay file, read (and CRC-checked) now; ReplayError on any damage.
+
+    A regular file only (``open_input``: a FIFO would hang); read through its zip directory, one
+    array at a time, never the whole file into memory first."""
     try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise ReplayError(f"cannot read replay buffer {path}: {exc.strerror}") from None
-    try:
-        with np.load(io.BytesIO(raw), allow_pickle=False) as npz:
+        with open_input(path, "replay buffer", None, ReplayError) as f, np.load(f, allow_pickle=False) as npz:
             data = {key: npz[key] for key in npz.files}
+    except ReplayError:
+        raise
     except Exception as exc:  # zip, CRC, header or pickle errors of a truncated or foreign file
         reason = " ".join(str(exc).split())[:200] or type(exc).__name__
         raise ReplayError(f"{path} is not a loadable replay buffer (damaged or not a replay file): {reason}") from None
