@@ -255,7 +255,7 @@ def bench_inference(args, summary: dict) -> None:
                     return run
 
                 def fold(precision, forward=None):
-                    forward = forward or folded[precision]
+                    forward = forward if forward is not None else folded[precision]
 
                     def run():
                         with torch.inference_mode():

@@ -257,3 +257,12 @@ def test_policy_opening_settings_are_checked():
     for key, value in (("policy_opening_prob", 1.5), ("policy_opening_moves", -1), ("policy_opening_temperature", 0)):
         with pytest.raises(ConfigError, match=f"selfplay.{key}"):
             _config(selfplay={key: value})
+
+
+def test_new_weights_keep_the_search_trees_unless_told_to_drop_them():
+    for reset in (False, True):
+        player = SelfPlayer(_config(selfplay={"reset_trees_on_new_weights": reset}), np.random.default_rng(0))
+        player.play(2)
+        assert all(g.search.tree is not None for g in player.groups)
+        player.set_weights({k: v.clone() for k, v in player.model.state_dict().items()}, 1)
+        assert all((g.search.tree is None) == reset for g in player.groups)

@@ -171,7 +171,8 @@ class SelfPlayer:
         for group in self.groups:
             group.fair_komi = self._estimate_fair_komi(group)
             group.opening = None  # recomputed with the new weights when a game needs it
-            group.search.reset()  # the kept trees hold the old network's evaluations
+            if self.config.selfplay.reset_trees_on_new_weights:
+                group.search.reset()  # else the kept trees' statistics stay, one chunk old
 
     def fair_komi(self) -> dict[RuleSet, int]:
         """The current fair-komi estimate of every rule set (what new games are centred on)."""
