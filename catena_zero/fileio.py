@@ -48,6 +48,7 @@ _TEMP_NAME = re.compile(r"^\.(.+)\.[0-9a-f]{8}\.tmp$")  # what _replace names it
 # The most an input file of each kind may hold (bytes); a bigger one is refused before it is read.
 MAX_CONFIG_BYTES = 1 << 20  # a config is a few kB of YAML
 MAX_RECORD_BYTES = 16 << 20  # a record is a few kB (a side-10 game has a few hundred events), comments included
+MAX_JSON_BYTES = 64 << 20  # a results or cache file (ladder, ablate's matches): kB to a few MB
 MAX_BOT_HEADER_BYTES = 16 << 20  # a bot file's JSON header (tensor table and settings): tens of kB
 
 

@@ -200,3 +200,19 @@ def test_every_shipped_plan_loads_and_its_variants_are_valid_configs():
         plan = load_plan(path)
         configs = variant_configs(plan, path.stem)
         assert {name for name, _ in configs} == set(plan.variants) and len(configs) == len(plan.variants) * plan.seeds
+
+
+@pytest.mark.parametrize("line, fragment", [
+    ("seeds: " + "1" * 5000, "seeds is too long to be valid"),
+    ("cpu_minutes: 1:30", "base-60 number"),
+    ("seeds: 03", "leading zero"),
+    ("seeds: 3\nseeds: 4", "duplicate key 'seeds'"),
+])
+def test_a_plan_is_read_as_configs_are(tmp_path, line, fragment):
+    """Issue 25: a plan went through yaml.safe_load, so 5,000 digits were an internal error and
+    1:30 read as 90; it is now read as a config is (read_yaml_file)."""
+    path = tmp_path / "plan.yaml"
+    path.write_text(f"config: configs/quick.yaml\n{line}\nvariants: {{baseline: {{}}}}\n")
+    with pytest.raises(ConfigError) as err:
+        load_plan(path)
+    assert fragment in str(err.value) and "\n" not in str(err.value) and len(str(err.value)) < 300

@@ -177,6 +177,8 @@ def _special_inputs(tmp_path: Path) -> dict[str, Path]:
     (["random-game", "--config", "{}"], "config"),
     (["engine", "--bot", "{}"], ""),
     (["export", "{}", "--out", "{out}"], "checkpoint"),
+    (["evaluate", "{}", "random", "--games", "2"], ""),
+    (["ablate", "{}", "--no-train", "--results", "-"], "ablation plan"),
 ])
 def test_commands_refuse_a_fifo_dev_zero_or_a_huge_file_in_one_line_and_at_once(tmp_path, capsys, kind, argv,
                                                                                 fragment):

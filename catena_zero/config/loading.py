@@ -157,14 +157,27 @@ def config_from_dict(data: dict) -> Config:
 
 def load_config(path: str | Path, overrides: dict | None = None) -> Config:
     """Load a YAML config; ``overrides`` is a nested dict merged on top (e.g. from CLI flags)."""
+    path = Path(path)
+    data = read_yaml_file(path, "config")
+    try:
+        return config_from_dict(_merge(data, overrides or {}))
+    except ConfigError as exc:
+        raise ConfigError(f"{exc} (from {path})") from None
+
+
+def read_yaml_file(path: str | Path, kind: str) -> dict:
+    """The top-level mapping of a YAML file of ``kind`` (a config, an ablation plan) read as configs
+    are: a regular file of at most MAX_CONFIG_BYTES (a FIFO or /dev/zero is refused, not read), keys
+    given once, YAML 1.1's octal and base-60 numbers and overlong integers kept as text (so the
+    field's type check refuses them); a one-line ``ConfigError`` naming the file otherwise."""
     import yaml
 
     path = Path(path)
-    try:  # a regular file of at most MAX_CONFIG_BYTES: a FIFO or /dev/zero is refused, not read
-        text = read_input(path, "config", MAX_CONFIG_BYTES, ConfigError).decode("utf-8")
+    try:
+        text = read_input(path, kind, MAX_CONFIG_BYTES, ConfigError).decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ConfigError(f"{path}: not a text file (invalid UTF-8 at byte {exc.start}); "
-                          "a config is YAML text") from None
+                          f"a {kind} is YAML text") from None
     try:
         data = _load_yaml(text) or {}
     except ConfigError as exc:
@@ -179,10 +192,7 @@ def load_config(path: str | Path, overrides: dict | None = None) -> Config:
             where = f": character U+{code:04X} at position {exc.position} is not allowed in YAML text"
         raise ConfigError(f"{path}: invalid YAML{where}") from None
     _check(isinstance(data, dict), f"{path}: top level must be a mapping")
-    try:
-        return config_from_dict(_merge(data, overrides or {}))
-    except ConfigError as exc:
-        raise ConfigError(f"{exc} (from {path})") from None
+    return data
 
 
 def _load_yaml(text: str) -> Any:

@@ -62,7 +62,7 @@ import numpy as np
 
 from ..config import ConfigError, load_config, parse_overrides, section_from_dict
 from ..errors import UserError
-from ..fileio import write_text_atomic
+from ..fileio import MAX_JSON_BYTES, read_input, write_text_atomic
 from .ratings import Z95, elo_from_score
 
 
@@ -147,16 +147,12 @@ class AblationPlan:
 
 
 def load_plan(path: str | Path) -> AblationPlan:
-    """The plan of a YAML file; one-line ``ConfigError`` naming what is wrong."""
-    import yaml
+    """The plan of a YAML file, read as configs are (``read_yaml_file``); one-line ``ConfigError``
+    naming what is wrong."""
+    from ..config.loading import read_yaml_file
 
     path = Path(path)
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ConfigError(f"cannot read ablation plan {path}: {exc.strerror}") from None
-    except (yaml.YAMLError, UnicodeDecodeError):
-        raise ConfigError(f"{path}: not a valid YAML ablation plan") from None
+    data = read_yaml_file(path, "ablation plan")
     try:
         return section_from_dict(AblationPlan, data, "")
     except ConfigError as exc:
@@ -364,8 +360,8 @@ def _read_played(path: Optional[Path]) -> dict[str, dict]:
     if path is None or not path.exists():
         return {}
     try:
-        played = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        played = json.loads(read_input(path, "match cache", MAX_JSON_BYTES, UserError))
+    except (UserError, ValueError):
         return {}  # unreadable: play the matches again (the file is rewritten as they finish)
     return played if isinstance(played, dict) else {}
 

@@ -45,7 +45,7 @@ from typing import Callable, Optional, Sequence
 import numpy as np
 
 from ..errors import UserError
-from ..fileio import write_bytes_atomic, write_text_atomic
+from ..fileio import MAX_JSON_BYTES, read_input, write_bytes_atomic, write_text_atomic
 from ..game.options import GameConfig
 from .agents import Agent
 from .arena import DEFAULT_OPENING_PLIES, play_match
@@ -130,8 +130,8 @@ def load_results(path: Path) -> Optional[LadderResults]:
     if not path.exists():
         return None
     try:
-        data = json.loads(path.read_text())
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        data = json.loads(read_input(path, "ladder results file", MAX_JSON_BYTES, LadderError))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise LadderError(f"{path} is not a readable ladder results file: {exc}") from None
     if not isinstance(data, dict) or data.get("format") != RESULTS_FORMAT:
         raise LadderError(f"{path} is not a catena-zero ladder results file")

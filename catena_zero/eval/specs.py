@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
 from ..errors import UserError
+from ..fileio import open_input
 from .agents import Agent, AgentPlayer, GreedyAgent, NetAgent, RandomAgent, UCTAgent
 
 if TYPE_CHECKING:
@@ -144,11 +145,11 @@ def looks_like_checkpoint(path: Path) -> bool:
     """True for a torch zip archive (a checkpoint), False for a safetensors file (a bot file: an
     8-byte little-endian header length, then the header's JSON ``{``); UserError for anything
     else. The loaders then name whatever else is wrong with the file."""
-    try:
-        with path.open("rb") as f:
+    with open_input(path, "network file", None, UserError) as f:  # a FIFO or a folder: refused, not opened
+        try:
             head = f.read(9)
-    except OSError as exc:
-        raise UserError(f"cannot read {path}: {exc.strerror}") from None
+        except OSError as exc:
+            raise UserError(f"cannot read {path}: {exc.strerror}") from None
     if head[8:9] == b"{":
         return False  # read_bot reports a truncated or foreign safetensors file
     if head[:4] != b"PK\x03\x04":
