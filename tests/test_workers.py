@@ -124,3 +124,27 @@ def test_a_local_run_will_not_start_ray_without_authentication(monkeypatch):
     monkeypatch.setenv("RAY_AUTH_MODE", "disabled")
     with pytest.raises(ConnectionError, match="RAY_AUTH_MODE is 'disabled'"):
         workers.start_ray(None, 2)
+
+
+def test_an_actor_killed_by_rays_memory_monitor_is_replaced(local_ray, monkeypatch):
+    """Ray's memory monitor kills a worker when the machine runs short of memory; its chunk then
+    raises OutOfMemoryError (not RayActorError). The pool replaces that actor and goes on, instead
+    of ending the run with an internal error."""
+    from ray.exceptions import OutOfMemoryError
+
+    pool = workers.SelfPlayPool(config_from_dict(CONFIG), np.random.SeedSequence(0))
+    try:
+        real_get, killed = workers.ray.get, []
+
+        def get(ref, *args, **kwargs):
+            if not killed and pool.pending.get(ref, (None, None))[0] is None:  # popped: a chunk being read
+                killed.append(ref)
+                raise OutOfMemoryError("1 worker(s) were killed due to the node running low on memory")
+            return real_get(ref, *args, **kwargs)
+
+        monkeypatch.setattr(workers.ray, "get", get)
+        _chunks_until(pool, lambda got: pool.restarts == 1 and len(got) >= 2)
+        assert killed and pool.restarts == 1
+    finally:
+        monkeypatch.undo()
+        pool.shutdown()

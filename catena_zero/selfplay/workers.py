@@ -11,7 +11,8 @@ network). The driver never blocks on an actor and an actor never waits for the l
   polls) the actor already plays the next chunk instead of waiting to be given it.
   ``SelfPlayPool.poll`` collects the finished chunks with ``ray.wait(timeout=...)`` and queues one
   more for each at once;
-- an actor that dies (its chunk raises ``RayActorError``) is replaced by a fresh actor with the
+- an actor that dies (its chunk raises ``RayActorError``, or ``OutOfMemoryError`` when Ray's memory
+  monitor killed it because the machine ran short of memory) is replaced by a fresh actor with the
   newest weights and counted; the other actors go on.
 - an actor whose construction fails ``STARTUP_FAILURES`` times in a row (a ``net.device`` that
   its node does not have, say) is the run's error, in one line, not an endless restart.
@@ -44,7 +45,7 @@ import numpy as np
 os.environ.setdefault("RAY_AUTH_MODE", "token")
 
 import ray  # noqa: E402
-from ray.exceptions import RayActorError  # noqa: E402
+from ray.exceptions import OutOfMemoryError, RayActorError  # noqa: E402
 
 from ..config import Config, config_from_dict, config_to_dict
 from ..errors import UserError
@@ -186,8 +187,10 @@ class SelfPlayPool:
             try:
                 chunks.append(ray.get(ref))  # ready: does not block
                 self._failed_starts[slot] = 0
-            except RayActorError as exc:  # the actor died; an exception inside play (a bug) propagates
-                self._count_failed_start(slot, exc)
+            except (RayActorError, OutOfMemoryError) as exc:  # the actor died (or Ray's memory monitor
+                # killed it: the machine ran short of memory); an exception inside play (a bug) propagates
+                if isinstance(exc, RayActorError):
+                    self._count_failed_start(slot, exc)
                 self.restarts += 1
                 ray.kill(actor, no_restart=True)
                 self.actors[slot] = self._spawn(slot)
