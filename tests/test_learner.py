@@ -250,3 +250,17 @@ def test_an_absent_learner_device_is_an_error_naming_train_device():
     with pytest.raises(UserError) as err:
         Learner(TINY, dataclasses.replace(FAST, device="cuda:99"))
     assert str(err.value).startswith("train.device is 'cuda:99' but") and "\n" not in str(err.value)
+
+
+@pytest.mark.slow
+def test_a_compiled_training_step_trains_the_same_network(batch):
+    """train.compile: the compiled forward (and backward) gives the uncompiled step's losses and weights.
+    SGD, not AdamW: Adam's normalised step moves a weight whose gradient is ~0 by +-lr on the sign of
+    its float rounding, which would hide a real difference in that noise."""
+    sgd = dataclasses.replace(FAST, optimizer="sgd", learning_rate=0.05)
+    plain, compiled = learner(sgd), learner(dataclasses.replace(sgd, compile=True))
+    for _ in range(2):
+        a, b = plain.step(batch), compiled.step(batch)
+        assert b.total == pytest.approx(a.total, rel=1e-4, abs=1e-5)
+    for (name, x), y in zip(plain.model.state_dict().items(), compiled.model.state_dict().values()):
+        assert torch.allclose(x.float(), y.float(), rtol=1e-3, atol=1e-4), name

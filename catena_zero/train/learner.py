@@ -81,6 +81,8 @@ class Learner:
         self.net_config = net_config
         self.device = resolve_device(config.device, "train.device")
         self.model = (model if model is not None else model_from_config(net_config, generator=generator)).to(self.device)
+        # train.compile: the same module compiled (its parameters are the model's own)
+        self._forward = torch.compile(self.model) if config.compile else self.model
         named = [(n, p) for n, p in self.model.named_parameters() if p.requires_grad]
         self._decayed = [p for n, p in named if _decays(n, p)]
         groups = [
@@ -128,7 +130,7 @@ class Learner:
         pairs = []
         for part in batch.parts:
             with self._autocast():
-                out = self.model(self._tensor(part.planes), self._tensor(part.globals))
+                out = self._forward(self._tensor(part.planes), self._tensor(part.globals))
             pairs.append((out, self._targets(part)))
         return compute_losses(pairs, self.config)
 
