@@ -105,6 +105,21 @@ def test_backup_flips_sign_only_when_the_mover_changes():
     assert tree.children[0, ROOT, 5] == UNVISITED
 
 
+def _one_exact_visit_per_root_action(config, moves):
+    """(env, game, solution, mcts, out): a Gumbel search of the position after ``moves`` that
+    considers every legal action and visits each once, with the solver's exact leaf values."""
+    env = VecEnv(config)
+    game = Game.replay(config, moves)
+    solution = Solver().solve(game)
+    num_legal = len(solution.move_values)
+    search = SearchConfig(
+        algorithm="gumbel", num_simulations=num_legal, gumbel_num_considered=num_legal, score_utility_weight=0.0
+    )
+    mcts = MCTS(env, SolverEvaluator(env), search)
+    out = mcts.run(env.from_games([game]), np.random.default_rng(0), add_noise=False)
+    return env, game, solution, mcts, out
+
+
 @pytest.mark.parametrize(
     "config, moves",
     [
@@ -116,15 +131,8 @@ def test_backup_flips_sign_only_when_the_mover_changes():
 )
 def test_root_edge_values_are_the_exact_move_values(config, moves):
     """One visit per root action with exact leaf values: each edge's Q is the solver's move value."""
-    env = VecEnv(config)
-    game = Game.replay(config, moves)
-    solution = Solver().solve(game)
+    env, game, solution, mcts, out = _one_exact_visit_per_root_action(config, moves)
     num_legal = len(solution.move_values)
-    search = SearchConfig(
-        algorithm="gumbel", num_simulations=num_legal, gumbel_num_considered=num_legal, score_utility_weight=0.0
-    )
-    mcts = MCTS(env, SolverEvaluator(env), search)
-    out = mcts.run(env.from_games([game]), np.random.default_rng(0), add_noise=False)
     legal = env.legal_actions(env.from_games([game]))[0]
     assert (out.visits[0][legal] == 1).all() and out.visits[0].sum() == num_legal
     q = mcts.tree.child_q[0, ROOT]  # win/loss only: Q is the exact value
@@ -136,14 +144,7 @@ def test_root_edge_values_are_the_exact_move_values(config, moves):
 def test_the_chosen_actions_value_is_its_exact_value_not_the_root_mean(config, moves):
     """With one exact visit per root action, ``action_value`` is the solver's value of the move
     played (+1: the only win), while the root mean also averages the losing moves' visits."""
-    env = VecEnv(config)
-    game = Game.replay(config, moves)
-    solution = Solver().solve(game)
-    num_legal = len(solution.move_values)
-    search = SearchConfig(
-        algorithm="gumbel", num_simulations=num_legal, gumbel_num_considered=num_legal, score_utility_weight=0.0
-    )
-    out = MCTS(env, SolverEvaluator(env), search).run(env.from_games([game]), np.random.default_rng(0), add_noise=False)
+    env, _, solution, _, out = _one_exact_visit_per_root_action(config, moves)
     played = env.spec.action_name(out.action[0])
     assert played in solution.best_moves
     assert out.action_value[0] == solution.move_values[played] == 1

@@ -97,7 +97,8 @@ class Learner:
             self.optimizer = torch.optim.AdamW(groups, lr=lr, betas=(config.momentum, 0.999))
         self._step = 0
         self.last_grad_norm = 0.0  # of the last step, before clipping (logged)
-        self._saved_buffers: list[torch.Tensor] | None = None  # [buffer] batch-norm statistics before the step
+        # [buffer] the batch-norm statistics before a step, allocated once (load_state_dict copies in place)
+        self._saved_buffers = [b.detach().clone() for b in self.model.buffers()]
         # The moving average of the model's state (on its device), None when train.ema_decay is 0.
         self._average: dict[str, torch.Tensor] | None = (
             {k: v.detach().clone() for k, v in self.model.state_dict().items()} if config.ema_decay > 0 else None)
@@ -194,12 +195,8 @@ class Learner:
                     average.copy_(value)
 
     def _save_buffers(self) -> None:
-        buffers = list(self.model.buffers())
-        if self._saved_buffers is None or len(self._saved_buffers) != len(buffers):
-            self._saved_buffers = [b.detach().clone() for b in buffers]
-            return
         with torch.no_grad():
-            torch._foreach_copy_(self._saved_buffers, buffers)
+            torch._foreach_copy_(self._saved_buffers, list(self.model.buffers()))
 
     def _restore_buffers(self) -> None:
         with torch.no_grad():
