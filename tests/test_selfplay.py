@@ -266,3 +266,11 @@ def test_new_weights_keep_the_search_trees_unless_told_to_drop_them():
         assert all(g.search.tree is not None for g in player.groups)
         player.set_weights({k: v.clone() for k, v in player.model.state_dict().items()}, 1)
         assert all((g.search.tree is None) == reset for g in player.groups)
+
+
+def test_every_rule_sets_evaluator_shares_one_fold_of_the_network():
+    """One FoldedNet per SelfPlayer: a weight update refolds the network once, not once per evaluator."""
+    config = _config(selfplay={"sides": [3, 4]})
+    player = SelfPlayer(config, np.random.default_rng(0))
+    folds = {id(g.evaluator.net) for g in player.groups}
+    assert len(player.groups) == 2 and len(folds) == 1

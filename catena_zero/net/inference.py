@@ -79,13 +79,16 @@ class NetEvaluator:
     new weights need no new compile).
     """
 
-    def __init__(self, model: CatenaNet, env: VecEnv | None, config: NetConfig) -> None:
+    def __init__(self, model: CatenaNet, env: VecEnv | None, config: NetConfig, folded: FoldedNet | None = None) -> None:
         self.device = resolve_device(config.device)
         self.model = model.to(self.device).eval()
         self.env = env
         self.config = config
         self.dtype = inference_dtype(self.device, config.mixed_precision, config.cpu_precision)
-        self.net = FoldedNet(self.model, self.dtype)
+        # ``folded``: another evaluator's fold of the same model (one fold per weight version, not one each)
+        if folded is not None and (folded.source is not self.model or folded.dtype != self.dtype):
+            raise ValueError("folded must be a FoldedNet of this model in this evaluator's dtype")
+        self.net = folded if folded is not None else FoldedNet(self.model, self.dtype)
         self._forward_fn = torch.compile(self.net) if config.compile else self.net
         self._inverse_maps: dict[int, torch.Tensor] = {}  # per side: [S, A] on the device
 

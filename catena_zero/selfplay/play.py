@@ -113,10 +113,10 @@ class _TimedBatchEvaluator:
 class _Group:
     """The games of one rule set: env, search, live state and the per-ply records of every slot."""
 
-    def __init__(self, game: GameConfig, games: int, model: torch.nn.Module, config: Config) -> None:
+    def __init__(self, game: GameConfig, games: int, model: torch.nn.Module, config: Config, shared: NetEvaluator) -> None:
         self.game = game
         self.env = VecEnv(game)
-        self.evaluator = NetEvaluator(model, self.env, config.net)
+        self.evaluator = NetEvaluator(model, self.env, config.net, folded=shared.net)  # one fold for all groups
         self.search = MCTS(self.env, self.evaluator, config.search)
         self.size = games
         plies = self.env.spec.num_cells + 1  # L
@@ -154,9 +154,10 @@ class SelfPlayer:
         self.version = 0
         sets = config.rule_sets()
         per_set = max(1, config.selfplay.games_per_actor // len(sets))
-        self.groups = [_Group(rules.game(), per_set, self.model, config) for rules in sets]
         # One padded forward pass for the games of every rule set (net/inference.py evaluate_many).
-        self.evaluate_many = _TimedBatchEvaluator(NetEvaluator(self.model, None, config.net).evaluate_many)
+        shared = NetEvaluator(self.model, None, config.net)
+        self.evaluate_many = _TimedBatchEvaluator(shared.evaluate_many)
+        self.groups = [_Group(rules.game(), per_set, self.model, config, shared) for rules in sets]
         for group in self.groups:
             group.fair_komi = self._estimate_fair_komi(group)
             self._start_games(group, np.arange(group.size))
