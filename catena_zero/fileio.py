@@ -36,7 +36,7 @@ import secrets
 import stat
 import sys
 from pathlib import Path
-from typing import BinaryIO, Optional
+from typing import BinaryIO, Iterator, Optional, TextIO
 
 from .errors import UserError
 
@@ -50,6 +50,7 @@ MAX_CONFIG_BYTES = 1 << 20  # a config is a few kB of YAML
 MAX_RECORD_BYTES = 16 << 20  # a record is a few kB (a side-10 game has a few hundred events), comments included
 MAX_JSON_BYTES = 64 << 20  # a results or cache file (ladder, ablate's matches): kB to a few MB
 MAX_BOT_HEADER_BYTES = 16 << 20  # a bot file's JSON header (tensor table and settings): tens of kB
+MAX_LINE_CHARS = 1 << 16  # a typed or piped command line (engine, play): a few dozen characters
 
 
 def _stdout_stat() -> os.stat_result | None:
@@ -248,6 +249,23 @@ def read_input(path: str | os.PathLike, kind: str, limit: int, error: type = Use
     if len(data) > limit:
         raise error(f"{kind} {os.fspath(path)} is more than {limit:,} bytes; a {kind} is at most {limit:,}")
     return data
+
+
+def bounded_lines(stream: TextIO, limit: int = MAX_LINE_CHARS) -> Iterator[Optional[str]]:
+    """The lines of a text stream as ``for line in stream`` gives them, but never more than
+    ``limit`` characters (and a newline) held: a longer line (a program writing without
+    newlines, ``/dev/zero``) is read through and dropped in pieces of ``limit``, and yields
+    ``None`` in its place, so the caller can answer it as a bad line and go on with the next."""
+    while True:
+        line = stream.readline(limit + 1)
+        if not line:
+            return
+        if len(line) <= limit or line[limit:] == "\n":  # at most ``limit`` characters before its newline
+            yield line
+            continue
+        while line and not line.endswith("\n"):  # the rest of the long line, a piece at a time
+            line = stream.readline(limit)
+        yield None
 
 
 def remove_stale_temp_files(folder: str | os.PathLike) -> list[Path]:

@@ -190,6 +190,31 @@ def test_run_loop_answers_until_quit(engine):
     assert engine.finished
 
 
+class _Measured(io.StringIO):
+    """A stdin that records the most characters one read asked for."""
+
+    largest = 0
+
+    def readline(self, size=-1):
+        self.largest = max(self.largest, size if size >= 0 else 1 << 62)
+        return super().readline(size)
+
+
+def test_a_line_longer_than_the_limit_is_answered_once_and_never_held(engine):
+    """Issue 25: a program writing without newlines made the engine hold its whole input. A line
+    of more than MAX_LINE_CHARS is read in pieces, answered with one '?', and the next is served."""
+    from catena_zero.fileio import MAX_LINE_CHARS
+
+    stdin = _Measured("x" * (3 * MAX_LINE_CHARS + 5) + "\nname\n" + "y" * MAX_LINE_CHARS + "\nname\n" + "z" * 10**6)
+    stdout = io.StringIO()
+    assert engine.run(stdin, stdout, io.StringIO()) == 0
+    replies = stdout.getvalue().split("\n\n")
+    too_long = "? the line is longer than 65,536 characters; a command is one short line"
+    assert replies == [too_long, "= catena-zero", "? unknown command: " + "y" * MAX_LINE_CHARS
+                       + " (list_commands lists them)", "= catena-zero", too_long, ""]
+    assert stdin.largest <= MAX_LINE_CHARS + 1
+
+
 def test_engine_command_end_to_end(bot_path):
     commands = "protocol_version\noptions side 3 type komi scoring standard\nkomi 7\nplay black B2\n" \
                "genmove white\nundo\n3 showboard\nbad\nquit\n"

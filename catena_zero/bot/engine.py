@@ -50,6 +50,7 @@ from typing import TYPE_CHECKING, Callable, Optional, TextIO
 
 from .. import __version__
 from ..errors import UserError
+from ..fileio import MAX_LINE_CHARS, bounded_lines
 from ..game.notation import parse_move
 from ..game.options import GAME_TYPES, SCORINGS, GameConfig, komi_range
 from ..game.render import render_ascii
@@ -155,7 +156,12 @@ class Engine:
 
     def run(self, stdin: TextIO, stdout: TextIO, stderr: TextIO = sys.stderr) -> int:
         """Answer commands from ``stdin`` until ``quit`` or the end of the input."""
-        for line in stdin:
+        for line in bounded_lines(stdin):
+            if line is None:  # a line of more than MAX_LINE_CHARS is dropped unread, never held
+                stdout.write(str(Reply(False, f"the line is longer than {MAX_LINE_CHARS:,} characters; "
+                                              "a command is one short line")))
+                stdout.flush()
+                continue
             try:
                 reply = self.handle(line)
             except Exception as exc:  # a bug must not kill a GUI's session: report it and go on

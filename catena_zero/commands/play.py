@@ -25,7 +25,7 @@ import numpy as np
 from ..bot.players import Player, choose_event, setup_choices
 from ..errors import UserError
 from ..eval.specs import make_player, player_kinds
-from ..fileio import writes_to_stdout
+from ..fileio import MAX_LINE_CHARS, bounded_lines, writes_to_stdout
 from ..game.match import Match
 from ..game.notation import normalize_event, parse_move
 from ..game.options import komi_range
@@ -356,7 +356,11 @@ def _human_turn(match: Match, who: str, inp: TextIO, out: TextIO, undo_seat: Opt
             line = None if line is None else line + "\n"
         else:
             print(f"{who} > ", end="", file=out, flush=True)
-            line = inp.readline()
+            line = next(bounded_lines(inp), "")  # "" at the end of the input
+            if line is None:  # longer than MAX_LINE_CHARS: read through, never held
+                print(f"not accepted: the line is longer than {MAX_LINE_CHARS:,} characters. Type 'help' for help.",
+                      file=out)
+                continue
         if not line:
             print("\nend of input: game abandoned", file=out)
             return None
