@@ -13,8 +13,6 @@ import argparse
 import json
 import sys
 
-import dataclasses
-
 from catena_zero.bot.export import header_from_checkpoint, write_bot
 from catena_zero.bot.shipped import INDEX_FILE, SHIPPED_DIR, shipped_bots
 from catena_zero.fileio import write_text_atomic
@@ -61,10 +59,7 @@ def main() -> int:
         path = resolve_checkpoint(args.checkpoint)
         out = SHIPPED_DIR / f"{args.name}.bot"
         checkpoint = load_checkpoint(path)
-        header = header_from_checkpoint(checkpoint)
-        if args.simulations is not None:
-            header = dataclasses.replace(header, search=dataclasses.replace(header.search,
-                                                                            num_simulations=args.simulations))
+        header = header_from_checkpoint(checkpoint, simulations=args.simulations)
         write_bot(out, header, checkpoint.model)
         index[out.name] = {"trained": args.trained, "strength": args.strength, "source": str(path)}
         write_text_atomic(index_path, json.dumps(index, indent=1, sort_keys=True) + "\n")

@@ -487,3 +487,15 @@ def test_show_board_option(tmp_path, capsys):
     for layout in ("columns", "hex"):
         code, out, _ = run(["show", str(path), "--board", layout], capsys)
         assert code == 0 and render_ascii(game, legend=False, layout=layout) in out
+
+
+def test_a_bad_set_is_blamed_on_the_command_line_and_a_bad_file_on_the_file(tmp_path, capsys):
+    """Issue 28: `--set run.max_minuts=1` was reported "(from configs/quick.yaml)"."""
+    quick = str(Path(__file__).resolve().parent.parent / "configs" / "quick.yaml")
+    code, _, err = run(["train", "--config", quick, "--set", "run.max_minuts=1"], capsys)
+    assert code == 2 and "unknown key run.max_minuts" in err
+    assert err.rstrip().endswith(f"(from the command line, over {quick})")
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("run:\n  max_minuts: 3\n")
+    code, _, err = run(["train", "--config", str(bad), "--set", "run.max_minutes=1"], capsys)
+    assert code == 2 and "unknown key run.max_minuts" in err and err.rstrip().endswith(f"(from {bad})")

@@ -88,6 +88,26 @@ def test_export_command_takes_the_newest_checkpoint_of_a_run_folder(tmp_path, ca
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]  # atomic write left no temp file
 
 
+def test_an_exported_bot_plays_at_a_playing_budget_unless_told_otherwise(tmp_path, capsys):
+    """Issue 28: an exported bot kept the training search's budget (16 simulations in quick.yaml)
+    while the shipped bots play at 400. ``export`` now writes 400 by default, ``--simulations N``
+    any other, 0 the training config's; a bad value is one line and writes nothing."""
+    checkpoint = save_tiny_checkpoint(tmp_path / "run", step=3)
+    trained = load_checkpoint(checkpoint).config.search
+    for flags, expected in (([], 400), (["--simulations", "64"], 64), (["--simulations", "0"], trained.num_simulations)):
+        out = tmp_path / "bot.bot"
+        assert main(["export", str(checkpoint), "--out", str(out), *flags]) == 0
+        assert f"{expected} simulations" in capsys.readouterr().out
+        search = read_bot(out).header.search
+        assert search == dataclasses.replace(trained, num_simulations=expected)
+    out.unlink()
+    for bad in ("-1", "1000001"):
+        assert main(["export", str(checkpoint), "--out", str(out), "--simulations", bad]) == 2
+        err = capsys.readouterr().err
+        assert f"--simulations must be 0 (the training config's) or 1..1,000,000, got {bad}" in err
+        assert not out.exists()
+
+
 def test_export_refuses_weights_that_do_not_fit_and_writes_nothing(tmp_path):
     config = tiny_config()
     ckpt_path = save_tiny_checkpoint(tmp_path / "run")

@@ -147,27 +147,39 @@ def _default_game(config: Config, trained_for: tuple[RuleSet, ...]) -> GameConfi
 # ------------------------------------------------------------------------------ writing
 
 
-def header_from_checkpoint(checkpoint: "Checkpoint", trained_for: Optional[Iterable[RuleSet]] = None) -> BotHeader:
-    """The bot header of a checkpoint (``train.checkpoint.Checkpoint``: step, config, path)."""
+# The search budget an exported bot plays with unless told otherwise: the shipped bots' (their
+# strength in docs/RESULTS.md is measured at it). A training config's search is far smaller (16
+# simulations in quick.yaml), a budget for generating games, not for playing a person.
+PLAY_SIMULATIONS = 400
+
+
+def header_from_checkpoint(checkpoint: "Checkpoint", trained_for: Optional[Iterable[RuleSet]] = None,
+                           simulations: Optional[int] = None) -> BotHeader:
+    """The bot header of a checkpoint (``train.checkpoint.Checkpoint``: step, config, path);
+    ``simulations`` replaces the training search's budget (None: keep it)."""
     config: Config = checkpoint.config
     rules = _unique(trained_for) if trained_for is not None else config.rule_sets()
+    search = config.search if simulations is None else dataclasses.replace(config.search, num_simulations=simulations)
     return BotHeader(
         step=int(checkpoint.step),
         net=config.net,
-        search=config.search,
+        search=search,
         game=_default_game(config, rules),
         trained_for=rules,
         source=checkpoint.path.name if getattr(checkpoint, "path", None) is not None else "",
     )
 
 
-def export_bot(checkpoint: "Checkpoint", out: str | Path, trained_for: Optional[Iterable[RuleSet]] = None) -> BotHeader:
-    """Write the bot file of ``checkpoint`` to ``out`` atomically; returns its header.
+def export_bot(checkpoint: "Checkpoint", out: str | Path, trained_for: Optional[Iterable[RuleSet]] = None,
+               simulations: Optional[int] = None) -> BotHeader:
+    """Write the bot file of ``checkpoint`` to ``out`` atomically; returns its header. Its default
+    search is the training config's, with ``simulations`` a move when given (``PLAY_SIMULATIONS``
+    is what ``catena-zero export`` gives).
 
     The weights are checked against the network config first (``BotFileError`` if they do not fit),
     so a bot file that was written always loads.
     """
-    header = header_from_checkpoint(checkpoint, trained_for)
+    header = header_from_checkpoint(checkpoint, trained_for, simulations)
     weights = _fitted_weights(header.net, checkpoint.model, str(getattr(checkpoint, "path", None) or "checkpoint"))
     write_bot(out, header, weights)
     return header

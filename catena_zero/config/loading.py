@@ -155,14 +155,24 @@ def config_from_dict(data: dict) -> Config:
     return _build(Config, data or {}, "")
 
 
-def load_config(path: str | Path, overrides: dict | None = None) -> Config:
-    """Load a YAML config; ``overrides`` is a nested dict merged on top (e.g. from CLI flags)."""
+def load_config(path: str | Path, overrides: dict | None = None, overrides_from: str = "the command line") -> Config:
+    """Load a YAML config; ``overrides`` is a nested dict merged on top (e.g. from CLI flags).
+
+    A ``ConfigError`` names where the bad value came from: the file, or (when the file alone is a
+    valid config) ``overrides_from``, so ``--set run.max_minuts=1`` is not blamed on the file."""
     path = Path(path)
     data = read_yaml_file(path, "config")
     try:
         return config_from_dict(_merge(data, overrides or {}))
     except ConfigError as exc:
-        raise ConfigError(f"{exc} (from {path})") from None
+        source = str(path)
+        if overrides:
+            try:
+                config_from_dict(data)
+                source = f"{overrides_from}, over {path}"
+            except ConfigError:
+                pass  # the file itself is at fault
+        raise ConfigError(f"{exc} (from {source})") from None
 
 
 def read_yaml_file(path: str | Path, kind: str) -> dict:

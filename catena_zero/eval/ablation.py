@@ -192,7 +192,7 @@ def variant_configs(plan: AblationPlan, plan_name: str, bound: Optional[float] =
             run["name"] = run_name(plan_name, name, seed)
             nested["seed"] = seed
             try:
-                configs[(name, seed)] = load_config(plan.config, nested)
+                configs[(name, seed)] = load_config(plan.config, nested, overrides_from="the plan")
             except ConfigError as exc:
                 raise ConfigError(f"variant {name}: {exc}") from None
     return configs
