@@ -334,3 +334,34 @@ def test_play_help_lists_opponent_kinds(capsys):
     assert main(["play", "--help"]) == 0
     out = " ".join(capsys.readouterr().out.split())  # undo argparse's line wrapping
     assert "human" in out and "random (uniformly random legal moves)" in out
+
+
+def test_printed_commands_name_the_program_as_it_can_be_run_from_here(tmp_path, monkeypatch):
+    """Issue 28: 'continue with: catena-zero train ...' and 'tensorboard --logdir ...' gave
+    "command not found" after `make train` on a fresh clone (.venv/bin is on no PATH). A hint
+    names the program as it runs: its path from here, or the bare name where PATH finds it."""
+    import os
+    import sys
+
+    from catena_zero.commands.common import program_words, tensorboard_words
+
+    venv = tmp_path / "repo" / ".venv" / "bin"
+    venv.mkdir(parents=True)
+    for name in ("catena-zero", "tensorboard", "python"):
+        (venv / name).write_text("#!/bin/sh\n")
+        (venv / name).chmod(0o755)
+    monkeypatch.chdir(tmp_path / "repo")
+    monkeypatch.setattr(sys, "executable", str(venv / "python"))
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+    monkeypatch.setattr(sys, "argv", [".venv/bin/catena-zero", "train"])
+    assert program_words() == [".venv/bin/catena-zero"] and tensorboard_words() == [".venv/bin/tensorboard"]
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.chdir(tmp_path / "elsewhere")  # from a folder outside: the full path
+    monkeypatch.setattr(sys, "argv", [str(venv / "catena-zero"), "train"])
+    assert program_words() == [str(venv / "catena-zero")]
+    monkeypatch.setenv("PATH", f"{venv}{os.pathsep}/usr/bin")  # an activated environment: the bare names
+    assert program_words() == ["catena-zero"] and tensorboard_words() == ["tensorboard"]
+    monkeypatch.setattr(sys, "argv", [str(tmp_path / "somewhere" / "cli.py")])  # python -m catena_zero.cli
+    assert program_words() == [str(venv / "python"), "-m", "catena_zero.cli"]
+    (venv / "tensorboard").unlink()
+    assert tensorboard_words() == [str(venv / "python"), "-m", "tensorboard.main"]

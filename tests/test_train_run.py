@@ -77,6 +77,33 @@ def test_run_checkpoints_logs_and_resumes(tmp_path, capsys):
     assert resumed["seconds"] > checkpoint.counters["seconds"]
 
 
+def test_a_run_at_its_bound_says_how_to_extend_it_and_a_resume_with_nothing_to_do_writes_nothing(tmp_path, capsys):
+    """Issue 28: the 'continue with:' line of a run that reached its bound re-played the final
+    evaluation, wrote a second TensorBoard point at the same step and printed itself again. Now
+    the run prints a resume that raises the bound it reached; a resume within the old bound says
+    there is nothing to do and writes nothing; the printed command is runnable as printed."""
+    import shlex
+
+    from catena_zero.commands.common import program_words
+
+    assert main(_argv(tmp_path, sets=["run.max_steps=3", "eval.games=0"])) == 0
+    out = capsys.readouterr().out
+    assert "continue with:" not in out
+    line = next(line for line in out.splitlines() if line.startswith("extend it with: "))
+    words = shlex.split(line[len("extend it with: "):])
+    start = words.index("train")
+    assert words[:start] == program_words() and words[-3:] == ["--resume", "--set", "run.max_steps=6"]
+    run_dir = tmp_path / "t"
+    before = {p: p.stat().st_mtime_ns for p in run_dir.rglob("*") if p.is_file()}
+    assert main(_argv(tmp_path, "--resume", sets=["run.max_steps=3", "eval.games=0"])) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"nothing to do: {run_dir} already reached its bound (3 steps) at step 3; extend it with: ")
+    assert out.rstrip().endswith("--resume --set run.max_steps=6") and out.count("\n") == 1
+    assert {p: p.stat().st_mtime_ns for p in run_dir.rglob("*") if p.is_file()} == before  # nothing written
+    assert main(words[start:]) == 0, capsys.readouterr().err
+    assert _last_step(run_dir) == 6
+
+
 def test_resume_refuses_a_changed_config_and_a_new_run_refuses_an_old_folder(tmp_path, capsys):
     (tmp_path / "t" / "ckpt").mkdir(parents=True)
     (tmp_path / "t" / "ckpt" / "step-00000001.pt").write_bytes(b"x")
@@ -116,6 +143,44 @@ def test_a_new_run_starts_from_a_bot_file_and_resumes_without_repeating_it(tmp_p
     assert main(_argv(tmp_path, "--resume", sets=[*still[1:], "run.max_steps=5"], name="warm")) == 0
     assert _last_step(tmp_path / "warm") == 5
     assert "starting from the network of" not in capsys.readouterr().err
+
+
+def test_a_warm_start_with_init_replay_keeps_the_source_runs_replay_buffer(tmp_path, capsys):
+    from catena_zero.bot.export import export_bot
+    from catena_zero.config import load_config as load
+    from catena_zero.train.replay import ReplayBuffer
+
+    assert main(_argv(tmp_path, sets=["run.max_steps=3", "eval.games=0"])) == 0
+    source = load(tmp_path / "t" / "config.yaml")
+    saved = ReplayBuffer(source.replay, source.rule_sets())
+    saved.load(tmp_path / "t" / "replay.npz")
+    assert len(saved) > 0
+    capsys.readouterr()
+    # From the run's newest checkpoint: the buffer comes with it; the learner's first batches can
+    # come from it (min_positions is already met), so one step is enough to save a buffer that
+    # holds the source's positions and the new session's.
+    checkpoint = list_checkpoints(tmp_path / "t")[-1][1]
+    warm = ["run.max_steps=1", "eval.games=0", f"train.init_from={checkpoint}", "train.init_replay=true"]
+    assert main(_argv(tmp_path, sets=warm, name="warm")) == 0
+    err = capsys.readouterr().err
+    assert f"starting from the replay buffer of {tmp_path / 't'}: {len(saved):,} positions" in err
+    kept = ReplayBuffer(source.replay, source.rule_sets())
+    kept.load(tmp_path / "warm" / "replay.npz")
+    assert len(kept) > len(saved)
+    # Without init_replay the new run's buffer holds only its own games.
+    assert main(_argv(tmp_path, sets=warm[:3], name="empty")) == 0
+    fresh = ReplayBuffer(source.replay, source.rule_sets())
+    fresh.load(tmp_path / "empty" / "replay.npz")
+    assert len(fresh) < len(kept)
+    assert "starting from the replay buffer" not in capsys.readouterr().err
+    # A bot file keeps no buffer; init_replay alone names what it needs.
+    export_bot(load_checkpoint(tmp_path / "t"), tmp_path / "t.bot")
+    assert main(_argv(tmp_path, sets=[*warm[:2], f"train.init_from={tmp_path / 't.bot'}", "train.init_replay=true"],
+                      name="bot")) == 2
+    err = capsys.readouterr().err
+    assert "has no replay buffer (a bot file keeps none)" in err and err.count("\n") == 1
+    assert main(_argv(tmp_path, sets=["run.max_steps=1", "train.init_replay=true"], name="alone")) == 2
+    assert "train.init_replay needs train.init_from" in capsys.readouterr().err
 
 
 def test_init_from_reads_checkpoints_run_folders_and_bots_and_refuses_another_network(tmp_path, capsys):

@@ -232,3 +232,38 @@ def describe(config: GameConfig, komi_known: bool = True) -> str:
 
 def plural(count: int, word: str) -> str:
     return f"{count} {word}" + ("" if count == 1 else "s")
+
+
+def _pasteable(path: str) -> str:
+    """``path`` as a person can type it here: relative when it lies under the working folder."""
+    real = os.path.realpath(path)
+    here = os.path.realpath(os.getcwd())
+    return os.path.relpath(real, here) if real.startswith(here + os.sep) else real
+
+
+def _on_path_as(name: str, path: str) -> bool:
+    """Whether typing ``name`` runs ``path`` (the shell's PATH leads to that very file)."""
+    import shutil
+
+    found = shutil.which(name)
+    return found is not None and os.path.realpath(found) == os.path.realpath(path)
+
+
+def program_words() -> list[str]:
+    """How to run this catena-zero again from this folder, for the commands a hint prints (a
+    fresh clone's ``make train`` runs ``.venv/bin/catena-zero``, which is on no PATH):
+    ``catena-zero`` when that is what the shell finds, else the path of the program running, else
+    this Python with ``-m catena_zero.cli``."""
+    script = sys.argv[0] if sys.argv else ""
+    if os.path.basename(script) == "catena-zero" and os.path.isfile(script):
+        return ["catena-zero"] if _on_path_as("catena-zero", script) else [_pasteable(script)]
+    return [_pasteable(sys.executable), "-m", "catena_zero.cli"]
+
+
+def tensorboard_words() -> list[str]:
+    """How to start TensorBoard: ``tensorboard`` when the shell finds the one installed beside
+    this Python (the virtual environment's), else that program's path, else ``python -m``."""
+    beside = os.path.join(os.path.dirname(sys.executable), "tensorboard")
+    if os.path.isfile(beside):
+        return ["tensorboard"] if _on_path_as("tensorboard", beside) else [_pasteable(beside)]
+    return [_pasteable(sys.executable), "-m", "tensorboard.main"]

@@ -7,9 +7,10 @@ import os
 import shlex
 import sys
 from pathlib import Path
+from typing import Optional
 
 from ..config import NetConfig, config_diff, load_config, parse_overrides
-from .common import CliError, check_folder_writable, run_folder_of
+from .common import CliError, check_folder_writable, program_words, run_folder_of, tensorboard_words
 
 PROG = "catena-zero"
 
@@ -77,11 +78,13 @@ def check_run_folder(args: argparse.Namespace, config) -> None:
     check_folder_writable(run_dir)
 
 
-def resume_command(args: argparse.Namespace, run_name: str) -> str:
-    """The command that continues the run, quoted for a POSIX shell: the same config file and
-    the same ``--set``, ``--seed`` and ``--address`` that made the run's config (a resume refuses
-    a config that differs from the run's other than in its bounds), its name, ``--resume``."""
-    words = ["catena-zero", "train", "--config", args.config]
+def resume_command(args: argparse.Namespace, run_name: str, extend: Optional[str] = None) -> str:
+    """The command that continues the run, quoted for a POSIX shell and runnable from here (the
+    program as it was started: ``common.program_words``): the same config file and the same
+    ``--set``, ``--seed`` and ``--address`` that made the run's config (a resume refuses a config
+    that differs from the run's other than in its bounds), its name, ``--resume``; ``extend``
+    (``KEY=VALUE``) adds a last ``--set`` that raises the bound it reached (the last one wins)."""
+    words = [*program_words(), "train", "--config", args.config]
     for item in args.set:
         words += ["--set", item]
     if args.seed is not None:
@@ -89,6 +92,8 @@ def resume_command(args: argparse.Namespace, run_name: str) -> str:
     if args.address is not None:
         words += ["--address", args.address]
     words += ["--run-name", run_name, "--resume"]
+    if extend is not None:
+        words += ["--set", extend]
     return " ".join(shlex.quote(word) for word in words)
 
 
@@ -96,7 +101,7 @@ def run(args: argparse.Namespace) -> int:
     import torch
 
     from ..eval.inloop import evaluate_in_loop
-    from ..train.driver import learner_threads, train
+    from ..train.driver import NothingToDo, learner_threads, train
 
     overrides = parse_overrides(args.set)
     if args.address is not None:
@@ -108,8 +113,13 @@ def run(args: argparse.Namespace) -> int:
     config = load_config(args.config, overrides)
     check_run_folder(args, config)  # before Ray starts
     torch.set_num_threads(learner_threads(config))  # this process runs the learner: its threads to set
-    summary = train(config, Path(args.config).stem, args.run_name, args.resume, evaluate=evaluate_in_loop,
-                    load_weights=initial_weights)
+    try:
+        summary = train(config, Path(args.config).stem, args.run_name, args.resume, evaluate=evaluate_in_loop,
+                        load_weights=initial_weights)
+    except NothingToDo as done:  # nothing started, nothing written
+        print(f"nothing to do: {done}; extend it with: "
+              f"{resume_command(args, done.run_dir.name, done.bound.extended())}", file=sys.stdout)
+        return 0
     out = sys.stdout
     resume = resume_command(args, summary.run_dir.name)
     if summary.stop_reason.startswith("interrupted"):
@@ -130,6 +140,11 @@ def run(args: argparse.Namespace) -> int:
         print(f"newest checkpoint: {summary.checkpoint}", file=out)
     if summary.last_eval is not None:
         print(f"last evaluation (step {summary.last_eval.step}): {summary.last_eval.describe()}", file=out)
-    print(f"TensorBoard: tensorboard --logdir {summary.run_dir / 'tensorboard'}", file=out)
-    print(f"continue with: {resume}", file=out)
+    logdir = summary.run_dir / "tensorboard"
+    print(f"TensorBoard: {' '.join(shlex.quote(w) for w in [*tensorboard_words(), '--logdir', str(logdir)])}",
+          file=out)
+    if summary.bound is not None:  # a resume as it stands would have nothing to do
+        print(f"extend it with: {resume_command(args, summary.run_dir.name, summary.bound.extended())}", file=out)
+    else:
+        print(f"continue with: {resume}", file=out)
     return 0

@@ -419,8 +419,17 @@ class TrainConfig:
     # self-play begins at that network's strength (how a run continues from a shipped bot when
     # its run folder is gone). Read only when the run starts; --resume keeps the saved value.
     init_from: str = ""
+    # With train.init_from a run folder or one of its checkpoints: also start from that run's
+    # replay buffer (its replay.npz, as last saved), so a warm start goes on learning from the
+    # positions its network was trained on instead of waiting for replay.min_positions and fitting
+    # the first few games (KataGo continues a run on its existing data). The usual use is an
+    # annealed finish: continue a run at a reduced train.learning_rate with its data. False = an
+    # empty buffer. The rule sets of the saved positions must be among this config's.
+    init_replay: bool = False
 
     def __post_init__(self) -> None:
+        _check(not self.init_replay or bool(self.init_from),
+               "train.init_replay needs train.init_from (the run whose replay buffer to start from)")
         _check(self.batch_size >= 1, f"train.batch_size must be >= 1, got {self.batch_size}")
         _check(self.optimizer in ("sgd", "adamw"), f"train.optimizer must be 'sgd' or 'adamw', got {self.optimizer!r}")
         _check(self.learning_rate > 0, f"train.learning_rate must be > 0, got {self.learning_rate}")

@@ -34,7 +34,7 @@ from typing import Callable, Optional
 import numpy as np
 import torch
 
-from ..config import RESUMABLE_KEYS, Config, ConfigError, NetConfig, config_diff, config_to_yaml, load_config
+from ..config import RESUMABLE_KEYS, Config, ConfigError, NetConfig, RunConfig, config_diff, config_to_yaml, load_config
 from ..errors import UserError
 from ..fileio import remove_stale_temp_files, write_text_atomic
 from ..game.options import RuleSet
@@ -55,6 +55,14 @@ REPLAY_FILE = "replay.npz"
 
 class RunError(UserError):
     """A run cannot start or resume (the message says why, in one line)."""
+
+
+class NothingToDo(Exception):
+    """A resume whose run already reached its (new) bounds: nothing was started or written."""
+
+    def __init__(self, run_dir: Path, step: int, bound: "Bound") -> None:
+        super().__init__(f"{run_dir} already reached its bound ({bound.describe()}) at step {step}")
+        self.run_dir, self.step, self.bound = run_dir, step, bound
 
 
 # Reads the network ``train.init_from`` names and returns its weights, checked against the net
@@ -78,6 +86,7 @@ class RunSummary:
     actor_nodes: int  # distinct Ray nodes the self-play chunks of this session came from
     cpu: Optional[CpuReport] = None  # where this session's CPU time went
     evaluations_skipped: int = 0  # in-loop evaluations skipped to stay within eval.max_cpu_share
+    bound: Optional[Bound] = None  # the bound that ended the run (None: interrupted or stopped)
 
 
 def prepare_run(config: Config, default_name: str, run_name: Optional[str], resume: bool) -> tuple[Path, Config]:
@@ -99,14 +108,16 @@ def prepare_run(config: Config, default_name: str, run_name: Optional[str], resu
         except ConfigError as exc:
             raise RunError(f"cannot resume {run_dir}: {exc}") from None
         wanted = _with_run_name(config, name)
-        # train.init_from only decides a run's first network: a resume need not repeat it.
+        # train.init_from (and init_replay) only decide a run's first network and buffer: a
+        # resume need not repeat them.
         differing = [d for d in config_diff(saved, wanted)
-                     if d.split(":")[0] not in RESUMABLE_KEYS + ("train.init_from",)]
+                     if d.split(":")[0] not in RESUMABLE_KEYS + ("train.init_from", "train.init_replay")]
         if differing:
             raise RunError(f"--resume would change {run_dir}'s config; only the bounds "
                            f"({', '.join(RESUMABLE_KEYS)}) may change: {'; '.join(differing)}")
         bounds = {key.split(".")[1]: getattr(config.run, key.split(".")[1]) for key in RESUMABLE_KEYS}
         config = _replace_run(saved, **bounds)
+        _check_work_left(run_dir, config)
     else:
         if list_checkpoints(run_dir) and not (run_name or config.run.name):
             # No name was asked for: a second run of the same config gets the next free name.
@@ -122,6 +133,20 @@ def prepare_run(config: Config, default_name: str, run_name: Optional[str], resu
     _remove_stale_temp_files(run_dir)
     write_text_atomic(saved_path, config_to_yaml(config))
     return run_dir, config
+
+
+def _check_work_left(run_dir: Path, config: Config) -> None:
+    """``NothingToDo`` when the newest intact checkpoint's counters already reach ``config``'s
+    bounds: a resume would only repeat the final evaluation and write a second point at its step."""
+    checkpoint, _ = newest_intact_checkpoint(run_dir)
+    if checkpoint is None:
+        return  # nothing intact: TrainingRun says so
+    c = checkpoint.counters
+    counters = _Counters(step=checkpoint.step, positions=int(c.get("positions", 0)),
+                         seconds=float(c.get("seconds", 0.0)), cpu_seconds=float(c.get("cpu_seconds", 0.0)))
+    bound = bound_reached(config.run, counters)
+    if bound is not None:
+        raise NothingToDo(run_dir, checkpoint.step, bound)
 
 
 def _remove_stale_temp_files(run_dir: Path) -> None:
@@ -144,6 +169,38 @@ def _replace_run(config: Config, **changes) -> Config:
 
 def _with_run_name(config: Config, name: str) -> Config:
     return _replace_run(config, name=name)
+
+
+@dataclass(frozen=True)
+class Bound:
+    """A bound of a run that its counters reached: ``key`` (one of ``RESUMABLE_KEYS``) and its value."""
+
+    key: str
+    value: float
+
+    _UNITS = {"run.max_steps": "steps", "run.max_positions": "positions", "run.max_minutes": "minutes",
+              "run.max_cpu_minutes": "CPU minutes"}
+
+    def describe(self) -> str:
+        return f"{self.value:g} {self._UNITS[self.key]}"
+
+    def extended(self) -> str:
+        """``KEY=VALUE`` that doubles it: what to add to a resume to go on training."""
+        value = self.value * 2
+        return f"{self.key}={int(value) if float(value).is_integer() else value:g}"
+
+
+def bound_reached(run: RunConfig, c: "_Counters") -> Optional[Bound]:
+    """The first of ``run``'s bounds that the counters ``c`` reached, None for none."""
+    if run.max_steps is not None and c.step >= run.max_steps:
+        return Bound("run.max_steps", run.max_steps)
+    if run.max_positions is not None and c.positions >= run.max_positions:
+        return Bound("run.max_positions", run.max_positions)
+    if run.max_minutes is not None and c.seconds >= run.max_minutes * 60:
+        return Bound("run.max_minutes", run.max_minutes)
+    if run.max_cpu_minutes is not None and c.cpu_seconds >= run.max_cpu_minutes * 60:
+        return Bound("run.max_cpu_minutes", run.max_cpu_minutes)
+    return None
 
 
 @dataclass
@@ -185,6 +242,8 @@ class TrainingRun:
         start = None if restoring or not config.train.init_from else self._initial_model(load_weights)
         self.learner = Learner(config.net, config.train, generator, model=start)
         self.replay = ReplayBuffer(config.replay, self.rule_sets)
+        if not restoring and config.train.init_replay:
+            self._initial_replay()
         self.counters = _Counters()
         self.window = SelfPlayWindow()
         self.fair_komi: dict[RuleSet, int] = {}
@@ -195,6 +254,7 @@ class TrainingRun:
         self.nodes: set[str] = set()  # Ray nodes that self-play ran on
         self.cpu = CpuAccount(self.cpus)
         self.evaluations_skipped = 0
+        self.bound: Optional[Bound] = None  # the bound reached, once reached
         self.last_eval_cpu = 0.0  # CPU seconds of the last in-loop evaluation (the next one's estimate)
         if restoring:
             self._restore()
@@ -211,6 +271,26 @@ class TrainingRun:
         model = model_from_weights(self.config.net, load_weights(source, self.config.net))
         print(f"starting from the network of {source}", file=sys.stderr)
         return model
+
+    def _initial_replay(self) -> None:
+        """Fill the buffer from the replay file of the run ``train.init_from`` names (a run folder,
+        or a checkpoint in its ``ckpt/``); ``RunError`` when there is none or it does not load."""
+        source = Path(self.config.train.init_from)
+        if source.is_dir():
+            folder = source
+        elif source.parent.name == CHECKPOINT_DIR:
+            folder = source.parent.parent
+        else:
+            raise RunError(f"train.init_replay: train.init_from {str(source)!r} is not a run folder or one of its "
+                           f"checkpoints, so it has no replay buffer (a bot file keeps none)")
+        path = folder / REPLAY_FILE
+        if not path.exists():
+            raise RunError(f"train.init_replay: {folder} has no {REPLAY_FILE} to start from")
+        try:
+            self.replay.load(path)
+        except ReplayError as exc:
+            raise RunError(f"train.init_replay: {exc}") from None
+        print(f"starting from the replay buffer of {folder}: {len(self.replay):,} positions", file=sys.stderr)
 
     def _restore(self) -> None:
         """Load the newest intact checkpoint (the caller saw that the folder has one)."""
@@ -297,7 +377,7 @@ class TrainingRun:
                           positions=self.counters.positions, games=self.counters.games,
                           minutes=self.counters.seconds / 60, stop_reason=stop_reason, last_eval=self.last_eval,
                           actor_restarts=restarts, actor_nodes=len(self.nodes), cpu=self.cpu.report(),
-                          evaluations_skipped=self.evaluations_skipped)
+                          evaluations_skipped=self.evaluations_skipped, bound=self.bound)
 
     def _run_progress(self) -> float:
         """How far the run is toward the first bound it will reach, 0..1 (0 without bounds)."""
@@ -311,16 +391,11 @@ class TrainingRun:
         return bound - self.counters.step if bound is not None else 1 << 30
 
     def _bound_reached(self) -> str:
-        run, c = self.config.run, self.counters
-        if run.max_steps is not None and c.step >= run.max_steps:
-            return f"bound reached: {run.max_steps} steps"
-        if run.max_positions is not None and c.positions >= run.max_positions:
-            return f"bound reached: {run.max_positions} positions"
-        if run.max_minutes is not None and c.seconds >= run.max_minutes * 60:
-            return f"bound reached: {run.max_minutes:g} minutes"
-        if run.max_cpu_minutes is not None and c.cpu_seconds >= run.max_cpu_minutes * 60:
-            return f"bound reached: {run.max_cpu_minutes:g} CPU minutes"
-        return ""
+        bound = bound_reached(self.config.run, self.counters)
+        if bound is None:
+            return ""
+        self.bound = bound
+        return f"bound reached: {bound.describe()}"
 
     def _collect(self, chunks) -> None:
         for chunk in chunks:
