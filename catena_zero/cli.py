@@ -40,6 +40,7 @@ DEBUG_ENV = "CATENA_ZERO_DEBUG"  # set to 1: print the traceback of an error
 COMMANDS = {
     "play": "play",
     "show": "show",
+    "analyze": "analyze",
     "random-game": "random_game",
     "train": "train",
     "export": "export",
