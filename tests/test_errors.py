@@ -52,24 +52,11 @@ def raising(exc: BaseException):
 # ------------------------------------------------------------------------------- the classes
 
 
-def test_every_module_error_class_is_a_user_error():
-    from catena_zero.bot.bot import UnsupportedGame
-    from catena_zero.bot.engine import CommandError
-    from catena_zero.bot.export import BotFileError
-    from catena_zero.commands.common import CliError
-    from catena_zero.config import ConfigError
-    from catena_zero.eval.ladder import LadderError
-    from catena_zero.game.records import RecordError
-    from catena_zero.game.rules import IllegalMove
-    from catena_zero.net.model import WeightsMismatch
-    from catena_zero.train.checkpoint import CheckpointError
-    from catena_zero.train.driver import RunError
+def test_the_error_family_keeps_its_old_bases():
+    """Every exception class of the package is a UserError (and a ValueError) or a named signal:
+    tests/test_architecture.py walks the package for them. Here: the bases callers relied on."""
     from catena_zero.train.learner import TrainingDiverged
-    from catena_zero.train.replay import ReplayError
 
-    for cls in (ConfigError, RecordError, IllegalMove, BotFileError, CommandError, UnsupportedGame, ReplayError,
-                RunError, CheckpointError, LadderError, CliError, WeightsMismatch, TrainingDiverged):
-        assert issubclass(cls, UserError) and issubclass(cls, ValueError), cls
     assert issubclass(TrainingDiverged, RuntimeError)  # callers that caught RuntimeError still do
     assert not issubclass(ValueError, UserError)
 
