@@ -166,6 +166,10 @@ def test_two_people_play_a_whole_match_and_save_it(config, tmp_path, capsys, mon
     assert list(record.events) == events and record.result is not None
     assert out.count("game over: ") == 1 and ("wins" in out or "a draw" in out)
     assert "not accepted" not in out
+    # Issue 28: the key that never changes is shown with the first board, not after every move;
+    # the last move and the status lines come with every board.
+    assert out.count("X black, O white, x o claimed") == 1 and out.count("a cell touches six") == 1
+    assert out.count("last move: ") == len(record.position().history) + 1
 
 
 def test_bad_input_reprompts_and_commands_work(tmp_path, capsys, monkeypatch):

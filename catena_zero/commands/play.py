@@ -275,8 +275,12 @@ def play_in_terminal(match: Match, players: dict[str, Optional[Player]], rng: np
     ``komi_by_flag``: the komi was chosen before the match by ``--komi`` (the game says so).
     ``layout``: the board's picture (``render_ascii``).
     """
+    key_shown = []  # the key's lines that never change: with the first board only (and on 'board')
+
     def board(game) -> str:
-        return render_ascii(game, match=match, layout=layout)
+        text = render_ascii(game, match=match, layout=layout, key=not key_shown)
+        key_shown.append(True)
+        return text
 
     komi_known = match.config.game_type != "komi" or match.game is not None
     print(f"Catena: {describe(match.config if match.game is None else match.game.config, komi_known)}.", file=out)

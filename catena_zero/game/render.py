@@ -264,7 +264,7 @@ def _ring(spec: BoardSpec) -> tuple[dict[tuple[int, int], str], dict[tuple[int, 
 
 
 def render_ascii(game: Game, *, legend: bool = True, match: Optional[Match] = None,
-                 layout: str = "columns") -> str:
+                 layout: str = "columns", key: bool = True) -> str:
     """The position as text: stones X/O (x/o once claimed), ``.`` an empty cell, ``-`` an empty
     cell nobody can ever play (R3), the last move in parentheses, column letters and row
     numbers around the board (module docstring).
@@ -272,7 +272,8 @@ def render_ascii(game: Game, *, legend: bool = True, match: Optional[Match] = No
     ``layout`` "columns" (default) draws columns vertically, each letter above and below its
     column; "hex" draws R1's hexagon with columns running diagonally. ``legend`` adds the key
     and the status lines (``status_lines``; with ``match`` they name the set-up step and the
-    seats)."""
+    seats); ``key`` False leaves out the key's lines that never change (what the characters mean,
+    how cells are named and touch), for a terminal that has shown them once."""
     if layout not in LAYOUTS:
         raise ValueError(f"layout must be one of {', '.join(LAYOUTS)}; got {layout!r}")
     view = BoardView.of(game, match)
@@ -289,11 +290,14 @@ def render_ascii(game: Game, *, legend: bool = True, match: Optional[Match] = No
     if legend:
         last = view.last_move or "none"
         marked = " (in parentheses)" if view.last_move not in (None, BUTTON) else ""
-        out.append("X black, O white, x o claimed (R5); . empty, - empty but never playable (R3)")
-        if layout == "columns":
+        if not key:
+            out.append(f"last move: {last}{marked}")
+        elif layout == "columns":
+            out.append("X black, O white, x o claimed (R5); . empty, - empty but never playable (R3)")
             out.append(f"last move: {last}{marked}; names: letter above/below, number left/right")
             out.append("a cell touches six: left, right, up, down, up-right and down-left (R1)")
         else:
+            out.append("X black, O white, x o claimed (R5); . empty, - empty but never playable (R3)")
             out.append(f"last move: {last}{marked}; columns run diagonally (\\) to their letters")
         out.extend(view.status)
     return "\n".join(out) + "\n"
