@@ -60,10 +60,10 @@ def test_identification_commands(engine):
     commands = ok(engine, "list_commands").splitlines()
     for name in ("protocol_version", "name", "version", "list_commands", "options", "komi", "clear_board", "play",
                  "genmove", "undo", "showboard", "final_score", "analyze", "quit", "known_command", "legal_moves",
-                 "genkomi", "gencolour"):
+                 "genkomi", "gencolour", "boardsize", "time_settings", "time_left", "kata-analyze", "lz-analyze"):
         assert name in commands
         assert ok(engine, f"known_command {name}") == "true"
-    assert ok(engine, "known_command boardsize") == "false"
+    assert ok(engine, "known_command loadsgf") == "false"
 
 
 def test_options_komi_play_undo_showboard(engine):
@@ -250,3 +250,97 @@ def test_a_byte_that_is_not_utf8_gets_an_answer_under_a_strict_stdin(bot_path, e
     assert replies[0] == "= catena-zero" and replies[1].startswith("? unknown command")
     assert replies[2].startswith("? ") and replies[3] == "= catena-zero" and replies[4] == "="
     assert b"Traceback" not in result.stderr and b"internal error" not in result.stderr
+
+
+# ----------------------------------------------------------------- GTP's own commands (issue 28)
+
+
+def test_boardsize_is_options_side(engine):
+    ok(engine, "boardsize 3")
+    assert engine.config.side == 3 and engine.game.move_number == 0
+    before = state(engine)
+    for line in ("boardsize 4", "boardsize", "boardsize x"):  # side 4: the bot was not trained for it
+        assert not engine.handle(line).ok and state(engine) == before, line
+
+
+def test_time_settings_turn_the_clock_into_a_thinking_time(engine, monkeypatch):
+    from catena_zero.bot.engine import CLOCK_LEAST_SECONDS, CLOCK_MARGIN_SECONDS
+
+    asked = []
+    monkeypatch.setattr(engine.bot, "select_move",
+                        lambda game, seconds=None, simulations=None: asked.append(seconds) or game.legal_moves()[0])
+    ok(engine, "genmove black")
+    assert asked == [None]  # no time control: the bot's own budget
+    ok(engine, "clear_board")
+    ok(engine, "time_settings 60 10 5")
+    empty = len(engine.game.legal_cells())
+    ok(engine, "genmove black")
+    # Main time spread over the moves to come (half the empty cells), plus a period over its stones.
+    assert asked[-1] == pytest.approx(60 / (empty // 2) + 10 / 5 - CLOCK_MARGIN_SECONDS)
+    ok(engine, "time_left white 4 2")  # White in byo-yomi: 4 s for 2 stones
+    ok(engine, "genmove white")
+    assert asked[-1] == pytest.approx(2 - CLOCK_MARGIN_SECONDS)
+    ok(engine, "time_left black 0 1")  # the flag nearly down: still a positive time
+    ok(engine, "genmove black")
+    assert asked[-1] == CLOCK_LEAST_SECONDS
+    ok(engine, "time_settings 0 0 0")  # no time limit again
+    ok(engine, "genmove white")
+    assert asked[-1] is None
+    assert not engine.handle("time_left black 5 0").ok  # no clock to set
+
+
+class _Collected(io.StringIO):
+    """A stdout that a test can read while the engine writes it from another thread."""
+
+    def __init__(self):
+        super().__init__()
+        import threading
+
+        self.lock = threading.Lock()
+
+    def write(self, text):
+        with self.lock:
+            return super().write(text)
+
+    def text(self) -> str:
+        with self.lock:
+            return self.getvalue()
+
+
+@pytest.mark.parametrize("command", ["kata-analyze 5", "lz-analyze b 5"])
+def test_a_streaming_analysis_reports_until_the_next_command(bot, command):
+    import threading
+    import time
+
+    engine = Engine(bot)
+    read, write = os.pipe()
+    stdin, stdout = os.fdopen(read, "r"), _Collected()
+    worker = threading.Thread(target=engine.run, args=(stdin, stdout, io.StringIO()))
+    with os.fdopen(write, "w") as feed:
+        feed.write(f"7 {command}\n")
+        feed.flush()
+        worker.start()
+        deadline = time.monotonic() + 60
+        while stdout.text().count("\ninfo move") < 3 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        feed.write("name\nquit\n")
+    worker.join(60)
+    assert not worker.is_alive()
+    replies = stdout.text().split("\n\n")
+    head, *reports = replies[0].split("\n")
+    assert head == "=7" and len(reports) >= 3 and replies[1:] == ["= catena-zero", "=", ""]
+    for report in reports:
+        fields = report.split()
+        assert fields[0] == "info" and fields[1] == "move"
+        moves = report.split("info ")[1:]
+        for order, item in enumerate(moves):
+            words = item.split()
+            values = dict(zip(words[::2], words[1::2]))
+            assert int(values["order"]) == order and int(values["visits"]) >= 1
+            if command.startswith("lz"):
+                assert 0 <= int(values["winrate"]) <= 10000 and "scoreLead" not in values
+            else:
+                assert 0.0 <= float(values["winrate"]) <= 1.0 and "scoreLead" in values
+    totals = [sum(int(x.split()[3]) for x in r.split("info ")[1:]) for r in reports]
+    assert totals[1] > totals[0]  # the search grows between reports
+    assert engine.game.move_number == 0  # analysis plays nothing

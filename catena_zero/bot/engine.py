@@ -35,6 +35,23 @@ Commands (Catena's options replace GTP's ``boardsize``; colours are ``black``/``
                                       after Black's first stone (no_komi); nothing is changed
     quit                              end the session
 
+GTP's own names, for GUIs and match runners:
+
+    boardsize N                       options side N (a new game, the game type and scoring kept)
+    time_settings MAIN BYO STONES     a time control in seconds (GTP's Canadian byo-yomi: STONES
+                                      moves in each BYO seconds after MAIN); 0 0 0 (or BYO > 0
+                                      with STONES 0) means none: the bot's simulation budget again
+    time_left COLOUR SECONDS STONES   the clock of COLOUR now (STONES 0: still in main time)
+    kata-analyze [INTERVAL]           stream the bot's analysis: one line every INTERVAL
+    lz-analyze [INTERVAL]             centiseconds (default 100), ``info move M visits V winrate W
+                                      scoreLead S prior P order K`` for each candidate (lz-analyze:
+                                      winrate and prior in 1/10000), the search growing between
+                                      reports, until the next command arrives (then an empty line)
+
+Under a time control ``genmove`` thinks for its share of the time left: the main time left spread
+over the moves the game may still take (half the cells still empty), plus the byo-yomi period
+over its stones, less a margin for the transport.
+
 Values are P(win) - P(loss) in [-1, 1] for the player to move; scores are that player's expected
 final margin (R6).
 """
@@ -42,8 +59,11 @@ final margin (R6).
 from __future__ import annotations
 
 import dataclasses
+import queue
 import re
 import sys
+import threading
+import time
 import traceback
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Optional, TextIO
@@ -99,6 +119,71 @@ class Reply:
         return f"{head} {self.text}\n\n"
 
 
+_END = object()  # what the reader thread queues at the end of the input
+STREAM_FIRST_SIMULATIONS = 16  # the first report's search; each next one doubles, up to the cap
+STREAM_MAX_SIMULATIONS = 1 << 16
+CLOCK_MARGIN_SECONDS = 0.2  # kept back on every move for the GUI's and the pipe's delays
+CLOCK_LEAST_SECONDS = 0.05
+
+
+def _read_into(stream: TextIO, lines: queue.Queue) -> None:
+    """The reader thread: every line of ``stream`` (None for an overlong one), then _END."""
+    try:
+        for line in bounded_lines(stream):
+            lines.put(line)
+    finally:
+        lines.put(_END)
+
+
+@dataclass(frozen=True)
+class Clock:
+    """GTP's time control (Canadian byo-yomi) and each colour's clock as ``time_left`` last said."""
+
+    main: int  # seconds of main time
+    byo: int  # seconds of each byo-yomi period
+    stones: int  # moves to make in each period
+    remaining: tuple = ()  # ((colour, seconds, stones), ...) from time_left, newest per colour
+
+    def left(self, colour: str, seconds: int, stones: int) -> "Clock":
+        others = tuple(r for r in self.remaining if r[0] != colour)
+        return dataclasses.replace(self, remaining=others + ((colour, seconds, stones),))
+
+    def seconds_for(self, colour: str, game: Game) -> float:
+        """This move's thinking time: in main time its share over the moves still to come (half the
+        empty cells: the players alternate), plus the byo-yomi period over its stones once in it."""
+        told = {c: (s, n) for c, s, n in self.remaining}
+        seconds, stones = told.get(colour, (self.main, 0))
+        moves_left = max(1, len(game.legal_cells()) // 2)
+        if stones > 0:  # in byo-yomi: ``seconds`` for ``stones`` moves
+            share = seconds / stones
+        else:
+            share = seconds / moves_left + (self.byo / self.stones if self.stones else 0.0)
+        return max(CLOCK_LEAST_SECONDS, share - CLOCK_MARGIN_SECONDS)
+
+
+@dataclass(frozen=True)
+class AnalysisStream:
+    """A streaming analysis asked for: how often to report and in which of GTP's two formats."""
+
+    interval: float  # seconds between reports
+    scaled: bool  # lz-analyze: winrate and prior in 1/10000 (Leela Zero); kata-analyze: 0..1
+    top: int = 10
+
+    def line(self, info) -> str:
+        """One report: ``info move M visits V winrate W scoreLead S prior P order K`` per move, the
+        winrate for the player to move (P(win), a draw counting half)."""
+        parts = []
+        for order, m in enumerate(info.moves):
+            winrate, prior = (m.value + 1) / 2, m.prior
+            if self.scaled:
+                parts.append(f"info move {m.move} visits {m.visits} winrate {round(10000 * winrate)} "
+                             f"prior {round(10000 * prior)} order {order}")
+            else:
+                parts.append(f"info move {m.move} visits {m.visits} winrate {winrate:.4f} scoreLead {m.score:.2f} "
+                             f"prior {prior:.4f} order {order}")
+        return " ".join(parts)
+
+
 class Engine:
     """The protocol's state (options, game) around a ``Bot``; ``handle`` answers one line."""
 
@@ -126,7 +211,14 @@ class Engine:
             "genkomi": self._genkomi,
             "gencolour": self._gencolour,
             "quit": self._quit,
+            "boardsize": self._boardsize,
+            "time_settings": self._time_settings,
+            "time_left": self._time_left,
+            "kata-analyze": self._kata_analyze,
+            "lz-analyze": self._lz_analyze,
         }
+        self.clock: Optional[Clock] = None  # time_settings; None: the bot's own budget per move
+        self.stream: Optional[AnalysisStream] = None  # set by kata-analyze / lz-analyze, run by run()
 
     # -- the loop ----------------------------------------------------------------------------------
 
@@ -155,8 +247,19 @@ class Engine:
             return Reply(False, one_line(exc) or type(exc).__name__, ident)
 
     def run(self, stdin: TextIO, stdout: TextIO, stderr: TextIO = sys.stderr) -> int:
-        """Answer commands from ``stdin`` until ``quit`` or the end of the input."""
-        for line in bounded_lines(stdin):
+        """Answer commands from ``stdin`` until ``quit`` or the end of the input.
+
+        The lines are read by a thread of their own into a queue, so that a streaming analysis
+        (``kata-analyze``) can report until the next line arrives without blocking on the read."""
+        lines: queue.Queue = queue.Queue()
+        reader = threading.Thread(target=_read_into, args=(stdin, lines), name="engine-stdin", daemon=True)
+        reader.start()
+        pending = None
+        while not self.finished:
+            line = pending if pending is not None else lines.get()
+            pending = None
+            if line is _END:
+                break
             if line is None:  # a line of more than MAX_LINE_CHARS is dropped unread, never held
                 stdout.write(str(Reply(False, f"the line is longer than {MAX_LINE_CHARS:,} characters; "
                                               "a command is one short line")))
@@ -167,12 +270,37 @@ class Engine:
             except Exception as exc:  # a bug must not kill a GUI's session: report it and go on
                 traceback.print_exc(file=stderr)
                 reply = Reply(False, f"internal error: {type(exc).__name__}: {one_line(exc)}")
+            if reply is not None and self.stream is not None and reply.ok:
+                stream, self.stream = self.stream, None
+                pending = self._run_stream(stream, reply.id, lines, stdout)
+                continue
+            self.stream = None
             if reply is not None:
                 stdout.write(str(reply))
                 stdout.flush()
-            if self.finished:
-                break
         return 0
+
+    def _run_stream(self, stream: "AnalysisStream", ident: Optional[int], lines: queue.Queue,
+                    stdout: TextIO):
+        """Report ``stream`` every interval until a line arrives; returns that line (or _END).
+        GTP's form: ``=[id]``, then one ``info ...`` line per report, then an empty line."""
+        stdout.write(("=" if ident is None else f"={ident}") + "\n")
+        stdout.flush()
+        simulations, deadline = STREAM_FIRST_SIMULATIONS, time.monotonic()
+        while True:
+            try:
+                line = lines.get(timeout=max(0.0, deadline - time.monotonic()))
+                break
+            except queue.Empty:
+                pass
+            info = self.bot.analyze(self.game, top=stream.top, simulations=simulations)
+            stdout.write(stream.line(info) + "\n")
+            stdout.flush()
+            deadline = time.monotonic() + stream.interval
+            simulations = min(2 * simulations, STREAM_MAX_SIMULATIONS)
+        stdout.write("\n")
+        stdout.flush()
+        return line
 
     # -- helpers -----------------------------------------------------------------------------------
 
@@ -284,9 +412,47 @@ class Engine:
         self._arity(args, "genmove COLOUR", 1)
         colour = self._colour(args[0])
         self._expect_to_move(colour)
-        move = self.bot.select_move(self.game)
+        seconds = None if self.clock is None else self.clock.seconds_for(colour, self.game)
+        move = self.bot.select_move(self.game, seconds=seconds)
         self.game.play(move)
         return move
+
+    def _boardsize(self, args: list[str]) -> str:
+        self._arity(args, "boardsize N", 1)
+        return self._options(["side", args[0]])
+
+    def _time_settings(self, args: list[str]) -> str:
+        self._arity(args, "time_settings MAIN_SECONDS BYO_YOMI_SECONDS BYO_YOMI_STONES", 3)
+        main, byo, stones = (_whole_number(a, what) for a, what in zip(args, ("main time", "byo-yomi time", "stones")))
+        self.clock = None if byo > 0 and stones == 0 or (main, byo, stones) == (0, 0, 0) else Clock(main, byo, stones)
+        return ""
+
+    def _time_left(self, args: list[str]) -> str:
+        self._arity(args, "time_left COLOUR SECONDS STONES", 3)
+        colour = self._colour(args[0])
+        seconds, stones = _whole_number(args[1], "seconds"), _whole_number(args[2], "stones")
+        if self.clock is None:
+            raise CommandError("no time control: give time_settings first")
+        self.clock = self.clock.left(colour, seconds, stones)
+        return ""
+
+    def _kata_analyze(self, args: list[str]) -> str:
+        return self._start_stream(args, "kata-analyze [INTERVAL]", scaled=False)
+
+    def _lz_analyze(self, args: list[str]) -> str:
+        return self._start_stream(args, "lz-analyze [INTERVAL]", scaled=True)
+
+    def _start_stream(self, args: list[str], usage: str, scaled: bool) -> str:
+        # GTP analysis commands may name a colour first (lz-analyze b 50); it must be the one to move.
+        if args and args[0].lower() in _COLOURS:
+            self._expect_to_move(self._colour(args[0]))
+            args = args[1:]
+        self._arity(args, usage, 0, 1)
+        interval = _whole_number(args[0], "the interval (centiseconds)") if args else 100
+        if self.game.is_over:
+            raise CommandError("the game is over")
+        self.stream = AnalysisStream(interval=max(interval, 1) / 100, scaled=scaled)
+        return ""
 
     def _undo(self, args: list[str]) -> str:
         self._arity(args, "undo", 0)
