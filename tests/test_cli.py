@@ -118,16 +118,37 @@ def test_show_prints_board_result_positions_and_svg(tmp_path, capsys):
     run(["random-game", "--side", "3", "--seed", "1", "--out", str(path)], capsys)
     record = load_record(path)
     code, out, _ = run(["show", str(path)], capsys)
-    assert code == 0 and f"{len(record.events)} events" in out
+    assert code == 0 and f"{len(record.events)} moves" in out  # a "play" record: every event is a move
     assert f"game over: {record.result.winner} wins" in out and out.count("game over") == 1
     assert f"last move: {record.events[-1]}" in out
     code, out, _ = run(["show", str(path), "--move", "2", "--svg", str(tmp_path / "p.svg")], capsys)
-    assert code == 0 and f"position after 2 of {len(record.events)} events" in out
+    assert code == 0 and f"position after move 2 of {len(record.events)}" in out
     assert f"last move: {record.events[1]}" in out and "game over" not in out and " to move" in out
     svg = ET.parse(tmp_path / "p.svg").getroot()
     assert len([e for e in svg.iter() if "stone" in e.get("class", "").split()]) == 2
     code, _, err = run(["show", str(path), "--move", "999"], capsys)
     assert_one_line_error(code, err, "--move must be in 0..")
+
+
+def test_show_counts_moves_as_the_stones_are_and_lists_the_setup_apart(tmp_path, capsys):
+    """Issue 28: `show --move N` counted set-up choices as moves, unlike the stones' numbers and
+    the result. Move k is the game's k-th move; the set-up is listed apart."""
+    from catena_zero.game.match import Match
+    from catena_zero.game.records import save_record
+
+    match = Match(GameConfig(side=3))
+    for event in ("komi 6", "colour black", "B2", "C3", "A1"):
+        match.apply(event)
+    path = tmp_path / "m.txt"
+    save_record(path, match)
+    code, out, _ = run(["show", str(path)], capsys)
+    assert code == 0 and out.splitlines()[0].endswith("3 moves; set-up: komi 6, colour black")
+    code, out, _ = run(["show", str(path), "--move", "2"], capsys)
+    assert "position after move 2 of 3" in out and "last move: C3" in out
+    code, out, _ = run(["show", str(path), "--move", "0"], capsys)
+    assert "last move: none" in out and "komi 6" in out  # the set-up before the first move is made
+    code, _, err = run(["show", str(path), "--move", "4"], capsys)
+    assert_one_line_error(code, err, "--move must be in 0..3 (the record has 3 moves), got 4")
 
 
 # ----------------------------------------------------------------------------------- train

@@ -216,7 +216,7 @@ def test_show_record_stopped_after_the_komi_choice(tmp_path, capsys):
     path.write_text(format_record(match))
     code, out, _ = run(["show", str(path)], capsys)
     assert code == 0
-    assert "komi 7; 1 event\n" in out  # one event, and the chosen komi
+    assert "komi 7; 0 moves; set-up: komi 7\n" in out  # no move yet, and the chosen komi
     assert "to move" not in out
     assert "set-up (R7): komi 7 chosen; the second player chooses black or white" in out
 

@@ -11,7 +11,7 @@ import sys
 
 from ..fileio import MAX_RECORD_BYTES, write_text_atomic
 from ..game.match import Match
-from ..game.records import RecordError, board_of, load_record, parse_record
+from ..game.records import RecordError, board_of, is_setup_event, load_record, parse_record
 from ..game.render import LAYOUTS, render_ascii, render_svg
 from .common import CliError, check_outputs, describe, message_stream, plural
 
@@ -20,7 +20,9 @@ HELP = "print the board and result of a game record"
 
 def configure(show: argparse.ArgumentParser) -> None:
     show.add_argument("record", metavar="RECORD", help="a record file written by play, random-game or train ('-': standard input)")
-    show.add_argument("--move", type=int, metavar="K", help="show the position after the first K events")
+    show.add_argument("--move", type=int, metavar="K",
+                      help="show the position after move K (moves are counted as the stones are: the set-up "
+                           "choices of R7 are not moves)")
     show.add_argument("--svg", metavar="FILE", help="also write the position as an SVG picture ('-': standard output)")
     show.add_argument("--board", choices=LAYOUTS, default=LAYOUTS[0],
                       help="columns: columns drawn vertically, each letter above and below its column "
@@ -41,11 +43,11 @@ def run(args: argparse.Namespace) -> int:
             raise RecordError(f"standard input: not a text record (invalid text at byte {exc.start})") from None
     else:
         record = load_record(args.record)
-    total = len(record.events)
+    total = record.moves
     upto = total if args.move is None else args.move
     if not 0 <= upto <= total:
-        raise CliError(f"--move must be in 0..{total} (the record has {plural(total, 'event')}), got {upto}")
-    state = record.replay(upto)
+        raise CliError(f"--move must be in 0..{total} (the record has {plural(total, 'move')}), got {upto}")
+    state = record.replay(len(record.events) if upto == total else record.events_through_move(upto))
     match = state if isinstance(state, Match) else None
     game = board_of(state)
     written = None
@@ -53,12 +55,14 @@ def run(args: argparse.Namespace) -> int:
         written = write_text_atomic(args.svg, render_svg(game, match=match))
     out = message_stream(args.svg)
     komi_known = match is None or match.game is not None or match.config.game_type != "komi"
-    print(f"{args.record}: {describe(game.config, komi_known)}; {plural(total, 'event')}", file=out)
+    setup = [e for e in record.events if is_setup_event(e)]
+    print(f"{args.record}: {describe(game.config, komi_known)}; {plural(total, 'move')}"
+          + (f"; set-up: {', '.join(setup)}" if setup else ""), file=out)
     if record.first is not None:
         other = "white" if record.first == "black" else "black"
         print(f"first player: {record.first}, second player: {other}", file=out)
     if upto != total:
-        print(f"position after {upto} of {plural(total, 'event')}", file=out)
+        print(f"position after move {upto} of {total}", file=out)
     print(render_ascii(game, match=match, layout=args.board), end="", file=out)
     if written is not None:
         print(f"picture written to {written}", file=out)

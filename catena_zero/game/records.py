@@ -96,6 +96,25 @@ class Record:
     first: str | None = None
     result: GameResult | None = None
 
+    @property
+    def moves(self) -> int:
+        """How many of the events are moves of the game (stones and the button), not set-up choices."""
+        return sum(not is_setup_event(e) for e in self.events)
+
+    def events_through_move(self, k: int) -> int:
+        """How many events lead to the position after move ``k`` (the k-th move; set-up choices are
+        not counted): every event before move ``k`` + 1, so the set-up choices made before it are
+        in (for ``k`` 0, the komi and colour chosen before the first move)."""
+        if not 0 <= k <= self.moves:
+            raise ValueError(f"the record has {self.moves} moves; there is no position after move {k}")
+        seen = 0
+        for i, event in enumerate(self.events):
+            if not is_setup_event(event):
+                if seen == k:
+                    return i
+                seen += 1
+        return len(self.events)
+
     def replay(self, upto: int | None = None) -> Union[Match, Game]:
         """A fresh Match ("setup") or Game ("play") after the first ``upto`` events (all if None)."""
         count = len(self.events) if upto is None else upto
@@ -109,6 +128,11 @@ class Record:
     def position(self, upto: int | None = None) -> Game:
         """The board after the first ``upto`` events (a Match's game, or the Game itself)."""
         return board_of(self.replay(upto))
+
+
+def is_setup_event(event: str) -> bool:
+    """Whether an R10 event is a set-up choice of R7 (``komi K``, ``colour C``, ``swap``), not a move."""
+    return event == "swap" or event.startswith(("komi ", "colour "))
 
 
 # ----------------------------------------------------------------------------- live objects

@@ -523,24 +523,26 @@ function renderControls() {
     `bot: ${budget}.`;
 }
 
+// One numbering everywhere (the stones, the result, the review counter, `show --move`, the
+// records' readers): move k is the game's k-th move; the set-up choices of R7 are listed apart.
 function renderMoves() {
   const list = $("moves");
   list.replaceChildren();
-  state.events.forEach((e, k0) => {
-    const k = k0;
+  let k = 0;
+  state.events.forEach((e) => {
+    const isMove = !/^(komi|colour|swap)/.test(e.event);
+    if (isMove) k += 1;
     const item = document.createElement("li");
     item.dataset.event = e.event;
     item.dataset.by = e.by;
-    item.className = e.by;
+    item.className = `${e.by} ${isMove ? "move" : "setup"}`;
     const number = document.createElement("small");
-    number.textContent = `${k + 1}.`;
+    number.textContent = isMove ? `${k}.` : "set-up:";
     item.append(number, ` ${e.event} `);
     const by = document.createElement("small");
     by.textContent = e.by === "human" ? "you" : "bot";
     item.append(by);
-    const isMove = !/^(komi|colour|swap)/.test(e.event);
     if (isMove) {
-      const k = state.events.slice(0, k0 + 1).filter((x) => !/^(komi|colour|swap)/.test(x.event)).length;
       item.dataset.move = String(k);
       item.classList.add("reviewable");
       item.title = `review the position after this move (move ${k})`;
