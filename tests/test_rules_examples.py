@@ -52,6 +52,13 @@ def test_r3_seed_example():
     for cell in ("D6", "G6", "I6"):
         with pytest.raises(IllegalMove, match="R3"):
             g.play(cell)
+    # The message names the stones that make the problem (issue 28).
+    for cell, why in (("D6", "C5 and D5 are stones of one ribbon, which it would close into a ring"),
+                      ("G6", "a stone there would touch 3 stones (G5, H6, H7)"),
+                      ("I6", "H6 is a middle stone of its ribbon and would touch a third stone")):
+        with pytest.raises(IllegalMove) as raised:
+            g.play(cell)
+        assert str(raised.value) == f"{cell} is illegal: every group must stay a ribbon (R3): {why}"
     g.play("F5")  # the join is playable and makes one ribbon of seven
     assert ribbon_of(g, "C5").cells == ("C5", "D5", "E5", "F5", "G5", "H6", "H7")
 
@@ -317,3 +324,32 @@ def test_string_and_index_api_agree():
     assert g.history == ["D4", "button", "C3"] and g.actions[1] == g.spec.button_action
     assert g.move_number == 3 and g.last_move == "C3"
     assert g.board()[g.spec.cell("C3")] == 1  # Black's stone (the button passed the turn)
+
+
+def test_r3_messages_name_stones_next_to_the_cell_over_random_games():
+    """Over random games: every illegal empty cell's message names stones that touch it, and
+    the reason it gives holds on the board (a ring: both stones in one ribbon)."""
+    import re
+
+    rng = np.random.default_rng(11)
+    checked = 0
+    for _ in range(20):
+        g = Game(GameConfig(side=4))
+        while not g.is_over:
+            legal = set(g.legal_cells())
+            for cell in range(g.spec.num_cells):
+                if g.colour_at(cell) != 0 or cell in legal:
+                    continue
+                name = g.spec.names[cell]
+                message = g._why_illegal(cell)
+                if message is None or "R3" not in message:
+                    continue  # R8's pair rule, not R3
+                named = re.findall(r"\b([A-Z][0-9]+)\b", message.split("(R3): ", 1)[1])
+                touching = {g.spec.names[s] for s in g.spec.neighbours[cell] if s < g.spec.num_cells}
+                assert named and set(named) <= touching, (name, message)
+                if "ring" in message:
+                    a, b = named
+                    assert ribbon_of(g, a) == ribbon_of(g, b)
+                checked += 1
+            g.play_action(sorted(legal)[rng.integers(len(legal))])
+    assert checked > 500

@@ -308,7 +308,7 @@ class Game:
         if self._colour[action] != EMPTY:
             return f"{name} is occupied"
         if not self._legal[action]:
-            return f"{name} is illegal: every group must stay a ribbon (R3)"
+            return f"{name} is illegal: every group must stay a ribbon (R3): {self._r3_problem(action)}"
         if self._pair_rule_may_bind() and not self._leaves_a_cell(action):
             return f"{name} would leave no legal cell for the second stone of the turn (R8)"
         return None
@@ -364,6 +364,18 @@ class Game:
                 self._claim(r, tie_to=self._to_move)
 
     # ------------------------------------------------------------------ R3 internals
+    def _r3_problem(self, z: int) -> str:
+        """Which stones make the empty cell z illegal under R3 (z must be illegal), in words."""
+        names = self.spec.names
+        around = [s for s in self._nbrs[z] if self._colour[s] != EMPTY]
+        if len(around) >= 3:
+            return f"a stone there would touch {len(around)} stones ({', '.join(names[s] for s in sorted(around))})"
+        if len(around) == 2 and self._rid[around[0]] == self._rid[around[1]]:
+            a, b = around
+            return f"{names[a]} and {names[b]} are stones of one ribbon, which it would close into a ring"
+        middle = [s for s in around if self._stones[s] > 1]
+        return f"{names[middle[0]]} is a middle stone of its ribbon and would touch a third stone"
+
     def _r3_legal(self, z: int) -> bool:
         """R3 for the empty cell z from its k neighbouring stones."""
         k = self._stones[z]
