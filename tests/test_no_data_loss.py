@@ -235,3 +235,71 @@ def test_train_refuses_a_run_folder_inside_the_run_it_starts_from(tmp_path, caps
     (tmp_path / "file").write_text("x")
     one_line_error(capsys, main(["train", "--config", str(config)]), "is a file, not a folder")
     assert snapshot(run) == before
+
+
+# A person who is not root meets "Permission denied" where root (this machine's CI user) never
+# does: the checks behind every writing command run here without root's power over files, on a
+# read-only folder and a read-only file. As root, the child runs in a user namespace of its own
+# (``unshare --user``): it keeps its user id for the files it opens (so it can still reach an
+# interpreter under /root) but loses the capability that lets root write where the mode says no.
+_AS_ANOTHER_USER = r"""
+import sys
+from catena_zero.cli import main
+from catena_zero.commands.common import check_folder_writable
+from catena_zero.fileio import check_writable
+
+ro, rofile = sys.argv[1], sys.argv[2]
+for check, path in ((check_writable, ro + "/new.txt"), (check_writable, rofile),
+                    (check_folder_writable, ro + "/run"), (check_folder_writable, ro)):
+    try:
+        check(path)
+        print("allowed", path)
+    except OSError as exc:
+        print("refused", exc)
+print("rc", main(["random-game", "--side", "3", "--out", ro + "/g.txt"]))
+print("rc", main(["random-game", "--side", "3", "--out", rofile]))
+print("rc", main(["train", "--config", "configs/quick.yaml", "--set", "run.root=" + ro, "--set", "run.max_steps=1"]))
+"""
+
+
+def test_read_only_folders_and_files_are_refused_before_any_work_for_a_user_who_is_not_root(tmp_path):
+    import shutil
+    import subprocess
+    import sys
+    import tempfile
+
+    root = Path(__file__).resolve().parent.parent
+    # Not under pytest's tmp_path: as root that is a 0700 folder another user cannot enter.
+    base = Path(tempfile.mkdtemp(prefix="catena-perm-"))
+    try:
+        base.chmod(0o755)
+        ro = base / "ro"
+        ro.mkdir()
+        (ro / "kept.txt").write_text("kept")
+        ro.chmod(0o555)
+        rofile = base / "rofile.txt"
+        rofile.write_text("kept")
+        rofile.chmod(0o444)
+        powerless = []
+        if os.geteuid() == 0:
+            if shutil.which("unshare") is None:
+                pytest.skip("running as root, and no unshare(1) to give up root's power over files")
+            powerless = ["unshare", "--user"]
+        done = subprocess.run([*powerless, sys.executable, "-c", _AS_ANOTHER_USER, str(ro), str(rofile)], cwd=root,
+                              env={**os.environ, "PYTHONPATH": str(root), "HOME": str(base)},
+                              capture_output=True, text=True, timeout=120)
+        lines = done.stdout.splitlines()
+        assert done.returncode == 0, done.stderr
+        assert lines[:4] == [f"refused cannot write {ro}/new.txt: Permission denied",
+                             f"refused cannot write {rofile}: Permission denied",
+                             f"refused cannot write into {ro}/run: Permission denied ({ro} is not writable)",
+                             f"refused cannot write into {ro}: Permission denied ({ro} is not writable)"], lines
+        assert lines[4:] == ["rc 2", "rc 2", "rc 2"], (lines, done.stderr)
+        errors = done.stderr.splitlines()
+        assert len(errors) == 3 and all(e.startswith("catena-zero: error: ") for e in errors), errors
+        assert "Permission denied" in errors[0] and "Permission denied" in errors[1] and str(ro) in errors[2]
+        assert "Traceback" not in done.stderr
+        assert sorted(p.name for p in ro.iterdir()) == ["kept.txt"] and rofile.read_text() == "kept"
+    finally:
+        (base / "ro").chmod(0o755)
+        shutil.rmtree(base)

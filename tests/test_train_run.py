@@ -145,6 +145,15 @@ def test_a_new_run_starts_from_a_bot_file_and_resumes_without_repeating_it(tmp_p
     assert "starting from the network of" not in capsys.readouterr().err
 
 
+def _replay_counters(run: Path) -> tuple[int, int]:
+    """(positions added, samples trained) of a run's saved replay buffer."""
+    import numpy as np
+
+    with np.load(run / "replay.npz") as data:
+        added, trained = (int(v) for v in data["counters"])
+    return added, trained
+
+
 def test_a_warm_start_with_init_replay_keeps_the_source_runs_replay_buffer(tmp_path, capsys):
     from catena_zero.bot.export import export_bot
     from catena_zero.config import load_config as load
@@ -164,15 +173,14 @@ def test_a_warm_start_with_init_replay_keeps_the_source_runs_replay_buffer(tmp_p
     assert main(_argv(tmp_path, sets=warm, name="warm")) == 0
     err = capsys.readouterr().err
     assert f"starting from the replay buffer of {tmp_path / 't'}: {len(saved):,} positions" in err
-    kept = ReplayBuffer(source.replay, source.rule_sets())
-    kept.load(tmp_path / "warm" / "replay.npz")
-    assert len(kept) > len(saved)
-    # Without init_replay the new run's buffer holds only its own games.
+    # The buffer's counters go on from the source's: positions added (whether or not a self-play
+    # chunk came before the one step) and samples trained (the source's 3 steps and this one).
+    before, after = (_replay_counters(tmp_path / name) for name in ("t", "warm"))
+    assert after[0] >= before[0] > 0 and after[1] == before[1] * 4 // 3
+    # Without init_replay the new run's buffer counts only its own step.
     assert main(_argv(tmp_path, sets=warm[:3], name="empty")) == 0
-    fresh = ReplayBuffer(source.replay, source.rule_sets())
-    fresh.load(tmp_path / "empty" / "replay.npz")
-    assert len(fresh) < len(kept)
     assert "starting from the replay buffer" not in capsys.readouterr().err
+    assert _replay_counters(tmp_path / "empty")[1] == before[1] // 3
     # A bot file keeps no buffer; init_replay alone names what it needs.
     export_bot(load_checkpoint(tmp_path / "t"), tmp_path / "t.bot")
     assert main(_argv(tmp_path, sets=[*warm[:2], f"train.init_from={tmp_path / 't.bot'}", "train.init_replay=true"],

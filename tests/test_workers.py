@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 import time
 
 import numpy as np
@@ -118,6 +119,105 @@ def test_a_local_run_refuses_clients_without_its_token(local_ray, tmp_path):
     assert "refused" in client(RAY_AUTH_MODE="token", RAY_AUTH_TOKEN="0" * 32)  # a wrong token
     assert "refused" in client(RAY_AUTH_MODE="disabled")  # no token at all
     assert "connected 2.0" in client(RAY_AUTH_MODE="token")  # this user's token (~/.ray): it can
+
+
+def _descendants(pid: int) -> list[int]:
+    """``pid`` and every process below it (read from /proc: Ray's processes are the driver's children)."""
+    parents = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = open(f"/proc/{entry}/stat").read()
+            except OSError:
+                continue
+            parents[int(entry)] = int(stat.rsplit(")", 1)[1].split()[1])
+    found, frontier = [pid], [pid]
+    while frontier:
+        frontier = [child for child, parent in parents.items() if parent in frontier]
+        found += frontier
+    return found
+
+
+def _listening(pid: int) -> list[str]:
+    """The addresses ``pid``'s listening TCP sockets are bound to, as its own network sees them."""
+    inodes = set()
+    for fd in os.listdir(f"/proc/{pid}/fd"):
+        try:
+            target = os.readlink(f"/proc/{pid}/fd/{fd}")
+        except OSError:
+            continue
+        if target.startswith("socket:["):
+            inodes.add(target[8:-1])
+    bound = []
+    for table in ("tcp", "tcp6"):
+        for line in open(f"/proc/{pid}/net/{table}").read().splitlines()[1:]:
+            fields = line.split()
+            if fields[3] == "0A" and fields[9] in inodes:  # 0A: LISTEN
+                bound.append(fields[1])
+    return bound
+
+
+_FROM_OUTSIDE = """
+import ctypes, os, socket, sys
+# The machine's own network (the namespace the driver left), then a connection to the run's GCS.
+ctypes.CDLL("libc.so.6", use_errno=True).setns(os.open(sys.argv[1], os.O_RDONLY), 0x40000000)
+port = int(sys.argv[2])
+for host in ["127.0.0.1"] + sys.argv[3:]:
+    try:
+        socket.create_connection((host, port), timeout=5).close()
+        print("reached", host)
+    except OSError as exc:
+        print("refused", host, type(exc).__name__)
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="network namespaces are Linux's")
+def test_no_port_of_a_local_run_is_reachable_beyond_its_loopback():
+    """Issue 25: Ray binds every interface. A local run's Ray lives in a network namespace whose
+    only interface is its loopback (netns.py): no listening socket of the run's processes is
+    bound beyond it, and from the machine's own network the run's GCS port cannot be reached
+    (neither on 127.0.0.1 nor on the machine's addresses). Stopping Ray returns the driver."""
+    import subprocess
+
+    from catena_zero.selfplay import netns
+
+    outside = os.readlink("/proc/self/ns/net")
+    # This machine's own addresses (IPv4), read before the driver leaves its network.
+    addresses = sorted({a for a in subprocess.run(["hostname", "-I"], capture_output=True, text=True).stdout.split()
+                        if ":" not in a})
+    why_not = netns.enter_private_network()
+    if why_not is not None:
+        pytest.skip(f"no network namespace may be made here: {why_not}")
+    netns.leave_private_network()
+    workers.start_ray(None, 2)
+    try:
+        import ray
+
+        assert netns.in_private_network() and os.readlink("/proc/self/ns/net") != outside
+        processes = _descendants(os.getpid())
+        ray_processes = [pid for pid in processes if pid != os.getpid()]
+        assert len(ray_processes) >= 3  # the GCS, the raylet, workers and agents
+        sockets = 0
+        for pid in processes:
+            try:
+                interfaces = [line.split(":")[0].strip() for line in open(f"/proc/{pid}/net/dev").read().splitlines()[2:]]
+                bound = _listening(pid)
+            except OSError:
+                continue  # a process that ended meanwhile
+            assert os.readlink(f"/proc/{pid}/ns/net") != outside, pid
+            assert interfaces == ["lo"], (pid, interfaces)  # so "every interface" is the loopback
+            sockets += len(bound)
+        assert sockets >= 3, sockets
+        port = ray.get_runtime_context().gcs_address.rsplit(":", 1)[1]
+        saved = f"/proc/{os.getpid()}/fd/{netns._saved_namespace}"
+        replies = subprocess.run([sys.executable, "-c", _FROM_OUTSIDE, saved, port, *addresses], capture_output=True,
+                                 text=True, timeout=60)
+        lines = replies.stdout.splitlines()
+        assert len(lines) == 1 + len(addresses) and all(line.startswith("refused") for line in lines), \
+            (lines, replies.stderr)
+    finally:
+        workers.stop_ray()
+    assert not netns.in_private_network() and os.readlink("/proc/self/ns/net") == outside
 
 
 def test_a_local_run_will_not_start_ray_without_authentication(monkeypatch):

@@ -23,11 +23,15 @@ joins a cluster with ``address``; actors are spread over the cluster's nodes by 
 Security: Ray executes whatever code a client sends it, and its servers (GCS, raylet, workers,
 the runtime-env agent) listen on every interface of the machine: Ray 2.60 has no setting that
 binds them to loopback (``_node_ip_address`` changes the address it advertises, not the sockets).
-What closes them is Ray's token authentication (Ray >= 2.52): ``RAY_AUTH_MODE=token`` is set
-before Ray is imported, so every gRPC and HTTP entry point of the run's Ray processes refuses a
-client without the token, which Ray keeps in ``~/.ray/auth_token`` (readable by this user only
-through the home folder) or takes from ``RAY_AUTH_TOKEN``. A local run refuses to start with
-authentication turned off; joining a cluster needs the cluster's token (docs/TRAINING.md).
+Two locks close them. A local Ray starts inside a network namespace of its own (``netns.py``:
+root, or root in a user namespace, may make one), whose only interface is its loopback, so no
+other machine (nor another namespace of this one) can reach a port of the run. And Ray's token
+authentication (Ray >= 2.52): ``RAY_AUTH_MODE=token`` is set before Ray is imported, so every gRPC
+and HTTP entry point of the run's Ray processes refuses a client without the token, which Ray
+keeps in ``~/.ray/auth_token`` (readable by this user only through the home folder) or takes from
+``RAY_AUTH_TOKEN``; where no namespace may be made, the token is the one lock (one line says so).
+A local run refuses to start with authentication turned off; joining a cluster needs the
+cluster's token and leaves the network as it is (docs/TRAINING.md).
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ from __future__ import annotations
 import logging
 import os
 import re
+import sys
 import time
 from dataclasses import dataclass
 from typing import Any, Callable, Optional
@@ -50,6 +55,7 @@ from ray.exceptions import OutOfMemoryError, RayActorError  # noqa: E402
 from ..config import Config, config_from_dict, config_to_dict
 from ..errors import UserError
 from ..game.options import RuleSet
+from .netns import LOOPBACK_ADDRESS, enter_private_network, leave_private_network
 from .play import SelfPlayer, SelfPlayStats
 from .types import Trajectory
 
@@ -73,13 +79,26 @@ def start_ray(address: Optional[str], num_cpus: Optional[int]) -> None:
         # main workload of a run) would lose every contest for a core; a local run's actors get
         # the driver's priority instead. A cluster's nodes keep their own settings.
         os.environ.setdefault("RAY_worker_niceness", "0")
-        ray.init(num_cpus=num_cpus or os.cpu_count(), **quiet)
+        # Ray's servers bind every interface and no setting binds them to loopback: a local Ray
+        # starts inside a network namespace of its own, where "every interface" is its loopback
+        # (netns.py). Where that is not allowed, the token above is what keeps others out.
+        why_not = enter_private_network()
+        if why_not is not None:
+            print(f"note: Ray's ports are open on this machine's network, guarded by its token only "
+                  f"(no private network: {why_not})", file=sys.stderr)
+        try:
+            ray.init(num_cpus=num_cpus or os.cpu_count(), _node_ip_address=LOOPBACK_ADDRESS if why_not is None else None,
+                     **quiet)
+        except BaseException:
+            leave_private_network()
+            raise
 
 
 def stop_ray() -> None:
-    """Shut Ray down (a local instance's processes end with it)."""
+    """Shut Ray down (a local instance's processes end with it) and return to the machine's network."""
     if ray.is_initialized():
         ray.shutdown()
+    leave_private_network()
 
 
 # Constructions of one actor slot that may fail in a row before the run stops (a transient failure,

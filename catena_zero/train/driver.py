@@ -239,11 +239,13 @@ class TrainingRun:
         # A resume takes its checkpoint's network; a new run (or one killed before its first
         # checkpoint) starts from train.init_from's, else from a random one.
         restoring = resume and bool(list_checkpoints(run_dir))
+        # The buffer's file is found before the network is loaded, so a wrong source fails first.
+        replay_source = self._replay_source() if not restoring and config.train.init_replay else None
         start = None if restoring or not config.train.init_from else self._initial_model(load_weights)
         self.learner = Learner(config.net, config.train, generator, model=start)
         self.replay = ReplayBuffer(config.replay, self.rule_sets)
-        if not restoring and config.train.init_replay:
-            self._initial_replay()
+        if replay_source is not None:
+            self._initial_replay(replay_source)
         self.counters = _Counters()
         self.window = SelfPlayWindow()
         self.fair_komi: dict[RuleSet, int] = {}
@@ -272,9 +274,9 @@ class TrainingRun:
         print(f"starting from the network of {source}", file=sys.stderr)
         return model
 
-    def _initial_replay(self) -> None:
-        """Fill the buffer from the replay file of the run ``train.init_from`` names (a run folder,
-        or a checkpoint in its ``ckpt/``); ``RunError`` when there is none or it does not load."""
+    def _replay_source(self) -> Path:
+        """The replay file of the run ``train.init_from`` names (a run folder, or a checkpoint in
+        its ``ckpt/``); ``RunError`` when there is none."""
         source = Path(self.config.train.init_from)
         if source.is_dir():
             folder = source
@@ -286,11 +288,15 @@ class TrainingRun:
         path = folder / REPLAY_FILE
         if not path.exists():
             raise RunError(f"train.init_replay: {folder} has no {REPLAY_FILE} to start from")
+        return path
+
+    def _initial_replay(self, path: Path) -> None:
+        """Fill the buffer from ``path``; ``RunError`` when it does not load."""
         try:
             self.replay.load(path)
         except ReplayError as exc:
             raise RunError(f"train.init_replay: {exc}") from None
-        print(f"starting from the replay buffer of {folder}: {len(self.replay):,} positions", file=sys.stderr)
+        print(f"starting from the replay buffer of {path.parent}: {len(self.replay):,} positions", file=sys.stderr)
 
     def _restore(self) -> None:
         """Load the newest intact checkpoint (the caller saw that the folder has one)."""
