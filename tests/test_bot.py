@@ -124,6 +124,18 @@ def test_analysis_is_the_search_that_picks_the_move(bot):
     assert len(top.moves) <= 2 and top.moves == info.moves[:2]
 
 
+def test_ownership_is_the_networks_head_turned_to_blacks_view(bot):
+    """Issue 28: ``Bot.ownership`` is Black's view of the head's map (the evaluator gives the mover's)."""
+    for moves in (4, 5):  # Black, then White to move
+        game = play_out(Game(bot.game_config), moves, seed=moves)
+        searcher = bot._searcher(bot.check_supported(game.config))
+        mover = searcher.evaluator.ownership(searcher.env.from_games([game]))[0]
+        owned = bot.ownership(game)
+        sign = 1 if game.to_move == "black" else -1
+        assert len(owned) == game.spec.num_cells and np.allclose(owned, sign * mover, atol=1e-6)
+        assert all(-1 <= v <= 1 for v in owned)
+
+
 def test_time_limit_search(bot_path):
     timed = Bot.load(bot_path, seconds=0.05, device="cpu")
     assert timed.simulations is None and timed.seconds == 0.05

@@ -395,6 +395,25 @@ def test_symmetry_average_is_the_mean_of_the_transformed_evaluations():
     assert not np.allclose(averaged.priors, plain(state).priors, atol=1e-4)
 
 
+def test_ownership_is_the_training_forwards_head_and_its_symmetry_average():
+    """Issue 28: the ownership map for analysis is the model's own ownership head in eval mode (the
+    search's forward skips it), and with symmetry averaging the mean over the 12 replayed games."""
+    env = VecEnv(GameConfig(side=4))
+    spec = env.spec
+    state = random_play(env, batch=5, moves=7, rng=np.random.default_rng(3))
+    net = tiny_net()
+    plain = NetEvaluator(net, env, TINY)
+    features = encode(env, state)
+    with torch.inference_mode():
+        expected = net(torch.as_tensor(features.planes), torch.as_tensor(features.globals)).ownership.numpy()
+    owned = plain.ownership(state)
+    assert owned.shape == (5, spec.num_cells) and np.allclose(owned, expected[:, :spec.num_cells], atol=1e-5)
+    averaged = NetEvaluator(net, env, dataclasses.replace(TINY, symmetry_average=True)).ownership(state)
+    transformed = [plain.ownership(replay_transformed(env, state, k))[:, spec.sym_map[k]] for k in range(NUM_SYMMETRIES)]
+    assert np.allclose(averaged, np.mean(transformed, axis=0), atol=1e-5)
+    assert not np.allclose(averaged, owned, atol=1e-4)  # not equivariant: the average is another map
+
+
 def test_resolve_device():
     assert resolve_device("cpu") == torch.device("cpu")
     assert resolve_device("auto").type == ("cuda" if torch.cuda.is_available() else "cpu")

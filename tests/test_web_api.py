@@ -398,6 +398,51 @@ def test_analysis_gives_the_bots_value_score_and_top_moves(client):
     assert "the game is over" in error_of(client.get(f"/api/games/{over['id']}/analysis"), 409)
 
 
+def test_any_position_of_a_game_is_analysed_after_it_ended_with_ownership_and_the_moves_that_lost(client):
+    """Issue 28: Evaluate while reviewing and after the game (``?move=k``), the whole-game analysis
+    that fills the graph for both players, each move's loss, and the ownership map."""
+    state = new_game(client, seat="second")
+    gid = state["id"]
+    over = play_out(client, client.post(f"/api/games/{gid}/bot").json())
+    n = over["move_number"]
+    assert n >= 2
+    for bad in ("-1", str(n + 1), "x", "1.5"):
+        assert "whole number in 0.." in error_of(client.get(f"/api/games/{gid}/analysis", params={"move": bad}), 400)
+    names = [c["name"] for c in over["cells"]]
+    for k in range(n + 1):
+        body = client.get(f"/api/games/{gid}/analysis", params={"move": k}).json()
+        assert body["move_number"] == k
+        position = client.get(f"/api/games/{gid}/review/{k}").json()
+        assert body["to_move"] == position["to_move"]
+        owned = body["ownership"]
+        assert list(owned) == names and all(-1 <= v <= 1 for v in owned.values())
+        if k < n:
+            assert not body["analysis"]["over"] and body["analysis"]["simulations"] >= 1
+    # The last position is the result: no search, the exact margin, and the board as its ownership.
+    final = body["analysis"]
+    assert final["over"] and final["best"] is None and final["simulations"] == 0
+    black, white = over["result"]["black"], over["result"]["white"]
+    margin = (black - white) if body["to_move"] == "black" else (white - black)
+    assert final["score"] == pytest.approx(margin)
+    assert final["value"] == (0.0 if over["result"]["winner"] is None else
+                              (1.0 if over["result"]["winner"] == body["to_move"] else -1.0))
+    stones = {c["name"]: c["stone"] for c in over["cells"]}
+    assert owned == {name: (0.0 if stones[name] is None else (1.0 if stones[name] == "black" else -1.0)) for name in names}
+    # Every position is on the graph, every move has its loss, by the review's definition.
+    after = client.get(f"/api/games/{gid}").json()
+    values = {p["move"]: (p["black_value"], p["black_score"]) for p in after["values"]}
+    assert sorted(values) == list(range(n + 1))
+    assert [loss["move"] for loss in after["losses"]] == list(range(1, n + 1))
+    for loss in after["losses"]:
+        sign = 1 if loss["colour"] == "black" else -1
+        k = loss["move"]
+        assert loss["value_loss"] == pytest.approx(sign * (values[k - 1][0] - values[k][0]))
+        assert loss["score_loss"] == pytest.approx(sign * (values[k - 1][1] - values[k][1]))
+    assert values[n][1] == pytest.approx(black - white)  # the graph ends at the result, for Black
+    # Without ?move the finished game is still refused: nothing there to search.
+    assert "the game is over" in error_of(client.get(f"/api/games/{gid}/analysis"), 409)
+
+
 # ------------------------------------------------------------------------------ several games at once
 
 

@@ -401,5 +401,38 @@ def test_komi_advice_rules_strength_review_numbers_graph_and_result_explanation(
         assert labels == {str(c["move"]) for c in state["cells"] if c["stone"]}
         body.send_keys("\ue012")  # Left arrow
         WebDriverWait(d, WAIT_S).until(lambda _: d.find_element(By.ID, "rv-where").text == f"move {n - 1} of {n}")
+
+        # Issue 28, after the game: Evaluate the reviewed position, with its ownership map.
+        evaluate = d.find_element(By.ID, "btn-eval")
+        assert evaluate.is_enabled()
+        evaluate.click()
+        WebDriverWait(d, WAIT_S).until(lambda _: visible(d, "#analysis"))
+        assert f"after move {n - 1}, reviewed" in d.find_element(By.ID, "analysis").text
+        assert d.find_element(By.ID, "rv-where").text == f"move {n - 1} of {n}"  # still reviewing
+        assert not d.find_elements(By.CSS_SELECTOR, "#board .owner")
+        d.find_element(By.ID, "opt-ownership").click()
+        shaded = d.find_elements(By.CSS_SELECTOR, "#board .owner")
+        assert len(shaded) == len(state["cells"])
+        analysed = httpx.get(f"{server_url}api/games/{gid}/analysis", params={"move": n - 1}, timeout=60).json()
+        for e in shaded[:5]:
+            v = analysed["ownership"][e.get_attribute("data-cell")]
+            assert ("black" if v >= 0 else "white") in e.get_attribute("class")
+        d.save_screenshot(str(shots / "players-ownership.png"))
+        # Stepping away hides what described another position.
+        body.send_keys("\ue012")
+        WebDriverWait(d, WAIT_S).until(lambda _: not visible(d, "#analysis"))
+        assert not d.find_elements(By.CSS_SELECTOR, "#board .owner")
+
+        # Analyse game: every position on the graph, the worst moves marked there and in the list.
+        d.find_element(By.ID, "btn-analyse").click()
+        WebDriverWait(d, WAIT_S).until(lambda _: int(d.find_element(By.ID, "graph").get_attribute("data-points")) == n + 1
+                                       and d.find_element(By.ID, "btn-analyse").text == "Analyse game")
+        final = httpx.get(f"{server_url}api/games/{gid}", timeout=30).json()
+        worst = sorted((l for l in final["losses"] if l["value_loss"] >= 0.1), key=lambda l: -l["value_loss"])[:3]
+        marked = {int(e.get_attribute("data-move")) for e in d.find_elements(By.CSS_SELECTOR, "#moves li.mistake")}
+        assert marked == {l["move"] for l in worst}
+        assert {int(e.get_attribute("data-move")) for e in d.find_elements(By.CSS_SELECTOR, "#graph .mistake-mark")} == marked
+        assert "Analysed" in d.find_element(By.ID, "message").text
+        d.save_screenshot(str(shots / "players-analysed.png"))
     finally:
         d.quit()

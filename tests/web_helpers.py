@@ -107,6 +107,9 @@ class QuickBot:
     def analyze(self, game):
         return {"value": 0.0, "score": 0.0, "moves": [{"move": m, "visits": 1} for m in game.legal_moves()[:2]]}
 
+    def ownership(self, game) -> tuple[float, ...]:
+        return (0.0,) * game.spec.num_cells
+
 
 class GatedBot(QuickBot):
     """The first move any instance of the group is asked for waits until ``gate`` is set."""

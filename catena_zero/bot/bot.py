@@ -399,6 +399,16 @@ class Bot:
             evaluation = searcher.evaluator(searcher.env.from_games([game]))
             return float(evaluation.value[0]), float(evaluation.score[0])
 
+    def ownership(self, game: Game) -> tuple[float, ...]:
+        """[N] the network's expected final owner of each cell of ``game`` (cells in notation order),
+        in Black's view: +1 Black's, -1 White's, near 0 uncertain or empty (KataGo's ownership map)."""
+        with self._lock:
+            rules = self.check_supported(game.config)
+            searcher = self._searcher(rules)
+            owned = searcher.evaluator.ownership(searcher.env.from_games([game]))[0]  # mover's view
+            sign = 1.0 if game.to_move == "black" else -1.0
+            return tuple(float(sign * v) for v in owned)
+
     # -- the set-up (R7) ---------------------------------------------------------------------------
 
     def komi_curve(self, config: GameConfig) -> KomiEstimate:

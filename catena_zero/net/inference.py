@@ -122,6 +122,29 @@ class NetEvaluator:
                 results[i] = evaluation
         return results  # type: ignore[return-value]
 
+    @torch.inference_mode()
+    def ownership(self, state: EnvState) -> np.ndarray:
+        """[B, N] float32: the ownership head's expected final owner of each cell, in [-1, 1], for
+        the player to move (+1: theirs, -1: the opponent's; KataGo's ownership map). Averaged over
+        the 12 symmetries with ``config.symmetry_average``, like the policy. One forward with the
+        head the search skips (``FoldedNet``'s ``ownership=True``): for analysis, not for search."""
+        if self.env is None:
+            raise ValueError("this NetEvaluator has no env")
+        features = encode(self.env, state)
+        if self.config.symmetry_average:
+            features = self._symmetry_expand(features, self.env.spec.side)
+        planes = torch.as_tensor(features.planes, device=self.device)  # [R, C, G, G]
+        globals_ = torch.as_tensor(features.globals, device=self.device)  # [R, F]
+        self.net.sync()
+        owned = self.net(planes, globals_, None, ownership=True).ownership.float()  # [R, N]
+        cells = self.env.spec.num_cells
+        owned = owned[:, :cells]
+        if self.config.symmetry_average:
+            b = owned.shape[0] // NUM_SYMMETRIES
+            index = self._inverse_actions(self.env.spec.side)[:, None, :cells].expand(NUM_SYMMETRIES, b, -1)
+            owned = torch.gather(owned.reshape(NUM_SYMMETRIES, b, -1), 2, index).mean(dim=0)  # [B, N]
+        return owned.cpu().numpy().astype(np.float32, copy=False)
+
     def _evaluate_groups(self, groups: list[_Group]) -> list[Evaluation]:
         """One forward pass over the groups' rows, padded to their largest grid, split back per group."""
         batch = groups[0].features if len(groups) == 1 else pad_features([group.features for group in groups])

@@ -15,7 +15,9 @@ with a 4xx status, or 503 when the server is full, and the game is unchanged):
     POST   /api/games/{id}/move        {move: "D5"|"button"}      the person's move
     POST   /api/games/{id}/undo        take back the person's last event and the bot's replies
     POST   /api/games/{id}/bot         the bot acts once (komi, colour, swap or a move); the state after it
-    GET    /api/games/{id}/analysis    the bot's evaluation of the position (kept for the value graph)
+    GET    /api/games/{id}/analysis    the bot's evaluation of the position and its ownership map (kept
+                                       for the value graph); ?move=k: of the position after k moves
+                                       (0..moves), while reviewing and after the game too
     GET    /api/games/{id}/komi-advice the bot's fair komi for this game (R7): {komi: K or null, ...}
     GET    /api/games/{id}/review/{k}  the position after the first k moves (0..moves), for review
     GET    /api/games/{id}/record      the catena-record 1 file, as a download
@@ -48,6 +50,7 @@ from starlette.routing import Route
 from ..errors import UserError
 from ..game.options import GAME_TYPES, SCORINGS, GameConfig, komi_range
 from ..game.records import format_record
+from ..game.rules import Game
 from ..messages import one_line
 from .bots import BotPool, Snapshot, bot_answer, budget_kwargs, fair_komi_of
 from .guard import Guard
@@ -248,21 +251,34 @@ def create_app(pool: BotPool, config: ServerConfig = ServerConfig(),
             raise ApiError(409, "the bot is thinking about this game; ask for its evaluation after its move")
         if match.game is None:
             raise ApiError(409, "nothing to evaluate yet: the komi has not been chosen (R7)")
-        if match.phase == "over":
-            raise ApiError(409, "the game is over: see the result")
-        game, version = match.game.copy(), session.version
-        budget = budget_kwargs(session.simulations, session.seconds)
-        try:
-            result = await pool.run(lambda b: b.analyze(game, **budget))
-            body = {"version": version, "move_number": game.move_number, "to_move": game.to_move,
-                    "analysis": to_json(result)}
-            a = body["analysis"]
-            if session.version == version and isinstance(a, dict) and \
-                    isinstance(a.get("value"), (int, float)) and isinstance(a.get("score"), (int, float)):
-                session.record_value(game.move_number, game.to_move, a["value"], a["score"])
-        except Exception as exc:
-            return JSONResponse({"error": f"the bot failed to evaluate: {one_line(exc) or type(exc).__name__}"},
-                                status_code=500, headers=API_HEADERS)
+        moves = match.game.move_number
+        text = request.query_params.get("move")
+        if text is None:
+            if match.phase == "over":
+                raise ApiError(409, "the game is over: see the result (or ask for ?move=k, a position to review)")
+            game = match.game.copy()
+        else:
+            if not (text.isascii() and text.isdigit()) or int(text) > moves:
+                raise ApiError(400, f"the move to evaluate after must be a whole number in 0..{moves} "
+                                    f"(the moves played), got {text[:MAX_TEXT]!r}")
+            game = Game.replay(match.game.config, match.game.history[:int(text)])
+        version = session.version
+        if game.is_over:
+            result, owned = _final_analysis(game)
+        else:
+            budget = budget_kwargs(session.simulations, session.seconds)
+            try:
+                analysed, owned = await pool.run(lambda b: (b.analyze(game, **budget), b.ownership(game)))
+            except Exception as exc:
+                return JSONResponse({"error": f"the bot failed to evaluate: {one_line(exc) or type(exc).__name__}"},
+                                    status_code=500, headers=API_HEADERS)
+            result = {**to_json(analysed), "over": False}
+        if session.version == version:
+            session.record_value(game.move_number, game.to_move, result["value"], result["score"])
+        body = {"version": version, "move_number": game.move_number, "to_move": game.to_move,
+                "analysis": result,
+                # Black's view, cell name -> [-1, 1]: who the network expects to own each cell at the end
+                "ownership": {name: round(float(v), 3) for name, v in zip(game.spec.names, owned)}}
         return JSONResponse(body, headers=API_HEADERS)
 
     async def komi_advice(request: Request) -> JSONResponse:
@@ -345,6 +361,19 @@ def create_app(pool: BotPool, config: ServerConfig = ServerConfig(),
     app.state.store = store  # for tests and the serve command
     app.state.pool = pool
     return app
+
+
+def _final_analysis(game: Game) -> tuple[dict[str, Any], list[float]]:
+    """A finished game's "analysis" in the shape of the bot's: its result for the player who would
+    move (R6: value +1 / -1 / 0, the score margin), no search; its ownership, the board itself."""
+    scores = game.scores()
+    other = "white" if game.to_move == "black" else "black"
+    winner = game.winner
+    value = 0.0 if winner is None else (1.0 if winner == game.to_move else -1.0)
+    owned = [0.0 if stone is None else (1.0 if stone == "black" else -1.0)
+             for stone in (game.stone_at(name) for name in game.spec.names)]
+    return {"to_move": game.to_move, "value": value, "score": float(scores[game.to_move] - scores[other]),
+            "best": None, "moves": [], "simulations": 0, "seconds": 0.0, "over": True}, owned
 
 
 def _closing(pool: BotPool):

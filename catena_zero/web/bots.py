@@ -58,6 +58,10 @@ class BotLike(Protocol):
         """Its evaluation of the position: value, score estimate, top moves."""
         ...
 
+    def ownership(self, game: Game) -> tuple[float, ...]:
+        """[N] its expected final owner of each cell, Black's view in [-1, 1], cells in notation order."""
+        ...
+
 
 @dataclass(frozen=True)
 class Snapshot:

@@ -19,6 +19,7 @@ from typing import Any, Optional
 
 import numpy as np
 
+from ..bot.review import Judged, MoveReview
 from ..game.options import GAME_TYPES, MAX_SIDE, MIN_SIDE, SCORINGS, GameConfig, komi_range
 from ..game.render import status_lines
 from ..game.rules import Game
@@ -122,6 +123,7 @@ class GameView:
     seconds: Optional[float]
     komi_advice: Optional[int]  # the bot's fair komi (R7) once asked (GET .../komi-advice); None before
     values: tuple["ValuePoint", ...]  # the bot's value and score after k moves, k ascending (the graph)
+    losses: tuple["MoveLoss", ...]  # each move whose positions before and after were both evaluated
 
     @classmethod
     def of(cls, s: GameSession) -> "GameView":
@@ -185,6 +187,7 @@ class GameView:
             seconds=s.seconds,
             komi_advice=s.komi_advice,
             values=tuple(ValuePoint(k, v, sc) for k, (v, sc) in sorted(s.values.items())),
+            losses=move_losses(board, s.values),
         )
 
 
@@ -195,6 +198,31 @@ class ValuePoint:
     move: int
     black_value: float
     black_score: float
+
+
+@dataclass(frozen=True)
+class MoveLoss:
+    """What move ``move`` did to its player's prospects, by the bot's evaluations of the positions
+    before and after it (``bot.review.MoveReview``'s losses: positive = it gave that much away)."""
+
+    move: int  # 1 for the game's first move
+    colour: str  # who played it
+    value_loss: float  # of its player's value (win - loss, [-2, 2])
+    score_loss: float  # of its player's expected score margin, points
+
+
+def move_losses(game: Game, values: dict[int, tuple[float, float]]) -> tuple[MoveLoss, ...]:
+    """The losses of every move of ``game`` whose positions before and after are in ``values``
+    (move number k -> Black's value and score after k moves)."""
+    replay, found = Game(game.config), []
+    for k, move in enumerate(game.history, start=1):
+        mover = replay.to_move
+        replay.play(move)
+        if k - 1 in values and k in values:
+            before, after = (Judged(value=values[i][0], lead=values[i][1], best=None) for i in (k - 1, k))
+            review = MoveReview(number=k, colour=mover, played=move, before=before, after=after)
+            found.append(MoveLoss(move=k, colour=mover, value_loss=review.value_loss, score_loss=review.lead_loss))
+    return tuple(found)
 
 
 def cell_views(game: Game) -> tuple[CellView, ...]:

@@ -12,11 +12,15 @@ let info = null;     // GET /api/info: the bot's default and supported options
 let state = null;    // the current game's state
 let busy = false;    // a request that may change the game is in flight
 let analysisFor = -1; // version of the state the analysis panel describes
-let analysis = null;  // the bot's Analysis of that state
+let analysisAt = -1;  // the move number of the position it describes
+let analysis = null;  // the bot's Analysis of that position
+let ownership = null; // cell name -> Black's expected ownership there, [-1, 1] (same position)
+let analysing = false; // a whole-game analysis is running (its button stops it)
 let reviewAt = null;  // the move number shown while reviewing; null: the game as it stands
 let reviewView = null; // GET .../review/{k}: the position shown while reviewing
 let adviceFor = null; // the game whose komi advice was asked for
 const numbers = () => $("opt-numbers").checked;  // move numbers on the stones
+const showOwnership = () => $("opt-ownership").checked;  // the ownership map under the stones
 
 class ApiFailure extends Error {
   constructor(status, message) { super(message); this.status = status; }
@@ -160,13 +164,17 @@ function render() {
   renderResult();
   renderReview();
   renderGraph();
-  if (analysisFor !== state.version) $("analysis").hidden = true;
+  if (!analysisShown()) $("analysis").hidden = true;
 }
+
+// Whether the analysis panel describes the position on the board now.
+const analysisShown = () => analysis !== null && analysisFor === state.version && analysisAt === shownMove();
 
 // ------------------------------------------------------------------------- review
 
 const movesPlayed = () => (state ? state.move_number : 0);
 const reviewing = () => reviewAt !== null && reviewAt !== movesPlayed();
+const shownMove = () => (reviewing() ? reviewAt : movesPlayed());
 
 async function reviewTo(k) {
   if (!state) return;
@@ -237,13 +245,30 @@ function renderGraph() {
       svg.append(dot);
     }
   }
+  for (const [k, lost] of mistakes()) {  // the moves that lost most: a mark at the move, on the value line
+    const mark = el("path", { class: "mistake-mark", "data-move": k,
+                              d: `M${x(k).toFixed(1)},${(padT + 1).toFixed(1)}l-3,-0.1l3,6l3,-6z` });
+    mark.append(el("title", {}, `move ${k} (${lost.colour}): lost ${lost.value_loss.toFixed(2)} of value, ` +
+                                `${lost.score_loss.toFixed(1)} points; click to review it`));
+    mark.addEventListener("click", () => reviewTo(k));
+    svg.append(mark);
+  }
   const at = reviewing() ? reviewAt : movesPlayed();
   svg.append(el("line", { class: "cursor", x1: x(at), x2: x(at), y1: padT, y2: Ht - padB }));
   svg.dataset.points = String(points.length);
   $("graph-note").textContent = points.length
     ? `Solid: value (win − loss, −1..+1, left scale); dashed: score margin in points (right scale). ` +
       `${points.length} position${points.length === 1 ? "" : "s"} searched; click a dot to review it.`
-    : "Filled in from the bot's searches: each of its moves, and each Evaluate.";
+    : "Filled in from the bot's searches: each of its moves, each Evaluate, and Analyse game.";
+}
+
+// The (at most 3) moves that lost most value by the bot's evaluations, worst first: move -> loss.
+// Only real losses count (at least MISTAKE_VALUE of its player's value, -1..+1 scale).
+const MISTAKE_VALUE = 0.1;
+function mistakes() {
+  const worst = (state.losses || []).filter((l) => l.value_loss >= MISTAKE_VALUE)
+    .sort((a, b) => b.value_loss - a.value_loss).slice(0, 3);
+  return new Map(worst.map((l) => [l.move, l]));
 }
 
 
@@ -314,9 +339,11 @@ function renderBoard() {
     hexagon.push([R * Math.cos(a), R * Math.sin(a)]);
   }
   const layerCells = el("g", { class: "cells" });
+  const layerOwner = el("g", { class: "ownership" });
   const layerChains = el("g", { class: "chains" });
   const layerStones = el("g", { class: "stones" });
-  svg.append(layerCells, layerChains, layerStones);
+  svg.append(layerCells, layerOwner, layerChains, layerStones);
+  const owned = showOwnership() && analysisShown() ? ownership : null;
 
   const byName = new Map();
   for (const cell of shown.cells) {
@@ -346,6 +373,13 @@ function renderBoard() {
       }
     }
     g.append(el("text", { class: "label", y: (0.05 * R).toFixed(2) }, cell.name));
+    if (owned && owned[cell.name] !== undefined) {  // KataGo's ownership map: darker = surer
+      const v = owned[cell.name];
+      layerOwner.append(el("polygon", {
+        class: `owner ${v >= 0 ? "black" : "white"}`, "data-cell": cell.name, "data-owner": v.toFixed(2),
+        transform: `translate(${x.toFixed(2)} ${y.toFixed(2)}) scale(0.86)`, "fill-opacity": (0.7 * Math.abs(v)).toFixed(2),
+        points: hexagon.map(([dx, dy]) => `${dx.toFixed(2)},${dy.toFixed(2)}`).join(" ") }));
+    }
     g.addEventListener("click", () => onCell(cell));
     g.addEventListener("mouseenter", () => onHover(cell));
     g.addEventListener("mouseleave", () => { $("hover").innerHTML = "&nbsp;"; $("hover").className = "hint"; });
@@ -379,7 +413,7 @@ function renderBoard() {
     g.addEventListener("mouseenter", () => onHover(cell));
     layerStones.append(g);
   }
-  if (!reviewing() && analysis && analysisFor === state.version) {
+  if (analysisShown()) {
     analysis.moves.slice(0, 3).forEach((m, k) => {
       if (!byName.has(m.move)) return;
       const [x, y] = byName.get(m.move);
@@ -513,7 +547,10 @@ function renderControls() {
   button.disabled = !(idle && s.button.can_take);
   button.textContent = s.button.holder ? `Button: ${s.button.holder}` : "Take the button";
   $("btn-undo").disabled = !(idle && s.can_undo);
-  $("btn-eval").disabled = !(idle && s.phase === "play" && s.komi !== null);
+  const inGame = s.komi !== null && (s.phase === "play" || s.phase === "over");
+  $("btn-eval").disabled = !(idle && inGame && !analysing);
+  $("btn-analyse").disabled = !((idle && inGame && movesPlayed() > 0) || analysing);
+  $("btn-analyse").textContent = analysing ? "Stop analysing" : "Analyse game";
   $("download").href = gamePath("/record");
   const o = s.options;
   const seats = `you play ${s.human}` + (s.colours[s.human] ? ` (${s.colours[s.human]})` : "");
@@ -548,6 +585,12 @@ function renderMoves() {
       item.title = `review the position after this move (move ${k})`;
       item.addEventListener("click", () => reviewTo(k));
       if (reviewing() && k === reviewAt) item.classList.add("current");
+      const lost = mistakes().get(k);
+      if (lost) {
+        item.classList.add("mistake");
+        item.title = `move ${k} (${lost.colour}) lost ${lost.value_loss.toFixed(2)} of value and ` +
+          `${lost.score_loss.toFixed(1)} points by the bot's evaluations; click to review it`;
+      }
     }
     list.append(item);
   });
@@ -594,13 +637,18 @@ function renderResult() {
 
 // ------------------------------------------------------------------------- analysis
 
+// The position shown (the game as it stands, or the one reviewed; after the end too), by its
+// move number, so the server searches exactly what the board shows.
 async function evaluate() {
   if (busy || !state) return;
   setBusy(true, "The bot is evaluating…");
   const version = state.version;
   try {
-    const data = await api("GET", gamePath("/analysis"));
-    if (state.version === version) renderAnalysis(data);
+    const data = await api("GET", gamePath(`/analysis?move=${shownMove()}`));
+    if (state.version === version) {
+      show(await api("GET", gamePath("")));  // its value joins the graph (same version: the review stays)
+      renderAnalysis(data);
+    }
   } catch (err) {
     showError(err);
   } finally {
@@ -608,11 +656,47 @@ async function evaluate() {
   }
 }
 
+// Every position of the game (those the graph lacks), as OGS's AI review and Sabaki+KataGo do:
+// the graph then holds both players' moves, and the moves that lost most are marked on it and in
+// the move list. Progress is shown; the button stops it (what was analysed is kept).
+async function analyseGame() {
+  if (analysing) { analysing = false; return; }
+  if (busy || !state) return;
+  const version = state.version, n = movesPlayed();
+  const known = new Set((state.values || []).map((p) => p.move));
+  const todo = [];
+  for (let k = 0; k <= n; k++) if (!known.has(k)) todo.push(k);
+  analysing = true;
+  renderControls();
+  try {
+    for (let i = 0; i < todo.length && analysing && state.version === version; i++) {
+      $("turn").textContent = `Analysing the game: position ${i + 1} of ${todo.length}…`;
+      $("analyse-progress").hidden = false;
+      $("analyse-progress").value = i / todo.length;
+      await api("GET", gamePath(`/analysis?move=${todo[i]}`));
+    }
+    if (state.version === version) show(await api("GET", gamePath("")));
+    const worst = mistakes();
+    showMessage(worst.size
+      ? `Analysed ${n + 1} positions. The moves that lost most: ` +
+        [...worst].map(([k, l]) => `${k} (${l.colour}, −${l.value_loss.toFixed(2)})`).join(", ") + "."
+      : `Analysed ${n + 1} positions: no move lost ${MISTAKE_VALUE} of value or more.`);
+  } catch (err) {
+    showError(err);
+  } finally {
+    analysing = false;
+    $("analyse-progress").hidden = true;
+    render();
+  }
+}
+
 // The bot's Analysis record (catena_zero/bot/bot.py): values are for the player to move,
 // P(win) - P(loss) in [-1, 1]; scores are the expected final margin, mover minus opponent (R6).
 function renderAnalysis(data) {
   analysisFor = data.version;
+  analysisAt = data.move_number;
   analysis = data.analysis;
+  ownership = data.ownership || null;
   const a = data.analysis;
   const box = $("analysis");
   box.replaceChildren();
@@ -624,7 +708,12 @@ function renderAnalysis(data) {
     const v = Number(x.toFixed(digits));
     return (v > 0 ? "+" : v < 0 ? "−" : "±") + Math.abs(v).toFixed(digits);
   };
-  const rows = [
+  if (a.over) title.textContent = `The game is over after move ${data.move_number}: its result`;
+  else if (data.move_number !== movesPlayed()) title.textContent += ` (after move ${data.move_number}, reviewed)`;
+  const rows = a.over ? [
+    ["Value", `${signed(a.value, 0)} for ${mover} (the result)`],
+    ["Score", `${signed(a.score, 1)} points for ${mover}`],
+  ] : [
     ["Value", `${signed(a.value, 2)} for ${mover}: about ${Math.round(50 * (1 + a.value))}% to win`],
     ["Score", `${signed(a.score, 1)} points for ${mover}`],
     ["Best move", `${a.best} (${a.simulations} simulations, ${num(Math.round(a.seconds * 10) / 10)} s)`],
@@ -778,6 +867,8 @@ async function main() {
   $("btn-button").addEventListener("click", () => act("/move", { move: "button" }));
   $("btn-undo").addEventListener("click", () => act("/undo"));
   $("btn-eval").addEventListener("click", evaluate);
+  $("btn-analyse").addEventListener("click", analyseGame);
+  $("opt-ownership").addEventListener("change", () => { if (state) renderBoard(); });
   $("btn-new").addEventListener("click", openNewGame);
   $("cancel-new").addEventListener("click", () => $("new-game").close());
   $("new-game-form").addEventListener("submit", submitNewGame);
