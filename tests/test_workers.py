@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
 import sys
 import time
 
@@ -103,7 +104,6 @@ except Exception as exc:
 def test_a_local_run_refuses_clients_without_its_token(local_ray, tmp_path):
     """Ray runs whatever a connected client sends, and its servers listen on every interface: the
     local Ray of a run takes only clients with its token (RAY_AUTH_MODE=token, workers.py)."""
-    import subprocess
     import sys
 
     import ray
@@ -177,7 +177,6 @@ def test_no_port_of_a_local_run_is_reachable_beyond_its_loopback():
     only interface is its loopback (netns.py): no listening socket of the run's processes is
     bound beyond it, and from the machine's own network the run's GCS port cannot be reached
     (neither on 127.0.0.1 nor on the machine's addresses). Stopping Ray returns the driver."""
-    import subprocess
 
     from catena_zero.selfplay import netns
 
@@ -249,3 +248,24 @@ def test_an_actor_killed_by_rays_memory_monitor_is_replaced(local_ray, monkeypat
     finally:
         monkeypatch.undo()
         pool.shutdown()
+
+
+
+def test_a_remote_task_whose_process_dies_is_lost_once_never_retried(local_ray, tmp_path):
+    """Ray retries a task 3 times by default; a run that stops (Ctrl-C reaches every process of
+    the terminal's group) would resubmit its in-loop matches into a Ray shutting down, which
+    printed a stray error line after the run's own. run_remote's tasks run once; a lost one says so."""
+    marker = tmp_path / "ran"
+    # A shell that leaves a mark, then kills the worker that runs it (as an out-of-memory kill
+    # would); a function of the standard library, since Ray's workers cannot import this module.
+    ref = workers.run_remote(subprocess.call, ["sh", "-c", f"echo ran >> {marker}; kill -9 $PPID"])
+    deadline = time.monotonic() + 60
+    with pytest.raises(workers.RemoteTaskLost, match="its process died"):
+        while time.monotonic() < deadline:
+            done, _ = workers.poll_remote(ref)
+            assert not done
+            time.sleep(0.1)
+    time.sleep(1.0)  # a retry, had there been one, would have left a second mark by now
+    assert marker.read_text() == "ran\n"
+    with pytest.raises(workers.RemoteTaskLost):
+        workers.wait_remote(ref)

@@ -50,7 +50,7 @@ import numpy as np
 os.environ.setdefault("RAY_AUTH_MODE", "token")
 
 import ray  # noqa: E402
-from ray.exceptions import OutOfMemoryError, RayActorError  # noqa: E402
+from ray.exceptions import OutOfMemoryError, RayActorError, WorkerCrashedError  # noqa: E402
 
 from ..config import Config, config_from_dict, config_to_dict
 from ..errors import UserError
@@ -239,21 +239,37 @@ class SelfPlayPool:
         self.actors, self.pending = [], {}
 
 
+class RemoteTaskLost(UserError):
+    """The process that ran a ``run_remote`` task died before it answered (killed, out of memory)."""
+
+
 def run_remote(function: Callable, *args: Any) -> Any:
     """Run ``function(*args)`` as a Ray task without reserving a CPU (it shares the CPUs with the
-    actors instead of waiting for a free one); returns a reference for ``poll_remote``."""
-    return ray.remote(num_cpus=0)(function).remote(*args)
+    actors instead of waiting for a free one); returns a reference for ``poll_remote``.
+
+    Never retried (``max_retries=0``; Ray's default retries a task 3 times): a task lost while the
+    run stops (Ctrl-C reaches every process of the terminal's group) would otherwise be resubmitted
+    into a Ray that is shutting down, and a lost task is the caller's to skip (``RemoteTaskLost``)."""
+    return ray.remote(num_cpus=0, max_retries=0)(function).remote(*args)
 
 
 def poll_remote(ref: Any) -> tuple[bool, Any]:
-    """(True, result) if the task of ``run_remote`` has finished, else (False, None); never blocks."""
+    """(True, result) if the task of ``run_remote`` has finished, else (False, None); never blocks.
+    Raises ``RemoteTaskLost`` if its process died; the task's own exception propagates."""
     ready, _ = ray.wait([ref], timeout=0)
-    return (True, ray.get(ready[0])) if ready else (False, None)
+    return (True, _result(ready[0])) if ready else (False, None)
 
 
 def wait_remote(ref: Any) -> Any:
     """The result of a ``run_remote`` task, waiting for it (only outside hot loops: a run's end)."""
-    return ray.get(ref)
+    return _result(ref)
+
+
+def _result(ref: Any) -> Any:
+    try:
+        return ray.get(ref)
+    except (RayActorError, OutOfMemoryError, WorkerCrashedError) as exc:
+        raise RemoteTaskLost(f"its process died ({type(exc).__name__})") from None
 
 
 class LocalCluster:

@@ -39,7 +39,7 @@ from ..errors import UserError
 from ..fileio import remove_stale_temp_files, write_text_atomic
 from ..game.options import RuleSet
 from ..net import CatenaNet, model_from_weights
-from ..selfplay.workers import SelfPlayPool, poll_remote, run_remote, start_ray, stop_ray, wait_remote
+from ..selfplay.workers import RemoteTaskLost, SelfPlayPool, poll_remote, run_remote, start_ray, stop_ray, wait_remote
 from .checkpoint import (CHECKPOINT_DIR, Checkpoint, list_checkpoints, load_checkpoint, newest_intact_checkpoint,
                          newest_intact_checkpoint_of, prune_checkpoints, save_checkpoint)
 from .cputime import CpuAccount, CpuReport
@@ -496,7 +496,11 @@ class TrainingRun:
     def _poll_eval(self) -> None:
         if self.pending_eval is None:
             return
-        done, result = poll_remote(self.pending_eval[0])
+        try:
+            done, result = poll_remote(self.pending_eval[0])
+        except RemoteTaskLost as exc:
+            self._lost_eval(exc)
+            return
         if done:
             self._record_eval(result, self.pending_eval[1])
             self.pending_eval = None
@@ -512,8 +516,16 @@ class TrainingRun:
                 ref, step = self.pending_eval
                 self._record_eval(wait_remote(ref), step)
                 self.pending_eval = None
+        except RemoteTaskLost as exc:
+            self._lost_eval(exc)
         except KeyboardInterrupt:
             self.pending_eval = None
+
+    def _lost_eval(self, exc: RemoteTaskLost) -> None:
+        """The matches' process died (out of memory, killed): skip them; the next ones start at their interval."""
+        self.progress.note(f"step {self.pending_eval[1]}: in-loop evaluation lost: {exc}; skipped")
+        self.pending_eval = None
+        self.evaluations_skipped += 1
 
     def _record_eval(self, result: InLoopResult, step: int) -> None:
         self.last_eval = result
