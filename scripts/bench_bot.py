@@ -26,7 +26,7 @@ import numpy as np
 import torch
 
 from catena_zero.bot import Bot, RuleSet
-from catena_zero.bot.export import BotHeader, write_bot
+from catena_zero.artifacts.botfile import BotHeader, write_bot
 from catena_zero.bot.players import RandomPlayer
 from catena_zero.config import NetConfig, SearchConfig
 from catena_zero.game import Game, GameConfig

@@ -59,19 +59,18 @@ def measure(config, actors: int, seconds: float) -> tuple[float, float]:
 def standalone(args) -> None:
     import torch
 
-    from catena_zero.bot.export import read_bot
-    from catena_zero.net import model_from_weights
+    from catena_zero.artifacts.network import load_network
     from catena_zero.net.device import set_torch_threads
     from catena_zero.selfplay.play import SelfPlayer
 
     set_torch_threads(1)
-    bot = read_bot(args.bot)
-    config = load_config(args.config or "configs/quick.yaml", {"net": dataclasses.asdict(bot.header.net)})
+    network = load_network(args.bot)
+    config = load_config(args.config or "configs/quick.yaml", {"net": dataclasses.asdict(network.net)})
     modes = {"no weights": None, "weights, trees dropped": True, "weights, trees kept": False}
     players = {}
     for mode, reset in modes.items():
         selfplay = dataclasses.replace(config.selfplay, reset_trees_on_new_weights=bool(reset))
-        model = model_from_weights(bot.header.net, bot.weights)
+        model = network.model()
         player = SelfPlayer(dataclasses.replace(config, selfplay=selfplay), np.random.default_rng(0), model=model)
         player.play(8)  # warm-up: trees allocated, first forwards
         players[mode] = (player, {k: v.clone() for k, v in model.state_dict().items()})

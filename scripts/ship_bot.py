@@ -13,7 +13,7 @@ import argparse
 import json
 import sys
 
-from catena_zero.bot.export import header_from_checkpoint, write_bot
+from catena_zero.artifacts.botfile import header_from_checkpoint, write_bot
 from catena_zero.bot.shipped import INDEX_FILE, SHIPPED_DIR, shipped_bots
 from catena_zero.fileio import write_text_atomic
 
@@ -54,7 +54,7 @@ def main() -> int:
     if not args.index_only:
         if not args.checkpoint or not args.name:
             parser.error("CHECKPOINT and NAME are needed (or --index-only)")
-        from catena_zero.train.checkpoint import load_checkpoint, resolve_checkpoint
+        from catena_zero.artifacts.checkpoint import load_checkpoint, resolve_checkpoint
 
         path = resolve_checkpoint(args.checkpoint)
         out = SHIPPED_DIR / f"{args.name}.bot"

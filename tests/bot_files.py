@@ -14,7 +14,7 @@ from catena_zero.game.options import GAME_TYPES
 from catena_zero.net import model_from_config
 from catena_zero.net.features import GLOBAL_GAME_TYPE, GLOBAL_KOMI, PLANE_THEIRS
 from catena_zero.net.model import MaskedBatchNorm2d
-from catena_zero.train.checkpoint import Checkpoint, save_checkpoint
+from catena_zero.artifacts.checkpoint import Checkpoint, save_checkpoint
 
 TINY = Path(__file__).resolve().parent.parent / "configs" / "tiny.yaml"
 
@@ -81,7 +81,7 @@ def signed_bot_bytes(weights: dict, header_text: str, version: str | None = None
 
     import json
 
-    from catena_zero.bot.export import BOT_FORMAT, BOT_VERSION, bot_digest, tensor_table_text
+    from catena_zero.artifacts.botfile import BOT_FORMAT, BOT_VERSION, bot_digest, tensor_table_text
 
     version = str(BOT_VERSION) if version is None else version
     first = save(weights, metadata={"format": BOT_FORMAT, "version": version, "header": header_text, "sha256": ""})

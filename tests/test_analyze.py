@@ -7,13 +7,13 @@ import pytest
 
 from bot_files import save_tiny_checkpoint
 from catena_zero.bot import Bot, RuleSet
-from catena_zero.bot.export import export_bot
+from catena_zero.artifacts.botfile import export_bot
 from catena_zero.bot.review import Judged, MoveReview, judge, review_game
 from catena_zero.cli import main
 from catena_zero.game import Game, GameConfig
 from catena_zero.game.match import Match
 from catena_zero.game.records import load_record, record_of, save_record
-from catena_zero.train.checkpoint import load_checkpoint
+from catena_zero.artifacts.checkpoint import load_checkpoint
 
 
 @pytest.fixture(scope="module")

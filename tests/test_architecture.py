@@ -24,6 +24,7 @@ LAYERS = [
     {"game"},
     {"config", "evalfn"},
     {"net", "search"},
+    {"artifacts"},  # the trained-network files and the run folder's layout (one loader: load_network)
     {"selfplay"},
     {"train"},
     {"bot"},

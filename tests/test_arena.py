@@ -30,7 +30,7 @@ from catena_zero.game.records import load_record
 from catena_zero.game.vec_env import VecEnv
 from catena_zero.net import model_from_config
 from catena_zero.search.komi import KomiEstimate
-from catena_zero.train.checkpoint import Checkpoint, save_checkpoint
+from catena_zero.artifacts.checkpoint import Checkpoint, save_checkpoint
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -12,13 +12,13 @@ from bot_files import komi_model, komi_model_value, save_tiny_checkpoint, tiny_c
 from catena_zero.bot import Bot, RuleSet, UnsupportedGame
 from catena_zero.bot.bot import better_than_even
 from catena_zero.search.komi import fair_komi, komi_curve_of
-from catena_zero.bot.export import export_bot, header_from_checkpoint
+from catena_zero.artifacts.botfile import export_bot, header_from_checkpoint
 from catena_zero.bot.players import RandomPlayer, choose_event, setup_choices
 from catena_zero.cli import main
 from catena_zero.evalfn import Evaluation
 from catena_zero.game import Game, GameConfig, Match
 from catena_zero.game.vec_env import VecEnv
-from catena_zero.train.checkpoint import Checkpoint, load_checkpoint
+from catena_zero.artifacts.checkpoint import Checkpoint, load_checkpoint
 
 
 @pytest.fixture(scope="module")

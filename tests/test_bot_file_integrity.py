@@ -13,8 +13,8 @@ import torch
 
 from bot_files import save_tiny_checkpoint, signed_bot_bytes
 from catena_zero.bot import BotFileError
-from catena_zero.bot.export import bot_bytes, export_bot, parse_bot, read_bot
-from catena_zero.train.checkpoint import load_checkpoint
+from catena_zero.artifacts.botfile import bot_bytes, export_bot, parse_bot, read_bot
+from catena_zero.artifacts.checkpoint import load_checkpoint
 
 
 @pytest.fixture(scope="module")

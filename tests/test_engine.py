@@ -15,10 +15,10 @@ from bot_files import save_tiny_checkpoint
 from catena_zero import __version__
 from catena_zero.bot import Bot, RuleSet
 from catena_zero.bot.engine import Engine, Reply
-from catena_zero.bot.export import export_bot
+from catena_zero.artifacts.botfile import export_bot
 from catena_zero.game import Game, GameConfig
 from catena_zero.game.render import render_ascii
-from catena_zero.train.checkpoint import load_checkpoint
+from catena_zero.artifacts.checkpoint import load_checkpoint
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 from bot_files import save_tiny_checkpoint
 from catena_zero.bot import Bot, RuleSet
 from catena_zero.bot.engine import MAX_DIGITS, Engine
-from catena_zero.bot.export import export_bot
-from catena_zero.train.checkpoint import load_checkpoint
+from catena_zero.artifacts.botfile import export_bot
+from catena_zero.artifacts.checkpoint import load_checkpoint
 
 REPLY = re.compile(r"^[=?][0-9]*( [^\n]*)?\n([^\n]+\n)*\n$")
 

@@ -16,13 +16,14 @@ from safetensors.torch import save
 
 from bot_files import save_tiny_checkpoint, signed_bot_bytes, tiny_config
 from catena_zero.bot import Bot, BotFileError, RuleSet
-from catena_zero.bot.export import (BOT_FORMAT, BOT_VERSION, export_bot, header_from_checkpoint,
+from catena_zero.artifacts.botfile import (BOT_FORMAT, BOT_VERSION, export_bot, header_from_checkpoint,
                                     read_bot)
 from catena_zero.cli import main
 from catena_zero.config import config_from_dict, load_config
 from catena_zero.eval.agents import AgentPlayer, NetAgent
 from catena_zero.game import Game, GameConfig
-from catena_zero.train.checkpoint import load_checkpoint, model_from_checkpoint
+from catena_zero.artifacts.checkpoint import load_checkpoint
+from catena_zero.artifacts.network import load_network
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -62,7 +63,7 @@ def test_same_moves_before_and_after_export(exported):
     _, ckpt, out = exported
     checkpoint = load_checkpoint(ckpt)
     config = checkpoint.config
-    player = AgentPlayer(NetAgent(model_from_checkpoint(checkpoint), config.net, config.search, simulations=12))
+    player = AgentPlayer(NetAgent(load_network(checkpoint.path).model(), config.net, config.search, simulations=12))
     bot = Bot.load(out, simulations=12, device="cpu", seed=3)
     game = Game(GameConfig(side=3, komi=2))
     while not game.is_over:

@@ -12,7 +12,7 @@ import pytest
 import torch
 
 from bot_files import save_tiny_checkpoint, tiny_config
-from catena_zero.train.checkpoint import (Checkpoint, CheckpointError, list_checkpoints, load_checkpoint,
+from catena_zero.artifacts.checkpoint import (Checkpoint, CheckpointError, list_checkpoints, load_checkpoint,
                                           payload_digest, save_checkpoint)
 
 

@@ -121,7 +121,7 @@ def test_refit_without_playing_and_pruned_checkpoints_keep_their_games(tmp_path)
 def test_training_time_falls_back_to_file_times(tmp_path):
     run = tmp_path / "run"
     make_run(run, steps=(1, 2))
-    from catena_zero.train.checkpoint import Checkpoint, load_checkpoint, save_checkpoint
+    from catena_zero.artifacts.checkpoint import Checkpoint, load_checkpoint, save_checkpoint
 
     old = load_checkpoint(run / "ckpt" / "step-00000002.pt")  # rewrite without counters
     save_checkpoint(run, Checkpoint(step=2, config=old.config, model=old.model))

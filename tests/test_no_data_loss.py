@@ -136,7 +136,7 @@ def test_export_into_its_run_folder_is_refused_and_the_run_kept(tmp_path, capsys
 
 
 def test_export_to_an_unwritable_place_is_refused_before_the_checkpoint_loads(tmp_path, capsys, monkeypatch):
-    import catena_zero.train.checkpoint as checkpoint
+    import catena_zero.artifacts.checkpoint as checkpoint
 
     run = run_folder(tmp_path)
     monkeypatch.setattr(checkpoint, "load_checkpoint", lambda *a: pytest.fail("the checkpoint must not load"))

@@ -907,7 +907,7 @@ def test_net_player_plays_a_checkpoint_and_estimates_the_komi(tmp_path):
     from catena_zero.config import NetConfig
     from catena_zero.net import NetEvaluator, model_from_config
     from catena_zero.search.komi import estimate_fair_komi
-    from catena_zero.train.checkpoint import Checkpoint, save_checkpoint
+    from catena_zero.artifacts.checkpoint import Checkpoint, save_checkpoint
 
     config = Config(
         game=KOMI3,

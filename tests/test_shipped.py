@@ -8,10 +8,10 @@ import json
 import pytest
 
 from bot_files import save_tiny_checkpoint, tiny_config
-from catena_zero.bot.export import export_bot
+from catena_zero.artifacts.botfile import export_bot
 from catena_zero.bot.shipped import SHIPPED_DIR, shipped_bot_for, shipped_bots
 from catena_zero.game import GameConfig, RuleSet
-from catena_zero.train.checkpoint import load_checkpoint
+from catena_zero.artifacts.checkpoint import load_checkpoint
 
 
 def _bot(tmp_path, name: str, step: int, trained_for, game=None):

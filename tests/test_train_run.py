@@ -17,7 +17,7 @@ import torch
 
 from catena_zero.cli import main
 from catena_zero.config import load_config
-from catena_zero.train.checkpoint import list_checkpoints, load_checkpoint
+from catena_zero.artifacts.checkpoint import list_checkpoints, load_checkpoint
 from catena_zero.train.learner import learning_rate
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -118,6 +118,25 @@ def test_resume_refuses_a_changed_config_and_a_new_run_refuses_an_old_folder(tmp
     assert "net.channels: 32 -> 16" in err and err.count("\n") == 1
 
 
+def test_resume_takes_where_the_network_runs_from_the_config_given_never_its_architecture(tmp_path):
+    """A run started on a GPU continues on a CPU: net.device and the precision settings say where
+    and how the weights run, not what they are (NetConfig.ARCHITECTURE), so --resume takes them
+    from the config given; a different tower is still refused."""
+    from catena_zero.config import load_config
+    from catena_zero.train.driver import RunError, prepare_run
+
+    def config(**net):
+        return load_config(QUICK, {"run": {"root": str(tmp_path)}, "net": net})
+
+    run_dir, _ = prepare_run(config(device="cuda", cpu_precision="float32"), "t", "t", resume=False)
+    _, resumed = prepare_run(config(device="cpu", cpu_precision="bfloat16", channels_last=False), "t", "t",
+                             resume=True)
+    assert (resumed.net.device, resumed.net.cpu_precision, resumed.net.channels_last) == ("cpu", "bfloat16", False)
+    assert resumed.net.architecture() == load_config(run_dir / "config.yaml").net.architecture()
+    with pytest.raises(RunError, match="net.blocks: 4 -> 5"):
+        prepare_run(config(device="cpu", blocks=5), "t", "t", resume=True)
+
+
 def _parameters_close(a: dict, b: dict, tolerance: float) -> bool:
     """True when every weight (batch-norm statistics aside) of ``a`` is within ``tolerance`` of ``b``."""
     return all(float((a[k] - b[k]).abs().max()) <= tolerance for k in a
@@ -125,7 +144,7 @@ def _parameters_close(a: dict, b: dict, tolerance: float) -> bool:
 
 
 def test_a_new_run_starts_from_a_bot_file_and_resumes_without_repeating_it(tmp_path, capsys):
-    from catena_zero.bot.export import export_bot
+    from catena_zero.artifacts.botfile import export_bot
 
     assert main(_argv(tmp_path, sets=["run.max_steps=3", "eval.games=0"])) == 0
     start = load_checkpoint(tmp_path / "t")
@@ -155,7 +174,7 @@ def _replay_counters(run: Path) -> tuple[int, int]:
 
 
 def test_a_warm_start_with_init_replay_keeps_the_source_runs_replay_buffer(tmp_path, capsys):
-    from catena_zero.bot.export import export_bot
+    from catena_zero.artifacts.botfile import export_bot
     from catena_zero.config import load_config as load
     from catena_zero.train.replay import ReplayBuffer
 
@@ -192,20 +211,19 @@ def test_a_warm_start_with_init_replay_keeps_the_source_runs_replay_buffer(tmp_p
 
 
 def test_init_from_reads_checkpoints_run_folders_and_bots_and_refuses_another_network(tmp_path, capsys):
-    from catena_zero.bot.export import export_bot
-    from catena_zero.commands.common import CliError
-    from catena_zero.commands.train import initial_weights
+    from catena_zero.artifacts.botfile import export_bot
+    from catena_zero.artifacts.network import NetworkFileError, weights_for
 
     assert main(_argv(tmp_path, sets=["run.max_steps=3", "eval.games=0"])) == 0
     checkpoint = load_checkpoint(tmp_path / "t")
     export_bot(checkpoint, tmp_path / "t.bot")
     net = checkpoint.config.net
     for source in (tmp_path / "t", checkpoint.path, tmp_path / "t.bot"):
-        assert _parameters_close(initial_weights(str(source), net), checkpoint.model, 0.0)
-    with pytest.raises(CliError, match="net.channels: 8 -> 16"):
-        initial_weights(str(tmp_path / "t.bot"), dataclasses.replace(net, channels=16))
-    with pytest.raises(CliError, match="no such file"):
-        initial_weights(str(tmp_path / "missing.bot"), net)
+        assert _parameters_close(weights_for(str(source), net, "train.init_from"), checkpoint.model, 0.0)
+    with pytest.raises(NetworkFileError, match="train.init_from: .*net.channels: 8 -> 16"):
+        weights_for(str(tmp_path / "t.bot"), dataclasses.replace(net, channels=16), "train.init_from")
+    with pytest.raises(NetworkFileError, match="train.init_from: no such file"):
+        weights_for(str(tmp_path / "missing.bot"), net, "train.init_from")
     (tmp_path / "junk.bot").write_bytes(b"not a network")
     assert main(_argv(tmp_path, sets=["run.max_steps=3", f"train.init_from={tmp_path / 'junk.bot'}"],
                       name="junk")) == 2

@@ -19,11 +19,11 @@ from pathlib import Path
 import numpy as np
 import uvicorn
 
-from catena_zero.bot.export import RuleSet, export_bot
+from catena_zero.artifacts.botfile import RuleSet, export_bot
 from catena_zero.config import load_config
 from catena_zero.game.options import GAME_TYPES, SCORINGS, GameConfig
 from catena_zero.net import model_from_config
-from catena_zero.train.checkpoint import Checkpoint, load_checkpoint, save_checkpoint
+from catena_zero.artifacts.checkpoint import Checkpoint, load_checkpoint, save_checkpoint
 
 ROOT = Path(__file__).resolve().parent.parent
 JSON = {"Content-Type": "application/json"}  # every state-changing request says JSON (the server refuses others)

@@ -1,8 +1,7 @@
-"""Players and the exported bot.
+"""Players and the exported bot (the bot file itself: ``artifacts/botfile.py``).
 
 - players.py: the single-game ``Player`` protocol, the R7 set-up choices, ``RandomPlayer``
   (players of a kind string such as ``mcts:K`` come from the registry, ``eval/specs.py``);
-- export.py: the bot file (safetensors weights + metadata header), ``export_bot`` / ``read_bot``;
 - bot.py: ``Bot``, an exported network that plays, picks komi/colour/swap (R7) and analyses;
 - engine.py: the GTP-style text protocol around a ``Bot`` (``catena-zero engine``).
 """
@@ -10,7 +9,7 @@
 from ..game.options import RuleSet
 from ..search.komi import KomiEstimate
 from .bot import Analysis, Bot, MoveAnalysis, UnsupportedGame
-from .export import BOT_FORMAT, BOT_VERSION, BotFileError, BotHeader
+from ..artifacts.botfile import BOT_FORMAT, BOT_VERSION, BotFileError, BotHeader
 from .players import Player, RandomPlayer, choose_event
 
 __all__ = [

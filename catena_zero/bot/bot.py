@@ -60,6 +60,8 @@ from typing import TYPE_CHECKING, Optional
 
 import numpy as np
 
+from ..artifacts.botfile import BotHeader, RuleSet
+from ..artifacts.network import BOT, TrainedNetwork, load_network
 from ..config import SearchConfig
 from ..errors import UserError
 from ..game.options import GAME_TYPES, SCORINGS, GameConfig
@@ -69,7 +71,6 @@ from ..search.komi import VALUE_RESOLUTION, KomiEstimate, closest_to_even, estim
 from ..search.mcts import MCTS
 from ..search.tree import ROOT, UNVISITED
 from ..search.types import SearchOutput
-from .export import BotFile, BotHeader, RuleSet, read_bot
 
 if TYPE_CHECKING:
     import torch
@@ -220,19 +221,14 @@ class Bot:
 
         Without ``simulations`` or ``seconds`` the file's default search settings decide.
         """
-        return cls.from_file(read_bot(path), simulations=simulations, seconds=seconds, device=device, seed=seed)
+        return cls.from_network(load_network(path, BOT), simulations=simulations, seconds=seconds, device=device,
+                                seed=seed)
 
     @classmethod
-    def from_file(cls, bot_file: BotFile, **options) -> Bot:
-        """The bot of a ``BotFile`` record (``export.read_bot``)."""
-        from ..net import WeightsMismatch, model_from_weights
-        from .export import BotFileError
-
-        try:
-            model = model_from_weights(bot_file.header.net, bot_file.weights)
-        except WeightsMismatch as exc:
-            raise BotFileError(f"{bot_file.path or 'bot file'}: {exc}") from None
-        return cls(model, bot_file.header, path=bot_file.path, **options)
+    def from_network(cls, network: TrainedNetwork, **options) -> Bot:
+        """The bot of a network as read (``artifacts.network.load_network``): a bot file's, or a
+        checkpoint's with the header ``export`` would give it."""
+        return cls(network.model(), network.bot_header(), path=network.path, **options)
 
     # -- what it plays -----------------------------------------------------------------------------
 

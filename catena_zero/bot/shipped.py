@@ -2,7 +2,7 @@
 
 ``play``, ``engine`` and ``serve`` use the shipped bot for the chosen rules when no ``--bot`` is
 given (``shipped_bot_for``), and say which. A shipped bot is an ordinary bot file, checked on
-loading like any other (``bot/export.py``); the folder's ``index.json`` adds what a file cannot
+loading like any other (``artifacts/botfile.py``); the folder's ``index.json`` adds what a file cannot
 say about itself (how long it trained, how strong it measured), and ``scripts/ship_bot.py`` writes
 the bot, the index and the README together.
 
@@ -19,7 +19,7 @@ from typing import Optional
 
 from ..errors import UserError
 from ..game.options import GameConfig, RuleSet
-from .export import BotHeader, read_bot
+from ..artifacts.botfile import BotHeader, read_bot
 
 SHIPPED_DIR = Path(__file__).resolve().parent.parent / "bots"
 INDEX_FILE = "index.json"

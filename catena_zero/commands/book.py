@@ -4,7 +4,6 @@ reference network, for ``evaluate --book FILE``, ``ladder --book`` and ``ablate`
 from __future__ import annotations
 
 import argparse
-import sys
 
 from .common import CliError, add_game_options, check_minimums, check_outputs
 

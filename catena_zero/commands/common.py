@@ -9,6 +9,7 @@ import stat
 import sys
 from typing import Optional, TextIO
 
+from ..artifacts.layout import is_run_folder
 from ..config import Config, config_from_dict, load_config
 from ..errors import UserError
 from ..fileio import check_writable, writes_to_stdout
@@ -103,23 +104,7 @@ def check_distinct_files(inputs: dict[str, Optional[str]], outputs: dict[str, Op
                                "choose two files")
 
 
-# A run folder (train/driver.py, train/checkpoint.py): its config.yaml beside the checkpoints'
-# folder or the replay buffer. Named here rather than imported: those modules import torch.
-RUN_CONFIG, RUN_CHECKPOINTS, RUN_REPLAY = "config.yaml", "ckpt", "replay.npz"
 _RUN_DEPTH = 3  # RUN/x, RUN/ckpt/x, RUN/ladder/x, RUN/tensorboard/ladder/x: the levels a run's files lie at
-
-
-def is_run_folder(folder: str) -> bool:
-    """Whether ``folder`` is a training run's folder (it holds config.yaml and checkpoints or a
-    replay buffer, or checkpoints alone)."""
-    config = os.path.isfile(os.path.join(folder, RUN_CONFIG))
-    checkpoints = os.path.join(folder, RUN_CHECKPOINTS)
-    if os.path.isdir(checkpoints):
-        try:
-            return config or any(n.startswith("step-") and n.endswith(".pt") for n in os.listdir(checkpoints))
-        except OSError:
-            return config
-    return config and os.path.isfile(os.path.join(folder, RUN_REPLAY))
 
 
 def _inside(path: str, folder: str) -> bool:

@@ -20,9 +20,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..bot.export import PLAY_SIMULATIONS, export_bot  # torch: only when the command runs
+    from ..artifacts.botfile import PLAY_SIMULATIONS, export_bot  # torch: only when the command runs
     from ..config import NUMERIC_RANGES
-    from ..train.checkpoint import load_checkpoint, resolve_checkpoint
+    from ..artifacts.checkpoint import load_checkpoint, resolve_checkpoint
 
     most = NUMERIC_RANGES["search.num_simulations"][1]
     if args.simulations is not None and not 0 <= args.simulations <= most:

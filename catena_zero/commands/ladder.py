@@ -46,7 +46,8 @@ def check_ladder_outputs(args: argparse.Namespace, baselines: list[str]) -> None
     """Before any match: the files the ladder rewrites in RUN_DIR/ladder/ (and its TensorBoard
     folder) are none of its inputs (a book FILE, bot-file baselines), and can be written; a
     ladder's games are otherwise lost to a read-only folder found after them."""
-    from ..eval.ladder import LADDER_DIR, RESULTS_FILE, TENSORBOARD_DIR
+    from ..artifacts.layout import TENSORBOARD_DIR
+    from ..eval.ladder import LADDER_DIR, RESULTS_FILE
 
     if not os.path.isdir(args.run_dir):
         return  # run_ladder says there is no such run folder

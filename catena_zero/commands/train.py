@@ -9,7 +9,8 @@ import sys
 from pathlib import Path
 from typing import Optional
 
-from ..config import NetConfig, config_diff, load_config, parse_overrides
+from ..artifacts.layout import TENSORBOARD_DIR
+from ..config import load_config, parse_overrides
 from .common import CliError, check_folder_writable, program_words, run_folder_of, tensorboard_words
 
 PROG = "catena-zero"
@@ -25,33 +26,6 @@ def configure(train: argparse.ArgumentParser) -> None:
     train.add_argument("--resume", action="store_true", help="continue the run in its folder from its newest checkpoint")
     train.add_argument("--address", metavar="auto|HOST:PORT", help="join this Ray cluster instead of a local Ray")
     train.add_argument("--seed", type=int, metavar="N", help="root seed of the run (default: the config's seed)")
-
-
-def initial_weights(source: str, net: NetConfig) -> dict:
-    """The weights of the network ``train.init_from`` names: a checkpoint file, a run folder's
-    newest checkpoint, or an exported bot file. ``CliError`` (one line) when it is none of them or
-    its network is not ``net``."""
-    from ..bot.export import read_bot
-    from ..eval.specs import looks_like_checkpoint
-    from ..fileio import open_input
-    from ..train.checkpoint import load_checkpoint, resolve_checkpoint
-
-    path = Path(source)
-    if not path.exists():
-        raise CliError(f"train.init_from: no such file or folder: {source}")
-    if not path.is_dir():  # a FIFO would hang the look at its first bytes, /dev/zero pass it
-        open_input(path, "train.init_from file", None, CliError).close()
-    if path.is_dir() or looks_like_checkpoint(path):
-        checkpoint = load_checkpoint(resolve_checkpoint(path))  # CheckpointError names what is wrong
-        found, weights = checkpoint.config.net, checkpoint.model
-    else:
-        bot = read_bot(path)  # BotFileError names what is wrong
-        found, weights = bot.header.net, bot.weights
-    if found != net:
-        differing = "; ".join(f"net.{d}" for d in config_diff(found, net))
-        raise CliError(f"train.init_from: {source}'s network differs from the config's net section "
-                       f"(its value -> the config's): {differing}")
-    return weights
 
 
 def check_run_folder(args: argparse.Namespace, config) -> None:
@@ -114,8 +88,7 @@ def run(args: argparse.Namespace) -> int:
     check_run_folder(args, config)  # before Ray starts
     torch.set_num_threads(learner_threads(config))  # this process runs the learner: its threads to set
     try:
-        summary = train(config, Path(args.config).stem, args.run_name, args.resume, evaluate=evaluate_in_loop,
-                        load_weights=initial_weights)
+        summary = train(config, Path(args.config).stem, args.run_name, args.resume, evaluate=evaluate_in_loop)
     except NothingToDo as done:  # nothing started, nothing written
         print(f"nothing to do: {done}; extend it with: "
               f"{resume_command(args, done.run_dir.name, done.bound.extended())}", file=sys.stdout)
@@ -140,7 +113,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"newest checkpoint: {summary.checkpoint}", file=out)
     if summary.last_eval is not None:
         print(f"last evaluation (step {summary.last_eval.step}): {summary.last_eval.describe()}", file=out)
-    logdir = summary.run_dir / "tensorboard"
+    logdir = summary.run_dir / TENSORBOARD_DIR
     print(f"TensorBoard: {' '.join(shlex.quote(w) for w in [*tensorboard_words(), '--logdir', str(logdir)])}",
           file=out)
     if summary.bound is not None:  # a resume as it stands would have nothing to do

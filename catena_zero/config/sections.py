@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import unicodedata
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import ClassVar, Optional
 
 from ..errors import UserError
 from ..game.options import GAME_TYPES, MAX_SIDE, MIN_SIDE, SCORINGS, GameConfig, RuleSet
@@ -64,6 +64,17 @@ class NetConfig:
     # (self-play with rule randomisation keeps one network call per simulation); "by_side" = one
     # forward per board side, unpadded: faster on the CPU with many games per side (scripts/bench_net.py).
     mixed_sides: str = "pad"
+
+    # What the weights fit (stored with them, compared by train.init_from): the tower's shape. The
+    # other fields say where and how the network runs; they are never compared, and --resume takes
+    # them from the config given (a run started on a GPU continues on a CPU).
+    ARCHITECTURE: ClassVar[tuple[str, ...]] = ("blocks", "channels", "global_pool_every", "head_channels",
+                                               "value_hidden")
+
+    def architecture(self) -> "NetConfig":
+        """This config with every runtime field at its default: equal for two configs exactly when
+        the same weights fit both."""
+        return NetConfig(**{name: getattr(self, name) for name in self.ARCHITECTURE})
 
     def __post_init__(self) -> None:
         _check(self.blocks >= 1, f"net.blocks must be >= 1, got {self.blocks}")

@@ -60,6 +60,7 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
+from ..artifacts.layout import CONFIG_FILE
 from ..config import ConfigError, load_config, parse_overrides, section_from_dict
 from ..errors import UserError
 from ..fileio import MAX_JSON_BYTES, read_input, write_text_atomic
@@ -200,7 +201,7 @@ def variant_configs(plan: AblationPlan, plan_name: str, bound: Optional[float] =
 
 def _finished(run_dir: Path, plan: AblationPlan, bound: float) -> Optional[tuple[Path, int, int, float, float]]:
     """(checkpoint, step, positions, minutes, CPU-minutes) of a run that reached ``bound``, else None."""
-    from ..train.checkpoint import list_checkpoints, load_checkpoint
+    from ..artifacts.checkpoint import list_checkpoints, load_checkpoint
 
     found = list_checkpoints(run_dir)
     if not found:
@@ -258,7 +259,7 @@ def train_variants(plan: AblationPlan, plan_name: str, *, bound: Optional[float]
             continue
         if done is None:
             log(f"ablate: training {name} seed {seed} for {plan.describe_bound(bound)} ({run_dir})")
-            resume = (run_dir / "config.yaml").exists()
+            resume = (run_dir / CONFIG_FILE).exists()
             summary = train_fn(config, config.run.name, config.run.name, resume, evaluate=evaluate_in_loop)
             if getattr(summary, "cpu", None) is not None:
                 log(f"ablate: {name} seed {seed}: {summary.step} steps, {summary.positions:,} positions; "
@@ -313,7 +314,7 @@ def match_jobs(plan: AblationPlan, trained: list[TrainedVariant]) -> list[MatchJ
     for run in trained:
         if run.seed not in baselines:
             raise ConfigError(f"the baseline variant {plan.baseline!r} has not trained seed {run.seed}")
-        game = load_config(run.run_dir / "config.yaml").game
+        game = load_config(run.run_dir / CONFIG_FILE).game
         common = dict(variant=run.name, seed_run=run.seed, agent=str(run.checkpoint), game=game,
                       komi=evaluation.komi, book=evaluation.book, opening_plies=evaluation.opening_plies,
                       simulations=evaluation.simulations)

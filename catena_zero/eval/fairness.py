@@ -22,6 +22,7 @@ from typing import Optional
 
 import numpy as np
 
+from ..artifacts.layout import TENSORBOARD_DIR
 from ..game.options import GameConfig
 
 
@@ -74,7 +75,7 @@ def komi_settling(run_dir: str | Path, rule_set_key: str) -> Optional[tuple[list
     in the run's TensorBoard events; None when the run logged none."""
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
-    folder = Path(run_dir) / "tensorboard"
+    folder = Path(run_dir) / TENSORBOARD_DIR
     if not folder.is_dir():
         return None
     events = EventAccumulator(str(folder), size_guidance={"scalars": 0})

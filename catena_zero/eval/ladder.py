@@ -44,6 +44,7 @@ from typing import Callable, Optional, Sequence
 
 import numpy as np
 
+from ..artifacts.layout import TENSORBOARD_DIR  # the ladder writes its own subfolder LADDER_DIR
 from ..errors import UserError
 from ..fileio import MAX_JSON_BYTES, read_input, write_bytes_atomic, write_text_atomic
 from ..game.options import GameConfig
@@ -54,7 +55,6 @@ from .specs import AgentSpec, build_agent, parse_agent_spec
 
 LADDER_DIR = "ladder"
 RESULTS_FILE = "results.json"
-TENSORBOARD_DIR = "tensorboard"  # under the run folder; the ladder writes its own subfolder "ladder"
 RESULTS_FORMAT = "catena-zero-ladder"
 RESULTS_VERSION = 1
 MODES = ("gauntlet", "round-robin")
@@ -163,7 +163,7 @@ def save_results(path: Path, results: LadderResults) -> Path:
 
 def checkpoint_players(run_dir: Path) -> list[LadderPlayer]:
     """The run's kept checkpoints as players, oldest first, with their training time."""
-    from ..train.checkpoint import list_checkpoints, load_checkpoint
+    from ..artifacts.checkpoint import list_checkpoints, load_checkpoint
 
     found = list_checkpoints(run_dir)
     counters = [load_checkpoint(path).counters.get("seconds") for _, path in found]
@@ -254,7 +254,7 @@ def run_ladder(
     """
     from .book import resolve_book
 
-    from ..train.checkpoint import load_checkpoint, resolve_checkpoint
+    from ..artifacts.checkpoint import load_checkpoint, resolve_checkpoint
 
     run_dir = Path(run_dir)
     if not run_dir.is_dir():

@@ -11,19 +11,19 @@ which is the same agent at batch size one (``agents.AgentPlayer``). The kinds:
                       utility), a fresh tree every move. It is the same player everywhere, whatever
                       a config's search section says: every ``mcts:K`` figure of docs/RESULTS.md
                       is this baseline.
-    net:FILE, FILE    a trained network (``NetAgent``): a checkpoint file
-                      (``train/checkpoint.py``), a run folder (its newest checkpoint) or an
-                      exported bot file (``bot/export.py``). Networks search with their own
+    net:FILE, FILE    a trained network (``NetAgent``): a checkpoint file, a run folder (its
+                      newest checkpoint) or an exported bot file, read by the one loader
+                      (``artifacts.network.load_network``). Networks search with their own
                       search settings, without noise and without tree reuse; ``simulations``
                       (``--sims``) overrides their simulation count.
 
 The ``bot`` of ``play --opponent bot`` (the bot shipped for the rules) is ``play``'s spelling of
 ``--bot FILE``: it needs the rules to pick a file, so ``commands/play.py`` resolves it.
 
-``parse_agent_spec`` checks a string and resolves its path (a run folder to its newest
-checkpoint) into an ``AgentSpec``; ``build_agent`` turns a spec into an ``Agent``; ``make_player``
-does both for one game. Bad input raises a ``UserError`` (``CheckpointError``, ``BotFileError``
-for damaged files) with one line naming it.
+``parse_agent_spec`` checks a string and reads the network it names, once, into an ``AgentSpec``;
+``build_agent`` turns a spec into an ``Agent``; ``make_player`` does both for one game. Bad input
+raises a ``UserError`` (``CheckpointError``, ``BotFileError`` for damaged files) with one line
+naming it.
 
 Adding a kind: an entry in ``PLAYER_KINDS`` (how it is written, one line of help), a branch in
 ``parse_agent_spec`` and one in ``build_agent``; every command then accepts it.
@@ -31,12 +31,12 @@ Adding a kind: an entry in ``PLAYER_KINDS`` (how it is written, one line of help
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
+from ..artifacts.network import BOT, CHECKPOINT, TrainedNetwork, load_network
 from ..errors import UserError
-from ..fileio import open_input
 from .agents import Agent, AgentPlayer, GreedyAgent, NetAgent, RandomAgent, UCTAgent
 
 if TYPE_CHECKING:
@@ -60,7 +60,6 @@ PLAYER_KINDS: dict[str, PlayerKind] = {
     "net": PlayerKind("net:FILE", "a trained network: a checkpoint, a run folder or an exported bot file"),
 }
 SPEC_USAGE = "random, greedy, mcts:K, net:FILE, or the path of a checkpoint, a run folder or an exported bot file"
-NETWORK_KINDS = ("checkpoint", "bot")
 
 NET_NEEDS_FILE = ("player kind 'net' needs trained weights: write net:FILE with a training checkpoint "
                   "(catena-zero train writes them in its run folder) or an exported bot file "
@@ -73,13 +72,15 @@ def player_kinds() -> list[PlayerKind]:
 
 @dataclass(frozen=True)
 class AgentSpec:
-    """What ``build_agent`` needs to make an agent: plain values, no live model."""
+    """What ``build_agent`` needs to make an agent: plain values and, for a network read from the
+    command line, the network as read (never a live model: specs travel to Ray tasks)."""
 
     kind: str  # "random", "greedy", "mcts", "checkpoint" or "bot"
     name: str  # how reports and ladders call it
     simulations: Optional[int] = None  # mcts: K; network agents: override of the search budget
     path: Optional[str] = None  # checkpoint or bot file (resolved: a run folder's newest checkpoint)
     step: Optional[int] = None  # training step of a network
+    network: Optional[TrainedNetwork] = field(default=None, repr=False, compare=False)  # None: read at build
 
 
 def _simulation_count(text: str) -> int:
@@ -114,47 +115,11 @@ def parse_agent_spec(text: str, simulations: Optional[int] = None) -> AgentSpec:
 
 
 def _network_spec(path: Path, simulations: Optional[int]) -> AgentSpec:
-    """The spec of a checkpoint file, a run folder (its newest checkpoint) or a bot file."""
-    from ..train.checkpoint import list_checkpoints, resolve_checkpoint
-
-    if path.is_dir() or looks_like_checkpoint(path):
-        resolved = resolve_checkpoint(path)  # CheckpointError: a run folder without checkpoints
-        step = _step_of(resolved, list_checkpoints(resolved.parent.parent))
-        return AgentSpec(kind="checkpoint", name=checkpoint_name(resolved, step), simulations=simulations,
-                         path=str(resolved), step=step)
-    from ..bot.export import read_bot
-
-    header = read_bot(path).header  # BotFileError names what is wrong with a file that is neither
-    return AgentSpec(kind="bot", name=path.name, simulations=simulations, path=str(path), step=header.step)
-
-
-def checkpoint_name(path: Path, step: Optional[int]) -> str:
-    """``<run>/step-XXXXXXXX``: a checkpoint file's name in reports (its run folder's name first)."""
-    run = path.parent.parent.name if path.parent.name == "ckpt" else path.parent.name
-    return f"{run}/{path.stem}" if run else path.stem
-
-
-def _step_of(path: Path, found: list[tuple[int, Path]]) -> Optional[int]:
-    for step, p in found:
-        if p.resolve() == path.resolve():
-            return step
-    return None
-
-
-def looks_like_checkpoint(path: Path) -> bool:
-    """True for a torch zip archive (a checkpoint), False for a safetensors file (a bot file: an
-    8-byte little-endian header length, then the header's JSON ``{``); UserError for anything
-    else. The loaders then name whatever else is wrong with the file."""
-    with open_input(path, "network file", None, UserError) as f:  # a FIFO or a folder: refused, not opened
-        try:
-            head = f.read(9)
-        except OSError as exc:
-            raise UserError(f"cannot read {path}: {exc.strerror}") from None
-    if head[8:9] == b"{":
-        return False  # read_bot reports a truncated or foreign safetensors file
-    if head[:4] != b"PK\x03\x04":
-        raise UserError(f"{path} is neither a checkpoint (a torch zip file) nor an exported bot file")
-    return True
+    """The spec of a checkpoint file, a run folder (its newest checkpoint) or a bot file, with the
+    network read (``load_network`` names what is wrong with a file)."""
+    network = load_network(path)
+    return AgentSpec(kind=network.kind, name=network.name, simulations=simulations, path=str(network.path),
+                     step=network.step, network=network)
 
 
 def build_agent(spec: AgentSpec | str, device: Optional[str] = None, tree_reuse: bool = False) -> Agent:
@@ -167,28 +132,13 @@ def build_agent(spec: AgentSpec | str, device: Optional[str] = None, tree_reuse:
         return GreedyAgent()
     if spec.kind == "mcts":
         return UCTAgent(int(spec.simulations or 0), tree_reuse=tree_reuse)
-    if spec.kind == "checkpoint":
-        from ..train.checkpoint import load_checkpoint, model_from_checkpoint
-
-        checkpoint = load_checkpoint(spec.path)
-        return NetAgent(model_from_checkpoint(checkpoint), checkpoint.config.net, checkpoint.config.search,
-                        name=spec.name, step=checkpoint.step, simulations=spec.simulations, device=device,
-                        tree_reuse=tree_reuse, trained_for=checkpoint.config.game)
-    if spec.kind == "bot":
-        return _build_bot_agent(spec, device, tree_reuse)
+    if spec.kind in (CHECKPOINT, BOT):
+        network = spec.network or load_network(spec.path)
+        # A bot file plays only the rule sets it names; a checkpoint is any game its run's config allows.
+        return NetAgent(network.model(), network.net, network.search, name=spec.name, step=network.step,
+                        simulations=spec.simulations, device=device, tree_reuse=tree_reuse,
+                        trained_for=network.game, rule_sets=network.trained_for if network.kind == BOT else None)
     raise ValueError(f"unknown agent kind {spec.kind!r}")  # a spec made in code, not typed
-
-
-def _build_bot_agent(spec: AgentSpec, device: Optional[str], tree_reuse: bool) -> Agent:
-    """An exported bot file as a batched network agent: its weights, its default search settings
-    (``--sims`` overrides the simulation count), and only the rule sets it was trained for."""
-    from ..bot.export import read_bot
-    from ..net import model_from_weights
-
-    bot = read_bot(spec.path)  # BotFileError: missing, damaged, unknown version
-    return NetAgent(model_from_weights(bot.header.net, bot.weights), bot.header.net, bot.header.search,
-                    name=spec.name, step=bot.header.step, simulations=spec.simulations, device=device,
-                    tree_reuse=tree_reuse, trained_for=bot.header.game, rule_sets=bot.header.trained_for)
 
 
 def make_player(text: str, config: "Config") -> "Player":
@@ -199,13 +149,13 @@ def make_player(text: str, config: "Config") -> "Player":
     also answers the R7 set-up by its heads, exactly as ``play --bot FILE`` plays it.
     """
     spec = parse_agent_spec(text)
-    if spec.kind == "bot":
+    if spec.kind == BOT:
         from ..bot.bot import Bot
 
-        return Bot.load(spec.path)  # BotFileError names what is wrong with it
+        return Bot.from_network(spec.network)
     agent = build_agent(spec)
     trained, game = agent.trained_for, config.game
-    if spec.kind == "checkpoint" and trained is not None and \
+    if spec.kind == CHECKPOINT and trained is not None and \
             (trained.side, trained.game_type, trained.scoring) != (game.side, game.game_type, game.scoring):
         raise UserError(f"{text} was trained for side {trained.side}, {trained.game_type}, {trained.scoring} "
                         f"scoring; this game is side {game.side}, {game.game_type}, {game.scoring} scoring")

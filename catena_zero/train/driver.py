@@ -23,25 +23,28 @@ torch threads are the command's to set (``learner_threads``): library code leave
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import signal
 import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Optional
+from typing import Optional
 
 import numpy as np
 import torch
 
+from ..artifacts.checkpoint import (Checkpoint, list_checkpoints, load_checkpoint, newest_intact_checkpoint,
+                                    newest_intact_checkpoint_of, prune_checkpoints, save_checkpoint)
+from ..artifacts.layout import CHECKPOINT_DIR, CONFIG_FILE, REPLAY_FILE
+from ..artifacts.network import weights_for
 from ..config import RESUMABLE_KEYS, Config, ConfigError, NetConfig, RunConfig, config_diff, config_to_yaml, load_config
 from ..errors import UserError
 from ..fileio import remove_stale_temp_files, write_text_atomic
 from ..game.options import RuleSet
 from ..net import CatenaNet, model_from_weights
 from ..selfplay.workers import RemoteTaskLost, SelfPlayPool, poll_remote, run_remote, start_ray, stop_ray, wait_remote
-from .checkpoint import (CHECKPOINT_DIR, Checkpoint, list_checkpoints, load_checkpoint, newest_intact_checkpoint,
-                         newest_intact_checkpoint_of, prune_checkpoints, save_checkpoint)
 from .cputime import CpuAccount, CpuReport
 from .inloop import InLoopEvaluation, InLoopResult
 from .learner import Learner, TrainingDiverged
@@ -49,8 +52,6 @@ from .progress import Progress
 from .replay import ReplayBuffer, ReplayError
 from .runlog import RunLog, SelfPlayWindow
 
-CONFIG_FILE = "config.yaml"
-REPLAY_FILE = "replay.npz"
 
 
 class RunError(UserError):
@@ -63,11 +64,6 @@ class NothingToDo(Exception):
     def __init__(self, run_dir: Path, step: int, bound: "Bound") -> None:
         super().__init__(f"{run_dir} already reached its bound ({bound.describe()}) at step {step}")
         self.run_dir, self.step, self.bound = run_dir, step, bound
-
-
-# Reads the network ``train.init_from`` names and returns its weights, checked against the net
-# section (the command's ``commands/train.py``: it alone may read bot files, which train/ does not).
-WeightsLoader = Callable[[str, NetConfig], dict]
 
 
 @dataclass(frozen=True)
@@ -110,13 +106,19 @@ def prepare_run(config: Config, default_name: str, run_name: Optional[str], resu
         wanted = _with_run_name(config, name)
         # train.init_from (and init_replay) only decide a run's first network and buffer: a
         # resume need not repeat them.
+        # Where and how the network runs (net.device, precision ...) is not part of the run: a
+        # run started on a GPU continues on a CPU (NetConfig.ARCHITECTURE is what the weights fit).
+        runtime = tuple(f"net.{f.name}" for f in dataclasses.fields(NetConfig) if f.name not in NetConfig.ARCHITECTURE)
         differing = [d for d in config_diff(saved, wanted)
-                     if d.split(":")[0] not in RESUMABLE_KEYS + ("train.init_from", "train.init_replay")]
+                     if d.split(":")[0] not in RESUMABLE_KEYS + runtime + ("train.init_from", "train.init_replay")]
         if differing:
             raise RunError(f"--resume would change {run_dir}'s config; only the bounds "
-                           f"({', '.join(RESUMABLE_KEYS)}) may change: {'; '.join(differing)}")
+                           f"({', '.join(RESUMABLE_KEYS)}) and where the network runs (net.device, its precision) "
+                           f"may change: {'; '.join(differing)}")
         bounds = {key.split(".")[1]: getattr(config.run, key.split(".")[1]) for key in RESUMABLE_KEYS}
         config = _replace_run(saved, **bounds)
+        config = dataclasses.replace(config, net=dataclasses.replace(
+            wanted.net, **{name: getattr(saved.net, name) for name in NetConfig.ARCHITECTURE}))
         _check_work_left(run_dir, config)
     else:
         if list_checkpoints(run_dir) and not (run_name or config.run.name):
@@ -162,8 +164,6 @@ def _remove_stale_temp_files(run_dir: Path) -> None:
 
 
 def _replace_run(config: Config, **changes) -> Config:
-    import dataclasses
-
     return dataclasses.replace(config, run=dataclasses.replace(config.run, **changes))
 
 
@@ -223,7 +223,7 @@ class TrainingRun:
     """One session of a run (a fresh start or a resume), driven by ``run()``."""
 
     def __init__(self, config: Config, run_dir: Path, resume: bool, progress: Progress,
-                 evaluate: Optional[InLoopEvaluation] = None, load_weights: Optional[WeightsLoader] = None) -> None:
+                 evaluate: Optional[InLoopEvaluation] = None) -> None:
         self.config = config
         self.evaluate = evaluate  # the in-loop matches (eval/inloop.py); None: no learning curve
         self.run_dir = run_dir
@@ -241,7 +241,7 @@ class TrainingRun:
         restoring = resume and bool(list_checkpoints(run_dir))
         # The buffer's file is found before the network is loaded, so a wrong source fails first.
         replay_source = self._replay_source() if not restoring and config.train.init_replay else None
-        start = None if restoring or not config.train.init_from else self._initial_model(load_weights)
+        start = None if restoring or not config.train.init_from else self._initial_model()
         self.learner = Learner(config.net, config.train, generator, model=start)
         self.replay = ReplayBuffer(config.replay, self.rule_sets)
         if replay_source is not None:
@@ -264,13 +264,12 @@ class TrainingRun:
 
     # -- resume ----------------------------------------------------------------------------------
 
-    def _initial_model(self, load_weights: Optional[WeightsLoader]) -> CatenaNet:
-        """The network ``train.init_from`` names, for a new learner (a fresh optimiser, and a
-        weight average that starts at it: ``Learner`` copies its model's state)."""
+    def _initial_model(self) -> CatenaNet:
+        """The network ``train.init_from`` names (a checkpoint, a run folder or a bot file, of the
+        config's architecture), for a new learner (a fresh optimiser, and a weight average that
+        starts at it: ``Learner`` copies its model's state)."""
         source = self.config.train.init_from
-        if load_weights is None:
-            raise RunError(f"train.init_from is {source!r}, but this caller gave train() no weights loader")
-        model = model_from_weights(self.config.net, load_weights(source, self.config.net))
+        model = model_from_weights(self.config.net, weights_for(source, self.config.net, "train.init_from"))
         print(f"starting from the network of {source}", file=sys.stderr)
         return model
 
@@ -566,11 +565,9 @@ def learner_threads(config: Config) -> int:
 
 
 def train(config: Config, default_name: str, run_name: Optional[str] = None, resume: bool = False,
-          progress: Optional[Progress] = None, evaluate: Optional[InLoopEvaluation] = None,
-          load_weights: Optional[WeightsLoader] = None) -> RunSummary:
+          progress: Optional[Progress] = None, evaluate: Optional[InLoopEvaluation] = None) -> RunSummary:
     """Run (or resume) training; returns how it ended. ``evaluate``: the in-loop matches
-    (``eval.inloop.evaluate_in_loop``), None for none. ``load_weights``: reads ``train.init_from``
-    when a new run starts from a network."""
+    (``eval.inloop.evaluate_in_loop``), None for none."""
     run_dir, config = prepare_run(config, default_name, run_name, resume)
     progress = progress or Progress(sys.stdout, config.run.log_interval_seconds)
-    return TrainingRun(config, run_dir, resume, progress, evaluate, load_weights).run()
+    return TrainingRun(config, run_dir, resume, progress, evaluate).run()

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
+from ..artifacts.layout import TENSORBOARD_DIR
 from ..config import Config
 from ..game.options import RuleSet
 from ..selfplay.play import SelfPlayStats
@@ -27,7 +28,6 @@ from .cputime import CpuReport
 from .inloop import InLoopResult
 from .losses import Losses
 
-TENSORBOARD_DIR = "tensorboard"
 
 
 @dataclass

@@ -130,7 +130,6 @@ class GameView:
         match, config = s.match, s.config
         game = match.game
         board = game if game is not None else Game(config)  # an empty board before the komi choice
-        spec = board.spec
         ribbons = board.ribbons()
         cells = cell_views(board)
         phase = match.phase

@@ -1,6 +1,6 @@
 """Checkpoints of a training run: one file per kept step, loadable without running code.
 
-A run folder ``checkpoints/<run>/`` holds ``config.yaml`` and ``ckpt/step-00001234.pt``. Each
+A run folder ``checkpoints/<run>/`` holds ``config.yaml`` and ``ckpt/step-00001234.pt`` (``layout.py``). Each
 checkpoint file is ``torch.save`` of a dict of tensors and plain Python values only, so it loads
 with ``torch.load(weights_only=True)``: a damaged or hostile file cannot execute code. Files are
 written atomically (``fileio``), so a run killed at any moment leaves only whole checkpoints.
@@ -26,7 +26,6 @@ from __future__ import annotations
 import hashlib
 import io
 import math
-import re
 import struct
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,11 +36,10 @@ import torch
 from ..config import Config, ConfigError, config_from_dict, config_to_dict
 from ..errors import UserError
 from ..fileio import open_input, write_bytes_atomic
+from .layout import CHECKPOINT_DIR, CHECKPOINT_FILE, checkpoint_name
 
 CHECKPOINT_FORMAT = "catena-zero-checkpoint"
 CHECKPOINT_VERSION = 2  # 2: with the sha256 of the contents
-CHECKPOINT_DIR = "ckpt"
-_NAME = re.compile(r"^step-(\d{8,})\.pt$")
 
 
 class CheckpointError(UserError):
@@ -59,10 +57,6 @@ class Checkpoint:
     counters: dict[str, float] = field(default_factory=dict)
     extra: dict[str, Any] = field(default_factory=dict)
     path: Optional[Path] = None  # where it was loaded from (None when built in memory)
-
-
-def checkpoint_name(step: int) -> str:
-    return f"step-{step:08d}.pt"
 
 
 def _digest_into(h, value: Any) -> None:
@@ -222,7 +216,7 @@ def list_checkpoints(run_dir: str | Path) -> list[tuple[int, Path]]:
         return []
     found = []
     for entry in folder.iterdir():
-        match = _NAME.match(entry.name)
+        match = CHECKPOINT_FILE.match(entry.name)
         if match:
             found.append((int(match.group(1)), entry))
     return sorted(found)
@@ -255,13 +249,3 @@ def prune_checkpoints(run_dir: str | Path, keep_last: int, keep_every: int) -> l
         path.unlink(missing_ok=True)
         deleted.append(path)
     return deleted
-
-
-def model_from_checkpoint(checkpoint: Checkpoint):
-    """The checkpoint's network (``CatenaNet``, on the CPU, eval mode), built from its ``net`` config."""
-    from ..net import WeightsMismatch, model_from_weights
-
-    try:
-        return model_from_weights(checkpoint.config.net, checkpoint.model)
-    except WeightsMismatch as exc:
-        raise CheckpointError(f"{checkpoint.path or 'checkpoint'}: {exc}") from None

@@ -73,7 +73,7 @@ from ..messages import quote
 if TYPE_CHECKING:
     import torch
 
-    from ..train.checkpoint import Checkpoint  # only for the type: nothing from train is imported
+    from .checkpoint import Checkpoint
 
 BOT_FORMAT = "catena-zero-bot"
 BOT_VERSION = 3  # 2: the checksum covers the header; 3: and the tensor table (names, dtypes, shapes, offsets)
@@ -155,7 +155,7 @@ PLAY_SIMULATIONS = 400
 
 def header_from_checkpoint(checkpoint: "Checkpoint", trained_for: Optional[Iterable[RuleSet]] = None,
                            simulations: Optional[int] = None) -> BotHeader:
-    """The bot header of a checkpoint (``train.checkpoint.Checkpoint``: step, config, path);
+    """The bot header of a checkpoint (``checkpoint.Checkpoint``: step, config, path);
     ``simulations`` replaces the training search's budget (None: keep it)."""
     config: Config = checkpoint.config
     rules = _unique(trained_for) if trained_for is not None else config.rule_sets()

@@ -1,0 +1,17 @@
+"""What training leaves behind and everything else reads: the trained-network artifacts.
+
+- layout.py: a run folder's layout (``config.yaml``, ``ckpt/step-*.pt``, ``replay.npz``,
+  ``tensorboard/``), named once; it imports neither torch nor numpy, so the commands' argument
+  checks can use it without the weight of either;
+- checkpoint.py: the checkpoint file (weights, optimiser, counters, the run's config), checked on
+  every load;
+- botfile.py: the bot file (safetensors weights plus a checked header: network, default search,
+  default game, the rule sets it was trained for), ``export_bot`` / ``read_bot``;
+- network.py: ``load_network(path)``, the one loader of a trained network, whichever file holds
+  it: a checkpoint, a run folder (its newest checkpoint) or a bot file, read once into one
+  ``TrainedNetwork`` record (KataGo's ``load_model``).
+
+The layer sits above ``config``, ``game`` and ``net`` and below everything that trains or plays,
+so the learner, the evaluation and the bot all read networks the same way. Nothing is imported
+here: ``from catena_zero.artifacts.layout import ...`` must stay light.
+"""

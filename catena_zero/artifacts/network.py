@@ -1,0 +1,155 @@
+"""The one loader of a trained network: ``load_network(path)`` -> ``TrainedNetwork``.
+
+A trained network reaches a user in two files: a training checkpoint (``checkpoint.py``: the
+run's whole config, the optimiser, counters) and an exported bot file (``botfile.py``: the
+network, its default search and game, the rule sets it was trained for). Everything that plays
+or continues a network (``evaluate``, ``ladder``, ``ablate``, ``play``, ``engine``, ``serve``,
+``train.init_from``) asks this module, which tells the two apart by their first bytes
+(``network_kind``), reads the file once, checks it (each format's checksum, finite weights, the
+weights against the network they claim to be) and returns the one record below. KataGo's engine
+has one ``load_model`` too.
+
+What a checkpoint says as a bot file's header would: its network and search are its config's,
+its default game the config's game, its rule sets the config's ``rule_sets()``.
+
+Errors: ``CheckpointError`` / ``BotFileError`` (one line, naming the file) for a file of that kind
+that is damaged or does not fit; ``NetworkFileError`` for a path that is neither (missing, a FIFO,
+another kind of file). All three are ``UserError``s.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..config import NetConfig, SearchConfig
+from ..errors import UserError
+from ..fileio import open_input
+from ..game.options import GameConfig, RuleSet
+from .layout import CHECKPOINT_DIR
+
+if TYPE_CHECKING:
+    import torch
+
+    from ..net.model import CatenaNet
+    from .botfile import BotHeader
+
+CHECKPOINT, BOT = "checkpoint", "bot"  # the two files a trained network comes in (TrainedNetwork.kind)
+
+
+class NetworkFileError(UserError):
+    """A path that holds no trained network: missing, not a regular file, neither kind of file."""
+
+
+@dataclass(frozen=True)
+class TrainedNetwork:
+    """A trained network as read from its file: what it is, what it plays, its weights."""
+
+    kind: str  # CHECKPOINT or BOT
+    path: Path  # the file read (a run folder's newest checkpoint for a run folder)
+    name: str  # how reports call it: "<run>/step-00001234" for a checkpoint, the file name for a bot
+    step: int  # learner steps it was trained for
+    net: NetConfig  # its architecture (and where it ran)
+    search: SearchConfig  # the search it plays with by default
+    game: GameConfig  # the game it plays by default (side, game type, scoring, komi)
+    trained_for: tuple[RuleSet, ...]  # the rule sets it was trained on (komi is an input: any)
+    weights: dict[str, "torch.Tensor"] = dataclasses.field(repr=False)  # its state dict, on the CPU
+    source: str = ""  # a bot file: the checkpoint it was exported from (for people)
+
+    @property
+    def error(self) -> type[UserError]:
+        """The error class that names a problem with this file (``CheckpointError``, ``BotFileError``)."""
+        if self.kind == CHECKPOINT:
+            from .checkpoint import CheckpointError
+
+            return CheckpointError
+        from .botfile import BotFileError
+
+        return BotFileError
+
+    def model(self) -> "CatenaNet":
+        """Its ``CatenaNet`` (CPU, eval mode); weights that do not fit its network config are the
+        file's error (one line naming it), not a ``WeightsMismatch`` from deep inside torch."""
+        from ..net import WeightsMismatch, model_from_weights
+
+        try:
+            return model_from_weights(self.net, self.weights)
+        except WeightsMismatch as exc:
+            raise self.error(f"{self.path}: {exc}") from None
+
+    def bot_header(self) -> "BotHeader":
+        """What a bot file of this network says about it (a checkpoint's, as ``export`` would write it)."""
+        from .botfile import BotHeader
+
+        return BotHeader(step=self.step, net=self.net, search=self.search, game=self.game,
+                         trained_for=self.trained_for, source=self.source or self.path.name)
+
+
+def network_kind(path: Path) -> str:
+    """CHECKPOINT for a torch zip archive or a run folder, BOT for a safetensors file (an 8-byte
+    little-endian header length, then the header's JSON ``{``); ``NetworkFileError`` for anything
+    else. The format's own reader then names whatever else is wrong with the file."""
+    if not path.exists():
+        raise NetworkFileError(f"no such file or folder: {path}")
+    if path.is_dir():
+        return CHECKPOINT
+    with open_input(path, "network file", None, NetworkFileError) as f:  # a FIFO: refused, not opened
+        try:
+            head = f.read(9)
+        except OSError as exc:
+            raise NetworkFileError(f"cannot read {path}: {exc.strerror}") from None
+    if head[8:9] == b"{":
+        return BOT  # read_bot reports a truncated or foreign safetensors file
+    if head[:4] != b"PK\x03\x04":
+        raise NetworkFileError(f"{path} is neither a checkpoint (a torch zip file) nor an exported bot file")
+    return CHECKPOINT
+
+
+def load_network(path: str | Path, kind: str = "") -> TrainedNetwork:
+    """The trained network in a checkpoint file, a run folder (its newest checkpoint) or a bot
+    file, read once and checked (module docstring). ``kind`` BOT reads the path as a bot file,
+    whatever it holds (what a bot file's reader says of a checkpoint: not a bot file)."""
+    path = Path(path)
+    if kind not in ("", CHECKPOINT, BOT):
+        raise ValueError(f"unknown network kind {kind!r}")  # a caller's bug, not a user's input
+    if (kind or network_kind(path)) == CHECKPOINT:
+        from .checkpoint import load_checkpoint, resolve_checkpoint
+
+        resolved = resolve_checkpoint(path)  # CheckpointError: a run folder without checkpoints
+        checkpoint = load_checkpoint(resolved)
+        config = checkpoint.config
+        return TrainedNetwork(kind=CHECKPOINT, path=resolved, name=checkpoint_label(resolved), step=checkpoint.step,
+                              net=config.net, search=config.search, game=config.game,
+                              trained_for=config.rule_sets(), weights=checkpoint.model)
+    from .botfile import read_bot
+
+    bot = read_bot(path)  # BotFileError names what is wrong
+    header = bot.header
+    return TrainedNetwork(kind=BOT, path=path, name=path.name, step=header.step, net=header.net,
+                          search=header.search, game=header.game, trained_for=header.trained_for,
+                          weights=bot.weights, source=header.source)
+
+
+def checkpoint_label(path: Path) -> str:
+    """``<run>/step-XXXXXXXX``: a checkpoint file's name in reports (its run folder's name first)."""
+    run = path.parent.parent.name if path.parent.name == CHECKPOINT_DIR else path.parent.name
+    return f"{run}/{path.stem}" if run else path.stem
+
+
+def weights_for(source: str, net: NetConfig, what: str) -> dict:
+    """The weights of the network at ``source`` (``load_network``), which must be ``net``'s
+    architecture (``NetConfig.architecture``; its device and precision may differ):
+    ``train.init_from``'s check. ``what`` names the setting in messages."""
+    from ..config import config_diff
+
+    try:
+        network = load_network(source)
+    except NetworkFileError as exc:
+        raise NetworkFileError(f"{what}: {exc}") from None
+    if network.net.architecture() != net.architecture():  # where it ran (net.device ...) may differ
+        differing = "; ".join(f"net.{d}" for d in config_diff(network.net.architecture(), net.architecture()))
+        raise NetworkFileError(f"{what}: {source}'s network differs from the config's net section "
+                               f"(its value -> the config's): {differing}")
+    return network.weights
