@@ -6,6 +6,7 @@ import pytest
 
 from catena_zero.config import Config, ConfigError, config_from_dict, load_config
 from catena_zero.game import GameConfig
+from catena_zero.game.options import GAME_TYPES, SCORINGS
 
 CONFIGS = Path(__file__).resolve().parent.parent / "configs"
 
@@ -106,6 +107,10 @@ def test_every_shipped_config_loads():
     assert {"quick", "side6", "side10", "longest", "quadratic", "no_komi", "double", "multi"} <= set(names)
     for name in names:
         load_config(CONFIGS / f"{name}.yaml")
+    # side6_all trains one network for every game type and scoring of the standard board.
+    rule_sets = load_config(CONFIGS / "side6_all.yaml").rule_sets()
+    assert len(rule_sets) == 9 and {r.side for r in rule_sets} == {6}
+    assert {(r.game_type, r.scoring) for r in rule_sets} == {(t, c) for t in GAME_TYPES for c in SCORINGS}
 
 
 def test_negative_seed_is_refused_for_every_command():
