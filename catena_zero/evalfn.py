@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Mapping, Protocol
 import numpy as np
 
 if TYPE_CHECKING:
-    from .game.vec_env import EnvState, VecEnv
+    from .game.vec import EnvState, VecEnv
 
 
 @dataclass(frozen=True)

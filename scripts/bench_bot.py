@@ -30,7 +30,7 @@ from catena_zero.artifacts.botfile import BotHeader, write_bot
 from catena_zero.bot.players import RandomPlayer
 from catena_zero.config import NetConfig, SearchConfig
 from catena_zero.game import Game, GameConfig
-from catena_zero.game.vec_env import VecEnv
+from catena_zero.game.vec import VecEnv
 from catena_zero.net import NetEvaluator, model_from_config
 
 REPEATS = 3

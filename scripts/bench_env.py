@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from catena_zero.game import Game, GameConfig
-from catena_zero.game.vec_env import VecEnv, random_legal_actions
+from catena_zero.game.vec import VecEnv, random_legal_actions
 
 
 @dataclass(frozen=True)

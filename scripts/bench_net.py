@@ -76,7 +76,7 @@ import torch
 
 from catena_zero.config import NetConfig
 from catena_zero.game import GameConfig
-from catena_zero.game.vec_env import VecEnv, random_legal_actions
+from catena_zero.game.vec import VecEnv, random_legal_actions
 from catena_zero.net import NetEvaluator, encode, model_from_config, model_from_weights, num_parameters
 from catena_zero.net.device import inference_autocast, set_torch_threads
 from catena_zero.net.folded import FoldedNet

@@ -43,7 +43,7 @@ import torch
 
 from catena_zero.config import NetConfig, SearchConfig
 from catena_zero.game import Game, GameConfig
-from catena_zero.game.vec_env import EnvState, VecEnv, random_legal_actions
+from catena_zero.game.vec import EnvState, VecEnv, random_legal_actions
 from catena_zero.net import NetEvaluator, model_from_config
 from catena_zero.search import MCTS, RolloutEvaluator, UniformEvaluator
 from catena_zero.evalfn import EvalFn, Evaluation

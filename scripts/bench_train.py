@@ -30,7 +30,7 @@ import torch
 from catena_zero.config import NetConfig, ReplayConfig, TrainConfig
 from catena_zero.game import GameConfig
 from catena_zero.game.options import RuleSet
-from catena_zero.game.vec_env import EMPTY, VecEnv
+from catena_zero.game.vec import EMPTY, VecEnv
 from catena_zero.net import encode
 from catena_zero.selfplay.types import Trajectory
 from catena_zero.train.learner import Learner

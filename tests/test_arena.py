@@ -27,7 +27,7 @@ from catena_zero.eval.specs import build_agent, match_game_config, parse_agent_s
 from catena_zero.game import BLACK, EMPTY, WHITE, Game, GameConfig
 from catena_zero.game.options import RuleSet
 from catena_zero.game.records import load_record
-from catena_zero.game.vec_env import VecEnv
+from catena_zero.game.vec import VecEnv
 from catena_zero.net import model_from_config
 from catena_zero.search.komi import KomiEstimate
 from catena_zero.artifacts.checkpoint import Checkpoint, save_checkpoint

@@ -15,7 +15,7 @@ from catena_zero.eval.book import (BOOK_MAGIC, Book, BookError, _class_keys, can
 from catena_zero.evalfn import Evaluation
 from catena_zero.game.options import GameConfig, RuleSet
 from catena_zero.game.rules import Game
-from catena_zero.game.vec_env import BLACK, VecEnv
+from catena_zero.game.vec import BLACK, VecEnv
 
 SHIPPED = [RuleSet(3, "komi", "standard"), RuleSet(4, "komi", "standard"), RuleSet(6, "komi", "standard")]
 

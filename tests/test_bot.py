@@ -17,7 +17,7 @@ from catena_zero.bot.players import RandomPlayer, choose_event, setup_choices
 from catena_zero.cli import main
 from catena_zero.evalfn import Evaluation
 from catena_zero.game import Game, GameConfig, Match
-from catena_zero.game.vec_env import VecEnv
+from catena_zero.game.vec import VecEnv
 from catena_zero.artifacts.checkpoint import Checkpoint, load_checkpoint
 
 

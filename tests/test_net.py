@@ -23,7 +23,7 @@ import torch
 from catena_zero.config import ConfigError, NetConfig
 from catena_zero.game.options import GameConfig
 from catena_zero.game.spec import NUM_SYMMETRIES, board_spec
-from catena_zero.game.vec_env import EMPTY, WHITE, VecEnv
+from catena_zero.game.vec import EMPTY, WHITE, VecEnv
 from catena_zero.net import NUM_GLOBALS, NUM_PLANES, NetEvaluator, encode, model_from_config, transform_features
 from catena_zero.net import features as F
 from catena_zero.net.device import inference_autocast, resolve_device, set_torch_threads

@@ -12,7 +12,7 @@ from catena_zero.config import ReplayConfig
 from catena_zero.game.options import GameConfig, RuleSet
 from catena_zero.game.rules import Game
 from catena_zero.game.spec import board_spec
-from catena_zero.game.vec_env import EMPTY, VecEnv
+from catena_zero.game.vec import EMPTY, VecEnv
 from catena_zero.net.features import encode, score_scale
 from catena_zero.train.replay import (
     DRAW,

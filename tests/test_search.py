@@ -17,7 +17,7 @@ from positions import random_position
 from catena_zero.config import Config, SearchConfig
 from catena_zero.evalfn import Evaluation, evaluate_each
 from catena_zero.game import BLACK, WHITE, Game, GameConfig
-from catena_zero.game.vec_env import VecEnv
+from catena_zero.game.vec import VecEnv
 from catena_zero.search import (
     MCTS,
     ROOT,

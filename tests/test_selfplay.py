@@ -7,7 +7,7 @@ import numpy as np
 
 from catena_zero.config import config_from_dict
 from catena_zero.game.options import komi_range
-from catena_zero.game.vec_env import EMPTY, VecEnv
+from catena_zero.game.vec import EMPTY, VecEnv
 from catena_zero.selfplay.play import SelfPlayer, SelfPlayStats
 
 TINY = {

@@ -13,7 +13,7 @@ import pytest
 from positions import random_position
 
 from catena_zero.game import Game, GameConfig
-from catena_zero.game.vec_env import VecEnv
+from catena_zero.game.vec import VecEnv
 from catena_zero.search.solver import LOSS, WIN, Solver, SolverEvaluator
 
 SIDE2_CONFIGS = [

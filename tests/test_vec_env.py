@@ -1,4 +1,4 @@
-"""Tests of the vectorised environment (catena_zero/game/vec_env.py).
+"""Tests of the vectorised environment (catena_zero/game/vec/).
 
 The core is a differential test: thousands of random games per option combination are
 played through ``VecEnv`` and through the reference engine ``Game`` side by side, comparing
@@ -16,7 +16,7 @@ import pytest
 from catena_zero.game import BLACK, EMPTY, WHITE, Game, GameConfig, board_spec
 from catena_zero.game.options import GAME_TYPES, SCORINGS, komi_range
 from catena_zero.game.vec.layout import _LOST_MAX
-from catena_zero.game.vec_env import EnvState, VecEnv, random_legal_actions
+from catena_zero.game.vec import EnvState, VecEnv, random_legal_actions
 
 COMBOS = [(t, s) for t in GAME_TYPES for s in SCORINGS]
 WINNER_CODE = {None: EMPTY, "black": BLACK, "white": WHITE}

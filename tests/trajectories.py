@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from catena_zero.game.options import GameConfig, komi_range
-from catena_zero.game.vec_env import EMPTY, VecEnv
+from catena_zero.game.vec import EMPTY, VecEnv
 from catena_zero.selfplay.types import Trajectory
 
 

@@ -66,7 +66,7 @@ from ..config import SearchConfig
 from ..errors import UserError
 from ..game.options import GAME_TYPES, SCORINGS, GameConfig
 from ..game.rules import Game
-from ..game.vec_env import EnvState, VecEnv
+from ..game.vec import EnvState, VecEnv
 from ..search.komi import VALUE_RESOLUTION, KomiEstimate, closest_to_even, estimate_fair_komi, first_stone_values
 from ..search.mcts import MCTS
 from ..search.tree import ROOT, UNVISITED
@@ -424,7 +424,7 @@ class Bot:
         if isinstance(config, GameConfig) and config.game_type != "komi":
             raise ValueError(f"the colour is chosen at a komi only under game type komi (R7), not "
                              f"{config.game_type!r}; under no_komi use choose_swap")
-        game = Game(dataclasses.replace(config, komi=komi))  # ValueError if komi is out of range
+        game = Game(dataclasses.replace(config, komi=komi))  # UserError if komi is out of range
         value, score = self.evaluate(game)  # Black to move on the empty board
         return "black" if better_than_even(value, score) else "white"
 

@@ -398,7 +398,7 @@ class Engine:
     def _play(self, args: list[str]) -> str:
         self._arity(args, "play COLOUR MOVE", 2)
         colour = self._colour(args[0])
-        move = parse_move(args[1], self.config.side)  # ValueError for what is not a move
+        move = parse_move(args[1], self.config.side)  # UserError for what is not a move
         self._expect_to_move(colour)
         game = self.game.copy()
         try:

@@ -239,7 +239,7 @@ def _bot_config(args: argparse.Namespace, bots: list):
                                                ("scoring", args.scoring)) if value is not None}
         game = dataclasses.replace(bots[0].game_config, komi=0, **given)
         if args.komi is not None:
-            game = dataclasses.replace(game, komi=args.komi)  # ValueError if out of range or no komi
+            game = dataclasses.replace(game, komi=args.komi)  # UserError if out of range or no komi
         config = dataclasses.replace(config, game=game)
     for bot in bots:
         bot.check_supported(config.game)

@@ -9,7 +9,7 @@ leaf of the batch, DESIGN.md sec. 3), so a match of G games costs a side one sea
 ``reset()`` forgets what the agent kept between calls (its search trees) before a new set of games.
 
 Implementations:
-- ``RandomAgent``: uniform over the legal actions (``vec_env.random_legal_actions``).
+- ``RandomAgent``: uniform over the legal actions (``game.vec.random_legal_actions``).
 - ``GreedyAgent``: the action with the best immediate score margin for the mover (R6 scores after
   that one action, claims included); every legal action of every game is stepped in one batch;
   ties are broken uniformly at random, so greedy games vary.
@@ -45,7 +45,7 @@ from ..config import NetConfig, SearchConfig
 from ..errors import UserError
 from ..evalfn import EvalFn
 from ..game.options import GameConfig, RuleSet
-from ..game.vec_env import BLACK, EnvState, VecEnv, random_legal_actions
+from ..game.vec import BLACK, EnvState, VecEnv, random_legal_actions
 from ..search.komi import KomiEstimate, estimate_fair_komi
 
 if TYPE_CHECKING:

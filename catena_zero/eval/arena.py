@@ -52,7 +52,7 @@ from ..fileio import write_text_atomic
 from ..game.options import GameConfig, RuleSet, komi_range
 from ..game.records import format_record
 from ..game.rules import Game
-from ..game.vec_env import BLACK, EMPTY, WHITE, VecEnv, random_legal_actions
+from ..game.vec import BLACK, EMPTY, WHITE, VecEnv, random_legal_actions
 from ..search.komi import KomiEstimate
 from .agents import Agent
 from .ratings import elo_from_score, elo_interval, score_interval, score_rate

@@ -55,7 +55,7 @@ from ..evalfn import EvalFn
 from ..fileio import write_text_atomic
 from ..game.options import GAME_TYPES, SCORINGS, GameConfig, RuleSet, komi_range
 from ..game.rules import Game
-from ..game.vec_env import BLACK, VecEnv
+from ..game.vec import BLACK, VecEnv
 from .arena import canonical_opening, check_komi
 
 BOOK_MAGIC = "catena-book 1"

@@ -62,7 +62,7 @@ class Event:
 
 
 def parse_cell(text: str, side: int) -> str:
-    """Canonical name of a cell typed by a user ("d5" -> "D5"); ValueError if it is not a cell.
+    """Canonical name of a cell typed by a user ("d5" -> "D5"); ``UserError`` if it is not a cell.
 
     Leading zeros are rejected rather than silently accepted, as R10 writes rows without them.
     """
@@ -74,12 +74,12 @@ def parse_cell(text: str, side: int) -> str:
     name = token[0].upper() + token[1:]
     if len(token) > 2 and token[1] == "0":
         raise UserError(f"{token!r} is not a cell: rows are written without leading zeros (R10)")
-    board_spec(side).cell(name)  # ValueError naming the board if off the board
+    board_spec(side).cell(name)  # UserError naming the board if off the board
     return name
 
 
 def parse_event(text: str, side: int) -> Event:
-    """Parse any R10 event as typed by a user; ValueError with a one-line reason if malformed."""
+    """Parse any R10 event as typed by a user; ``UserError`` with a one-line reason if malformed."""
     if not isinstance(text, str):
         raise UserError(f"an event must be a string, got {text!r}")
     words = text.lower().split()
@@ -111,7 +111,7 @@ def normalize_event(text: str, side: int) -> str:
 
 
 def parse_move(text: str, side: int) -> str:
-    """Canonical game move (a cell or "button"); ValueError for set-up events or other text."""
+    """Canonical game move (a cell or "button"); ``UserError`` for set-up events or other text."""
     if not isinstance(text, str):
         raise UserError(f"a move must be a string, got {text!r}")
     words = text.lower().split()

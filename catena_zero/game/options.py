@@ -18,7 +18,7 @@ def komi_range(scoring: str) -> tuple[int, int]:
 
 @dataclass(frozen=True)
 class GameConfig:
-    """The options of one game (R9). Invalid combinations raise ``ValueError``.
+    """The options of one game (R9). Invalid combinations raise ``UserError`` (a ``ValueError``).
 
     side:      cells per board edge, 2..10 (R1); 6 is the standard board.
     game_type: "komi" (default), "no_komi" or "double" (R7, R8).
@@ -58,14 +58,14 @@ class GameConfig:
 class RuleSet:
     """The options that fix how a game is played, komi aside: what a network is trained for, what
     a replay buffer and self-play keep apart, what a ``VecEnv`` is built for (komi varies per game
-    and is a network input). Invalid combinations raise ``ValueError``, as in ``GameConfig``."""
+    and is a network input). Invalid combinations raise ``UserError``, as in ``GameConfig``."""
 
     side: int
     game_type: str
     scoring: str
 
     def __post_init__(self) -> None:
-        GameConfig(side=self.side, game_type=self.game_type, scoring=self.scoring)  # ValueError if invalid
+        GameConfig(side=self.side, game_type=self.game_type, scoring=self.scoring)  # UserError if invalid
 
     @classmethod
     def of(cls, config: GameConfig) -> RuleSet:

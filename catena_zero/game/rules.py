@@ -193,7 +193,7 @@ class Game:
         return self.spec.action_name(self._actions[-1]) if self._actions else None
 
     def stone_at(self, cell: str) -> str | None:
-        """Colour of the stone on ``cell`` ("D5"), None if empty; ValueError for a non-cell."""
+        """Colour of the stone on ``cell`` ("D5"), None if empty; ``UserError`` for a non-cell."""
         return COLOUR_NAMES.get(self._colour[self.spec.cell(cell)])
 
     def colour_at(self, index: int) -> int:
@@ -579,7 +579,7 @@ class Game:
         return lengths[BLACK], lengths[WHITE]
 
     def scores(self) -> dict[str, float]:
-        """Scores as defined in the brief (R6), usable during the game and final at the end:
+        """Scores as defined by the rules (R6, docs/RULES.md), usable during the game and final at the end:
         ``scoring.scores`` of the stones and the owned ribbons."""
         stones = (self._colour.count(BLACK), self._colour.count(WHITE))
         lengths = None if self.config.scoring == "standard" else self.owned_lengths()

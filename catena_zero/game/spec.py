@@ -87,7 +87,7 @@ class BoardSpec:
         return BUTTON if action == self.num_cells else self.names[action]
 
     def cell(self, name: str) -> int:
-        """Index of a cell written in R10 notation; ValueError if malformed or off board."""
+        """Index of a cell written in R10 notation; ``UserError`` if malformed or off board."""
         try:
             return self._index[name]
         except (KeyError, TypeError):

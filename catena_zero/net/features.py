@@ -28,7 +28,7 @@ import numpy as np
 
 from ..game.options import GAME_TYPES, MAX_SIDE, MIN_SIDE, SCORINGS, GameConfig, komi_range
 from ..game.spec import NUM_SYMMETRIES, BoardSpec, board_spec
-from ..game.vec_env import BLACK, EMPTY, WHITE, EnvState, VecEnv
+from ..game.vec import BLACK, EMPTY, WHITE, EnvState, VecEnv
 
 # Planes [B, C, G, G], per cell.
 PLANE_ON_BOARD = 0  # 1 on every board cell: shows the convolutions where the hexagon's edges are

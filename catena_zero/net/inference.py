@@ -35,7 +35,7 @@ import torch
 from ..config import NetConfig
 from ..evalfn import Evaluation
 from ..game.spec import NUM_SYMMETRIES
-from ..game.vec_env import EnvState, VecEnv
+from ..game.vec import EnvState, VecEnv
 from .device import inference_dtype, resolve_device
 from .features import (
     Features,

@@ -25,7 +25,7 @@ from ..game.options import RuleSet, komi_range
 
 if TYPE_CHECKING:
     from ..evalfn import EvalFn
-    from ..game.vec_env import VecEnv
+    from ..game.vec import VecEnv
 
 VALUE_RESOLUTION = 0.01  # values closer than this are "equal" in the set-up choices
 

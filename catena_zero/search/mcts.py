@@ -46,7 +46,7 @@ from .types import SearchOutput
 from .utility import Utility
 
 if TYPE_CHECKING:
-    from ..game.vec_env import EnvState, VecEnv
+    from ..game.vec import EnvState, VecEnv
 
 
 class MCTS:

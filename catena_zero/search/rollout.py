@@ -19,7 +19,7 @@ import numpy as np
 from ..evalfn import Evaluation
 
 if TYPE_CHECKING:
-    from ..game.vec_env import EnvState, VecEnv
+    from ..game.vec import EnvState, VecEnv
 
 
 def uniform_priors(legal: np.ndarray) -> np.ndarray:

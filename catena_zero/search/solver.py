@@ -28,7 +28,7 @@ from ..evalfn import Evaluation
 
 if TYPE_CHECKING:
     from ..game.options import GameConfig
-    from ..game.vec_env import EnvState, VecEnv
+    from ..game.vec import EnvState, VecEnv
 
 WIN, DRAW, LOSS = 1, 0, -1
 

@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 if TYPE_CHECKING:
-    from ..game.vec_env import EnvState, VecEnv
+    from ..game.vec import EnvState, VecEnv
 
 ROOT = 0  # index of the root node of every game's tree
 UNVISITED = -1  # children[b, n, a] of an action whose child node was never created

@@ -49,7 +49,7 @@ import torch
 from ..config import Config
 from ..evalfn import BatchEvalFn
 from ..game.options import GameConfig, RuleSet, komi_range
-from ..game.vec_env import BLACK, EMPTY, WHITE, VecEnv
+from ..game.vec import BLACK, EMPTY, WHITE, VecEnv
 from ..net import NetEvaluator, model_from_config
 from ..search.komi import estimate_fair_komi, first_stone_values
 from ..search.mcts import MCTS, LockstepSearch, SearchOutput, run_lockstep

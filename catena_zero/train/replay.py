@@ -53,7 +53,7 @@ from ..errors import UserError
 from ..fileio import open_input, write_bytes_atomic
 from ..game.options import GameConfig, RuleSet
 from ..game.spec import NUM_SYMMETRIES, BoardSpec
-from ..game.vec_env import EnvState, VecEnv
+from ..game.vec import EnvState, VecEnv
 from ..net.features import encode, grid_symmetries, score_scale
 from ..selfplay.types import Trajectory
 

@@ -97,7 +97,7 @@ class RunLog:
     def board(self, step: int, trajectory: Trajectory) -> None:
         """A rendered board of a finished self-play game (its last position)."""
         from ..game.figure import board_figure
-        from ..game.vec_env import VecEnv
+        from ..game.vec import VecEnv
 
         env = VecEnv(trajectory.game)
         last = trajectory.num_positions - 1

@@ -236,7 +236,7 @@ class EnvState:
 
     @property
     def scores(self) -> np.ndarray:
-        """[B, 2] float32 [black, white] scores as defined in the brief (R6), current during
+        """[B, 2] float32 [black, white] scores as defined by the rules (R6, docs/RULES.md), current during
         the game and final at the end. Computed on demand, O(B * N)."""
         return _scores(self.data, self.layout)
 
