@@ -422,3 +422,41 @@ def test_the_komi_table_gives_each_rule_set_its_fair_komi_and_crossing(komi_bot_
     assert lines[0].startswith("| bot | side | scoring | fair komi |")
     assert lines[2].startswith(f"| {komi_bot_path.name} | 3 | standard | 6 | 6 | 7 |")  # no_komi has no komi: one row
     assert len(lines) == 3
+
+
+def test_setup_event_is_the_one_mapping_of_set_up_answers_to_events():
+    """Worked by hand: what a set-up policy answers becomes the R7 event the bot, the page and
+    the engine play (bot.players.setup_event); a malformed answer is refused before the match sees it."""
+    from catena_zero.bot.players import setup_event
+    from catena_zero.game.options import GameConfig
+    from catena_zero.game.rules import Game
+
+    class Policy:
+        def __init__(self, komi=7, colour="black", swap=True):
+            self.komi, self.colour, self.swap, self.asked = komi, colour, swap, []
+
+        def choose_komi(self, config):
+            return self.komi
+
+        def choose_colour(self, config, komi):
+            self.asked.append(komi)
+            return self.colour
+
+        def choose_swap(self, game):
+            return self.swap
+
+    komi_game = GameConfig(side=3, game_type="komi", komi=5)
+    assert setup_event(Policy(komi=7), "komi", komi_game, None) == "komi 7"
+    policy = Policy(colour="white")
+    assert setup_event(policy, "colour", komi_game, Game(komi_game)) == "colour white" and policy.asked == [5]
+    no_komi = GameConfig(side=3, game_type="no_komi")
+    game = Game(no_komi)
+    game.play(game.legal_moves()[0])  # Black's first stone, placed by the first player
+    assert setup_event(Policy(swap=True), "colour", no_komi, game) == "swap"
+    assert setup_event(Policy(swap=False), "colour", no_komi, game) == "colour white"
+    with pytest.raises(TypeError, match="whole number"):
+        setup_event(Policy(komi=True), "komi", komi_game, None)
+    with pytest.raises(TypeError, match="'black' or 'white'"):
+        setup_event(Policy(colour="red"), "colour", komi_game, Game(komi_game))
+    with pytest.raises(ValueError, match="no set-up choice in phase 'play'"):
+        setup_event(Policy(), "play", komi_game, Game(komi_game))

@@ -71,6 +71,7 @@ from ..search.komi import VALUE_RESOLUTION, KomiEstimate, closest_to_even, estim
 from ..search.mcts import MCTS
 from ..search.tree import ROOT, UNVISITED
 from ..search.types import SearchOutput
+from .players import setup_event
 
 if TYPE_CHECKING:
     import torch
@@ -462,14 +463,7 @@ class Bot:
 
     def choose_setup(self, match: "Match", rng: np.random.Generator) -> str:
         """``Player`` protocol for the R7 set-up: komi, colour or swap by its heads (R10 events)."""
-        config = match.config
-        if match.phase == "komi":
-            return f"komi {self.choose_komi(config)}"
-        if match.phase == "colour":
-            if config.game_type == "no_komi":
-                return "swap" if self.choose_swap(match.game) else "colour white"
-            return f"colour {self.choose_colour(config, match.game.config.komi)}"
-        raise ValueError(f"no set-up choice in phase {match.phase!r}")
+        return setup_event(self, match.phase, match.config, match.game)
 
     def __repr__(self) -> str:
         budget = f"{self.seconds:g} s" if self.seconds is not None else f"{self.simulations} simulations"

@@ -76,6 +76,7 @@ from ..game.options import GAME_TYPES, SCORINGS, GameConfig, komi_range
 from ..game.render import render_ascii
 from ..game.rules import Game, IllegalMove
 from ..messages import one_line, quote
+from .players import setup_event
 
 if TYPE_CHECKING:
     from .bot import Bot
@@ -503,7 +504,7 @@ class Engine:
             raise CommandError(f"the komi is chosen only under game type komi (R7), not {self.config.game_type}")
         if self.game.move_number:
             raise CommandError("the komi is chosen before the first move (R7); clear_board first")
-        komi = self.bot.choose_komi(self.config)
+        komi = int(setup_event(self.bot, "komi", self.config, self.game).split()[1])
         self.config = dataclasses.replace(self.config, komi=komi)
         self.game = Game(self.config)
         return str(komi)
@@ -513,11 +514,12 @@ class Engine:
         if self.config.game_type == "komi":
             if self.game.move_number:
                 raise CommandError("the colour is chosen before the first move (R7)")
-            return self.bot.choose_colour(self.config, self.config.komi)
+            return setup_event(self.bot, "colour", self.config, self.game).split()[1]  # "black" or "white"
         if self.config.game_type == "no_komi":
             if self.game.move_number != 1:
                 raise CommandError("under no_komi the colour is chosen right after Black's first stone (R7)")
-            return "swap" if self.bot.choose_swap(self.game) else "white"
+            event = setup_event(self.bot, "colour", self.config, self.game)
+            return "swap" if event == "swap" else "white"
         raise CommandError("game type double has no colour choice (R8: the first player plays Black)")
 
     def _quit(self, args: list[str]) -> str:

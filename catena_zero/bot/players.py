@@ -2,7 +2,9 @@
 
 A player chooses game moves (``choose``). Before play, a match (R7) asks for set-up choices
 (komi, colour); a player may answer them with an optional ``choose_setup`` method, otherwise
-``default_setup`` answers for it. Randomness is always the caller's ``np.random.Generator``.
+``default_setup`` answers for it. A player that judges them (a ``SetupPolicy``: komi, colour,
+swap) turns its answers into events through ``setup_event``, the one place that mapping lives
+(the bot, the page and the engine use it). Randomness is always the caller's ``np.random.Generator``.
 
 Players of a kind string (``play --opponent random``, ``mcts:K``, ``net:FILE``) come from the one
 registry of player kinds, ``eval/specs.py`` (``make_player``): a batched agent at batch size one
@@ -13,7 +15,7 @@ registry of player kinds, ``eval/specs.py`` (``make_player``): a batched agent a
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Optional, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -22,6 +24,7 @@ from ..game.options import komi_range
 if TYPE_CHECKING:
     from ..game import Game
     from ..game.match import Match
+    from ..game.options import GameConfig
 
 
 @runtime_checkable
@@ -55,6 +58,37 @@ def setup_choices(match: "Match") -> list[str]:
         # ("colour black" is the same choice as "swap").
         return ["colour white", "swap"] if config.game_type == "no_komi" else ["colour black", "colour white"]
     raise ValueError(f"no set-up choice in phase {match.phase!r}")
+
+
+class SetupPolicy(Protocol):
+    """A player that makes the R7 set-up choices by judgement (``Bot``: by its value and score
+    heads): the komi to offer, the colour to take at a komi, whether to swap under no_komi."""
+
+    def choose_komi(self, config: "GameConfig") -> int: ...
+
+    def choose_colour(self, config: "GameConfig", komi: int) -> str: ...
+
+    def choose_swap(self, game: "Game") -> bool: ...
+
+
+def setup_event(policy: SetupPolicy, phase: str, config: "GameConfig", game: "Optional[Game]") -> str:
+    """The one mapping of a set-up policy's answers to an R10 event (R7), for the match's
+    ``phase``: "komi K" in phase komi; in phase colour "colour black|white", or under no_komi
+    "swap" / "colour white" (keep White) after Black's first stone (``game``). What the policy
+    answers is checked for its type here; the match then checks the event against the rules."""
+    if phase == "komi":
+        komi = policy.choose_komi(config)
+        if isinstance(komi, bool) or not isinstance(komi, (int, np.integer)):
+            raise TypeError(f"the komi choice must be a whole number, got {komi!r}")
+        return f"komi {int(komi)}"
+    if phase == "colour":
+        if config.game_type == "no_komi":
+            return "swap" if policy.choose_swap(game) else "colour white"
+        colour = policy.choose_colour(config, game.config.komi if game is not None else config.komi)
+        if colour not in ("black", "white"):
+            raise TypeError(f"the colour choice must be 'black' or 'white', got {colour!r}")
+        return f"colour {colour}"
+    raise ValueError(f"no set-up choice in phase {phase!r}")
 
 
 def random_setup(match: "Match", rng: np.random.Generator) -> str:

@@ -21,6 +21,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Callable, Optional, Protocol, Sequence, TypeVar, runtime_checkable
 
+from ..bot.players import setup_event
 from ..game.match import Match
 from ..game.options import GameConfig
 from ..game.rules import Game
@@ -124,18 +125,9 @@ def bot_event(bot: BotLike, snap: Snapshot) -> str:
     The answer is not trusted here: the caller applies it to the match, which rejects anything
     malformed or illegal.
     """
-    if snap.phase == "komi":
-        komi = bot.choose_komi(snap.config)
-        if isinstance(komi, bool) or not isinstance(komi, int):
-            raise TypeError(f"the bot's komi choice must be a whole number, got {komi!r}")
-        return f"komi {komi}"
-    if snap.phase == "colour":
-        if snap.config.game_type == "no_komi":
-            return "swap" if bot.choose_swap(snap.game) else "colour white"
-        return f"colour {bot.choose_colour(snap.config, snap.game.config.komi)}"
     if snap.phase == "play":
         return bot.select_move(snap.game)
-    raise ValueError(f"the bot has nothing to do in phase {snap.phase!r}")
+    return setup_event(bot, snap.phase, snap.config, snap.game)  # ValueError in a phase without a choice
 
 
 class BotPool:
