@@ -47,7 +47,7 @@ def main() -> None:
     if args.komis:
         even_split(agent, args)
         return
-    game = agent.trained_for
+    game = agent.default_game
     if game is None or game.game_type != "komi":
         raise SystemExit("fair_komi: needs a network trained for game type komi")
     estimate = agent.komi_estimate(game)
@@ -95,7 +95,7 @@ def even_split(agent, args: argparse.Namespace) -> None:
         lo, hi = (int(x) for x in args.komis.split("-"))
     except ValueError:
         raise SystemExit(f"fair_komi: --komis is LO-HI, e.g. 5-11; got {args.komis!r}") from None
-    game = agent.trained_for or GameConfig(side=args.side)
+    game = agent.default_game or GameConfig(side=args.side)
     best = most_even_komi(play_komis(agent, game, list(range(lo, hi + 1)), args))
     low, high = best.interval
     print(f"fair_komi: {agent.name} against itself, side {game.side} {game.scoring}: splits most evenly at komi "

@@ -175,7 +175,7 @@ def test_checkpoint_and_run_folder_specs(tmp_path):
     older = parse_agent_spec(str(run / "ckpt" / "step-00000010.pt"))
     assert older.step == 10 and older.simulations is None
     agent = build_agent(newest)
-    assert agent.search.num_simulations == 3 and agent.trained_for == GameConfig(side=3)
+    assert agent.search.num_simulations == 3 and agent.default_game == GameConfig(side=3)
     assert build_agent(older).search.num_simulations == tiny_config().search.num_simulations
     result = play_match(agent, RandomAgent(), match_game_config([agent]), 4, None, np.random.default_rng(0))
     assert result.game.side == 3 and result.tally.games == 4

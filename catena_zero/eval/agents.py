@@ -63,7 +63,7 @@ class Agent(ABC):
 
     name: str = "agent"
     step: Optional[int] = None  # training step of a network agent (None for baselines)
-    trained_for: Optional[GameConfig] = None  # the game options a network was trained on
+    default_game: Optional[GameConfig] = None  # a network's default game (its run's game, a bot file's header)
     setup_at_random: bool = False  # a single game's R7 set-up choices: at random, or ``default_setup``
 
     @abstractmethod
@@ -210,7 +210,7 @@ class NetAgent(SearchAgent):
         simulations: Optional[int] = None,
         device: Optional[str] = None,
         tree_reuse: bool = False,
-        trained_for: Optional[GameConfig] = None,
+        default_game: Optional[GameConfig] = None,
         rule_sets: Optional[tuple] = None,
     ) -> None:
         """``simulations`` overrides ``search.num_simulations``; ``device`` overrides ``net.device``;
@@ -222,7 +222,7 @@ class NetAgent(SearchAgent):
         self.net = net if device is None else dataclasses.replace(net, device=device)
         self.model = model
         self.step = step
-        self.trained_for = trained_for
+        self.default_game = default_game
         self.rule_sets = rule_sets
         super().__init__(name, search, self.evaluator)
 

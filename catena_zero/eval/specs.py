@@ -137,7 +137,7 @@ def build_agent(spec: AgentSpec | str, device: Optional[str] = None, tree_reuse:
         # A bot file plays only the rule sets it names; a checkpoint is any game its run's config allows.
         return NetAgent(network.model(), network.net, network.search, name=spec.name, step=network.step,
                         simulations=spec.simulations, device=device, tree_reuse=tree_reuse,
-                        trained_for=network.game, rule_sets=network.trained_for if network.kind == BOT else None)
+                        default_game=network.game, rule_sets=network.trained_for if network.kind == BOT else None)
     raise ValueError(f"unknown agent kind {spec.kind!r}")  # a spec made in code, not typed
 
 
@@ -154,7 +154,7 @@ def make_player(text: str, config: "Config") -> "Player":
 
         return Bot.from_network(spec.network)
     agent = build_agent(spec)
-    trained, game = agent.trained_for, config.game
+    trained, game = agent.default_game, config.game
     if spec.kind == CHECKPOINT and trained is not None and \
             (trained.side, trained.game_type, trained.scoring) != (game.side, game.game_type, game.scoring):
         raise UserError(f"{text} was trained for side {trained.side}, {trained.game_type}, {trained.scoring} "
@@ -176,7 +176,7 @@ def match_game_config(agents: list[Agent], config_path: Optional[str] = None, si
         base = load_config(config_path).game
     else:
         flags = {"side": side, "game_type": game_type, "scoring": scoring}
-        trained = [(a.name, a.trained_for) for a in agents if a.trained_for is not None]
+        trained = [(a.name, a.default_game) for a in agents if a.default_game is not None]
         base = trained[0][1] if trained else GameConfig()
         for name, other in trained[1:]:
             differ = [key for key in flags if getattr(other, key) != getattr(base, key) and flags[key] is None]
