@@ -122,8 +122,9 @@ def _network_spec(path: Path, simulations: Optional[int]) -> AgentSpec:
                      step=network.step, network=network)
 
 
-def build_agent(spec: AgentSpec | str, device: Optional[str] = None, tree_reuse: bool = False) -> Agent:
-    """A live ``Agent`` from a spec (or a spec string); ``device`` overrides a network's device."""
+def build_agent(spec: AgentSpec | str, device: Optional[str] = None) -> Agent:
+    """A live ``Agent`` from a spec (or a spec string); ``device`` overrides a network's device.
+    Search agents search each move afresh (no tree reuse: every move gets its stated budget)."""
     if isinstance(spec, str):
         spec = parse_agent_spec(spec)
     if spec.kind == "random":
@@ -131,13 +132,13 @@ def build_agent(spec: AgentSpec | str, device: Optional[str] = None, tree_reuse:
     if spec.kind == "greedy":
         return GreedyAgent()
     if spec.kind == "mcts":
-        return UCTAgent(int(spec.simulations or 0), tree_reuse=tree_reuse)
+        return UCTAgent(int(spec.simulations or 0))
     if spec.kind in (CHECKPOINT, BOT):
         network = spec.network or load_network(spec.path)
         # A bot file plays only the rule sets it names; a checkpoint is any game its run's config allows.
         return NetAgent(network.model(), network.net, network.search, name=spec.name, step=network.step,
-                        simulations=spec.simulations, device=device, tree_reuse=tree_reuse,
-                        default_game=network.game, rule_sets=network.trained_for if network.kind == BOT else None)
+                        simulations=spec.simulations, device=device, default_game=network.game,
+                        rule_sets=network.trained_for if network.kind == BOT else None)
     raise ValueError(f"unknown agent kind {spec.kind!r}")  # a spec made in code, not typed
 
 
