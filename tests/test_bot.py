@@ -421,7 +421,21 @@ def test_the_komi_table_gives_each_rule_set_its_fair_komi_and_crossing(komi_bot_
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].startswith("| bot | side | scoring | fair komi |")
     assert lines[2].startswith(f"| {komi_bot_path.name} | 3 | standard | 6 | 6 | 7 |")  # no_komi has no komi: one row
-    assert len(lines) == 3
+    # The set-up table: under no_komi, the first stone the bot places and after how many first
+    # stones it swaps, as its own choose_first_stone and choose_swap decide.
+    assert lines[3] == "" and lines[4].startswith("| bot | side | game type | scoring | the set-up it plays |")
+    assert len(lines) == 7
+    bot = Bot.load(komi_bot_path, device="cpu")
+    config = GameConfig(side=3, game_type="no_komi")
+    stone = bot.choose_first_stone(config)
+    swaps = 0
+    for cell in bot.first_stone_values(config)[0]:
+        game = Game(config)
+        game.play(cell)
+        swaps += bot.choose_swap(game)
+    stones = len(bot.first_stone_values(config)[0])
+    assert lines[6].startswith(f"| {komi_bot_path.name} | 3 | no_komi | standard | first stone {stone} |")
+    assert lines[6].endswith(f"| {swaps} of {stones} first stones |")
 
 
 def test_setup_event_is_the_one_mapping_of_set_up_answers_to_events():

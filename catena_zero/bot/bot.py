@@ -436,12 +436,24 @@ class Bot:
             return self._first_stone(config)
 
     def _first_stone(self, config: GameConfig) -> str:
+        stones, value, score = self._first_stone_values(config)
+        return self._searcher(RuleSet.of(config)).env.spec.action_name(closest_to_even(stones, value, score))
+
+    def first_stone_values(self, config: GameConfig) -> tuple[tuple[str, ...], np.ndarray, np.ndarray]:
+        """Under no_komi (R7): every first stone Black may be given ([F] cell names) with Black's
+        value and score after it by its heads ([F] each), what ``choose_first_stone`` and
+        ``choose_swap`` decide by."""
+        with self._lock:
+            stones, value, score = self._first_stone_values(config)
+            spec = self._searcher(RuleSet.of(config)).env.spec
+            return tuple(spec.action_name(int(a)) for a in stones), value, score
+
+    def _first_stone_values(self, config: GameConfig) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         if isinstance(config, GameConfig) and config.game_type != "no_komi":
             raise ValueError(f"the first stone is a set-up choice only under game type no_komi (R7), "
                              f"not {config.game_type!r}")
         searcher = self._searcher(self.check_supported(config))
-        stones, value, score = first_stone_values(searcher.evaluator, searcher.env)
-        return searcher.env.spec.action_name(closest_to_even(stones, value, score))
+        return first_stone_values(searcher.evaluator, searcher.env)
 
     def choose_swap(self, game: Game) -> bool:
         """As second player under no_komi (R7), after Black's first stone: take over Black?"""

@@ -21,9 +21,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="show the komis within K of the fair one (default 5)")
     parser.add_argument("--all", action="store_true", help="show every komi of the range")
     parser.add_argument("--table", action="store_true",
-                        help="one line per rule set the bot was trained for (sides 3-10 and scorings of game "
-                             "type komi): the fair komi and where Black's value crosses even (Markdown); "
-                             "without --bot and rule flags, one table over every shipped bot")
+                        help="one line per rule set the bot was trained for (Markdown): under game type komi "
+                             "the fair komi and where Black's value crosses even; under no_komi the first stone "
+                             "it places and when it swaps (R7); under double what Black's opening is worth "
+                             "(R8); without --bot and rule flags, one table over every shipped bot")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -70,4 +71,32 @@ def fair_komi_table(bots) -> str:
             value, _ = curve.at(curve.komi)
             lines.append(f"| {name} | {rules.side} | {rules.scoring} | {curve.komi} | {show(ahead)} | {show(behind)} "
                          f"| {value:+.3f} |")
-    return "\n".join(lines) + "\n"
+    setup = setup_table(bots)
+    return "\n".join(lines) + "\n" + (f"\n{setup}" if setup else "")
+
+
+def setup_table(bots) -> str:
+    """Markdown: for each (name, bot) and each no_komi or double rule set it was trained for, the
+    set-up it plays and what it is worth by its heads: under no_komi (R7) the first stone it
+    places (the one closest to even), Black's value after it, and after how many of the first
+    stones it would swap as second player (Black's value after them above even); under double
+    (R8, no choice) what the first player's Black is worth on the empty board. "" when none."""
+    from ..bot.bot import better_than_even
+    from ..game.rules import Game
+
+    lines = ["| bot | side | game type | scoring | the set-up it plays | Black's value | Black's score | swaps after |",
+             "| --- | ---: | --- | --- | --- | ---: | ---: | --- |"]
+    for name, bot in bots:
+        for rules in sorted(bot.trained_for, key=lambda r: (r.game_type, r.scoring, r.side)):
+            config = GameConfig(side=rules.side, game_type=rules.game_type, scoring=rules.scoring)
+            if rules.game_type == "no_komi":
+                stones, value, score = bot.first_stone_values(config)
+                first = stones.index(bot.choose_first_stone(config))
+                swaps = sum(better_than_even(float(v), float(s)) for v, s in zip(value, score))
+                lines.append(f"| {name} | {rules.side} | no_komi | {rules.scoring} | first stone {stones[first]} "
+                             f"| {value[first]:+.3f} | {score[first]:+.2f} | {swaps} of {len(stones)} first stones |")
+            elif rules.game_type == "double":
+                value, score = bot.evaluate(Game(config))  # Black, the first player, to move (R8)
+                lines.append(f"| {name} | {rules.side} | double | {rules.scoring} | none: the first player is Black "
+                             f"| {value:+.3f} | {score:+.2f} | - |")
+    return "\n".join(lines) + "\n" if len(lines) > 2 else ""
