@@ -432,7 +432,8 @@ def test_komi_advice_rules_strength_review_numbers_graph_and_result_explanation(
         marked = {int(e.get_attribute("data-move")) for e in d.find_elements(By.CSS_SELECTOR, "#moves li.mistake")}
         assert marked == {l["move"] for l in worst}
         assert {int(e.get_attribute("data-move")) for e in d.find_elements(By.CSS_SELECTOR, "#graph .mistake-mark")} == marked
-        assert "Analysed" in d.find_element(By.ID, "message").text
+        message = d.find_element(By.ID, "message")
+        assert "Analysed" in message.text and "info" in message.get_attribute("class").split()  # not an error box
         d.save_screenshot(str(shots / "players-analysed.png"))
     finally:
         d.quit()

@@ -62,10 +62,12 @@ function el(tag, attrs = {}, text) {
 
 // ------------------------------------------------------------------------- messages
 
-function showMessage(text) {
+// kind "error" (the default: what went wrong) or "info" (what was done, e.g. an analysis's summary).
+function showMessage(text, kind = "error") {
   const box = $("message");
   box.textContent = text;
   box.hidden = !text;
+  box.classList.toggle("info", kind === "info");
 }
 
 function showError(err) {
@@ -680,7 +682,7 @@ async function analyseGame() {
     showMessage(worst.size
       ? `Analysed ${n + 1} positions. The moves that lost most: ` +
         [...worst].map(([k, l]) => `${k} (${l.colour}, −${l.value_loss.toFixed(2)})`).join(", ") + "."
-      : `Analysed ${n + 1} positions: no move lost ${MISTAKE_VALUE} of value or more.`);
+      : `Analysed ${n + 1} positions: no move lost ${MISTAKE_VALUE} of value or more.`, "info");
   } catch (err) {
     showError(err);
   } finally {
