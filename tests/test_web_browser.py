@@ -401,6 +401,12 @@ def test_komi_advice_rules_strength_review_numbers_graph_and_result_explanation(
         assert labels == {str(c["move"]) for c in state["cells"] if c["stone"]}
         body.send_keys("\ue012")  # Left arrow
         WebDriverWait(d, WAIT_S).until(lambda _: d.find_element(By.ID, "rv-where").text == f"move {n - 1} of {n}")
+        # The bar's score is the reviewed position's (the server's R6 scores after n - 1 moves).
+        shown = httpx.get(f"{server_url}api/games/{gid}/review/{n - 1}", timeout=30).json()
+        WebDriverWait(d, WAIT_S).until(lambda _: d.find_element(By.ID, "score").get_attribute("data-move") == str(n - 1))
+        bar = {e.get_attribute("class").split()[1]: float(e.get_attribute("data-score"))
+               for e in d.find_elements(By.CSS_SELECTOR, "#score .score-item")}
+        assert bar == shown["scores"], (bar, shown["scores"])
 
         # Issue 28, after the game: Evaluate the reviewed position, with its ownership map.
         evaluate = d.find_element(By.ID, "btn-eval")

@@ -291,27 +291,33 @@ function turnText() {
 function renderBar() {
   $("turn").textContent = turnText();
   $("turn").dataset.toMove = state.to_move || "";
+  // While reviewing, the bar shows the reviewed position's score, mover and button, as the board does.
+  const review = reviewing() && reviewView ? reviewView : null;
+  const scores = review ? review.scores : state.scores;
+  const toMove = review ? review.to_move : state.phase === "play" ? state.to_move : null;
+  const holder = review ? review.button_holder : state.button.holder;
   const score = $("score");
   score.replaceChildren();
+  score.dataset.move = String(review ? review.move : movesPlayed());
   for (const colour of ["black", "white"]) {
     const seat = seatOfColour(colour);
     const item = document.createElement("span");
-    item.className = `score-item ${colour}` + (state.phase === "play" && state.to_move === colour ? " to-move" : "");
+    item.className = `score-item ${colour}` + (toMove === colour ? " to-move" : "");
     const dot = document.createElement("span");
     dot.className = `dot ${colour}`;
-    const value = state.scores ? num(state.scores[colour]) : "–";
+    const value = scores ? num(scores[colour]) : "–";
     item.append(dot, `${cap(colour)} ${value}`);
     const owner = document.createElement("small");
     owner.textContent = seat ? ` ${who(seat)}` : "";
     item.append(owner);
-    item.dataset.score = state.scores ? String(state.scores[colour]) : "";
+    item.dataset.score = scores ? String(scores[colour]) : "";
     score.append(item);
   }
   const extra = document.createElement("span");
   extra.className = "score-extra";
   const parts = [];
   if (state.komi !== null && state.options.game_type === "komi") parts.push(`komi ${state.komi}`);
-  if (state.button.exists) parts.push(`button: ${state.button.holder || "free"}`);
+  if (state.button.exists) parts.push(`button: ${holder || "free"}`);
   extra.textContent = parts.join(" · ");
   score.append(extra);
 }
