@@ -116,3 +116,15 @@ def test_komi_table_without_any_shipped_bot_is_one_line(tmp_path, capsys, monkey
     monkeypatch.setattr(shipped, "SHIPPED_DIR", tmp_path / "bots")
     code, _, err = _run(["komi", "--table"], capsys, monkeypatch)
     assert code == 2 and len(err.strip().splitlines()) == 1 and "no bot ships with this installation" in err
+
+
+def test_serve_without_a_bot_serves_every_shipped_bot_the_one_for_the_rules_first():
+    import argparse
+
+    from catena_zero.bot.shipped import shipped_bots
+    from catena_zero.commands.serve import shipped_paths
+
+    every = {b.path for b in shipped_bots()}
+    for side in (4, 6):
+        paths = shipped_paths(argparse.Namespace(side=side, game_type=None, scoring=None))
+        assert paths[0].name == f"side{side}.bot" and set(paths) == every and len(paths) == len(every)

@@ -721,3 +721,26 @@ def test_the_value_graph_fills_from_the_bots_moves_and_evaluations(client):
     assert point["black_value"] == pytest.approx(-analysis["value"]) and point["black_score"] == pytest.approx(-analysis["score"])
     state = client.post(f"/api/games/{gid}/undo").json()
     assert all(p["move"] <= state["move_number"] for p in state["values"])
+
+
+def test_one_server_plays_every_bot_it_serves_each_game_by_the_bot_for_its_rules():
+    """Issue 28: one serve for every shipped bot. Two bots (side 3 and side 4 stand-ins, each
+    counting its moves): the dialog offers both rule sets, the first bot's game is the default,
+    and each game's moves come from the bot for its side; at most `workers` think at once."""
+    from catena_zero.web.bots import BotPools
+
+    side3, side4 = QuickBot(seed=1, side=3), QuickBot(seed=2, side=4)
+    pools = BotPools.of([lambda i: side3, lambda i: side4], 1)
+    assert pools.pools[0]._executor is pools.pools[1]._executor  # one set of worker threads
+    with LiveServer(create_app(pools, ServerConfig(max_games=8))) as live, \
+            httpx.Client(headers=JSON, base_url=live.url, timeout=60) as client:
+        info = client.get("/api/info").json()
+        assert info["default"]["side"] == 3
+        assert {o["side"] for o in info["supported"]} == {3, 4} and len(info["supported"]) == 18
+        for side, bot, other in ((3, side3, side4), (4, side4, side3)):
+            before, other_before = bot.calls, other.calls
+            state = new_game(client, side=side, game_type="double", seat="second")  # the bot is Black
+            assert state["options"]["side"] == side and state["to_act_is"] == "bot"
+            state = client.post(f"/api/games/{state['id']}/bot").json()
+            assert state["move_number"] == 1 and bot.calls == before + 1 and other.calls == other_before
+        assert "the bot does not play side 5" in error_of(client.post("/api/games", json={"side": 5}), 400)

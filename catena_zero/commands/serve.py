@@ -15,7 +15,10 @@ HELP = "serve a web page (and a JSON API) to play the bot in a browser"
 
 def configure(parser: argparse.ArgumentParser) -> None:
     defaults = ServerConfig()
-    add_bot_options(parser, required=False)
+    add_bot_options(parser, required=False, repeatable=True,
+                    bot_help="a bot file written by 'catena-zero export'; repeat it to serve several (each game is "
+                             "played by the one for its rules, the first gives the default game); default: every "
+                             "shipped bot, the one for --side/--game-type/--scoring first (catena_zero/bots/README.md)")
     add_rules_options(parser)
     parser.add_argument("--host", default="127.0.0.1",
                         help="address to listen on; default 127.0.0.1 (this machine only)")
@@ -57,11 +60,21 @@ def run(args: argparse.Namespace) -> int:
     config = ServerConfig(max_games=args.max_games, expire_s=args.expire_minutes * 60, workers=args.workers,
                           max_simulations=args.max_simulations, max_seconds=args.max_seconds,
                           hosts=ServerConfig().hosts + tuple(args.allow_host))
-    path = args.bot
-    if path is None:
-        path, which = shipped_bot_path(args)
-        print(f"catena-zero serve: {which}", flush=True)
-    bot = BotOptions(path=Path(path), simulations=args.simulations, seconds=args.seconds,
-                     device=args.device, seed=args.bot_seed, threads=args.threads)
-    serve(bot, args.host, args.port, config)
+    paths = list(args.bot or [])
+    if not paths:
+        paths = shipped_paths(args)
+        print(f"catena-zero serve: no --bot given: serving every shipped bot ({', '.join(p.name for p in paths)})",
+              flush=True)
+    bots = [BotOptions(path=Path(path), simulations=args.simulations, seconds=args.seconds,
+                       device=args.device, seed=args.bot_seed, threads=args.threads) for path in paths]
+    serve(bots, args.host, args.port, config)
     return 0
+
+
+def shipped_paths(args: argparse.Namespace) -> list[Path]:
+    """Every shipped bot, the one for the rule flags (else the standard game's) first: its game is
+    the page's default, and the New-game dialog offers every rule set of them all."""
+    from ..bot.shipped import shipped_bots
+
+    first, _ = shipped_bot_path(args)  # CliError when none fits the flags
+    return [Path(first)] + [b.path for b in shipped_bots() if b.path != Path(first)]

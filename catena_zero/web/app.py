@@ -52,7 +52,7 @@ from ..game.options import GAME_TYPES, SCORINGS, GameConfig, komi_range
 from ..game.records import format_record
 from ..game.rules import Game
 from ..messages import one_line
-from .bots import BotPool, Snapshot, bot_answer, budget_kwargs, fair_komi_of
+from .bots import BotPool, BotPools, Snapshot, bot_answer, budget_kwargs, fair_komi_of
 from .guard import Guard
 from .sessions import SEATS, ApiError, GameSession, ServerConfig, SessionStore, check_strength
 from .views import GameView, InfoView, OptionsView, PositionView, StrengthView, supported_options, to_json
@@ -89,14 +89,16 @@ def load_static() -> dict[str, bytes]:
     return {name: (folder / name).read_bytes() for name in STATIC_TYPES}
 
 
-def create_app(pool: BotPool, config: ServerConfig = ServerConfig(),
+def create_app(pool: BotPool | BotPools, config: ServerConfig = ServerConfig(),
                clock: Optional[Callable[[], float]] = None) -> Starlette:
-    """The app for one bot pool; ``clock`` (monotonic seconds) lets tests drive expiry."""
+    """The app for one bot pool, or for several (``BotPools``: every rule set any of them plays,
+    each game played by the pool for its rules); ``clock`` (monotonic seconds) lets tests drive expiry."""
+    pools = pool if isinstance(pool, BotPools) else BotPools([pool])
     store = SessionStore(config, clock) if clock is not None else SessionStore(config)
     static = load_static()
-    bot = pool.reference
+    bot = pools.reference
     default = OptionsView(bot.game_config.side, bot.game_config.game_type, bot.game_config.scoring)
-    supported = supported_options(bot)
+    supported = supported_options(*(p.reference for p in pools.pools))
     info = InfoView(default=default, supported=supported, seats=SEATS,
                     komi_ranges={s: komi_range(s) for s in SCORINGS},
                     max_games=config.max_games, expire_s=float(config.expire_s),
@@ -224,7 +226,7 @@ def create_app(pool: BotPool, config: ServerConfig = ServerConfig(),
 
         async def think() -> None:
             try:
-                answer = await pool.run(lambda b: bot_answer(b, snap, budget))
+                answer = await pools.for_game(session.config).run(lambda b: bot_answer(b, snap, budget))
                 session.apply_bot(answer.event, version)
                 a = answer.analysis
                 if a is not None and snap.game is not None:  # the graph: the bot's view where it moved
@@ -268,7 +270,8 @@ def create_app(pool: BotPool, config: ServerConfig = ServerConfig(),
         else:
             budget = budget_kwargs(session.simulations, session.seconds)
             try:
-                analysed, owned = await pool.run(lambda b: (b.analyze(game, **budget), b.ownership(game)))
+                analysed, owned = await pools.for_game(session.config).run(
+                    lambda b: (b.analyze(game, **budget), b.ownership(game)))
             except Exception as exc:
                 return JSONResponse({"error": f"the bot failed to evaluate: {one_line(exc) or type(exc).__name__}"},
                                     status_code=500, headers=API_HEADERS)
@@ -288,7 +291,7 @@ def create_app(pool: BotPool, config: ServerConfig = ServerConfig(),
         if c.game_type == "komi" and session.komi_advice is None:
             options = GameConfig(side=c.side, game_type=c.game_type, scoring=c.scoring)
             try:
-                session.komi_advice = await pool.run(lambda b: fair_komi_of(b, options))
+                session.komi_advice = await pools.for_game(options).run(lambda b: fair_komi_of(b, options))
             except Exception as exc:
                 return JSONResponse({"error": f"the bot failed to estimate the komi: "
                                               f"{one_line(exc) or type(exc).__name__}"},
@@ -356,10 +359,10 @@ def create_app(pool: BotPool, config: ServerConfig = ServerConfig(),
     ]
     app = Starlette(routes=routes, exception_handlers={ApiError: api_error, HTTPException: http_error,
                                                         ClientDisconnect: client_gone, Exception: server_error},
-                    lifespan=_closing(pool))
+                    lifespan=_closing(pools))
     app.add_middleware(Guard, config=config)  # Host, cross-site and content-type checks; requests in flight
     app.state.store = store  # for tests and the serve command
-    app.state.pool = pool
+    app.state.pool = pools
     return app
 
 
@@ -376,7 +379,7 @@ def _final_analysis(game: Game) -> tuple[dict[str, Any], list[float]]:
             "best": None, "moves": [], "simulations": 0, "seconds": 0.0, "over": True}, owned
 
 
-def _closing(pool: BotPool):
+def _closing(pool: BotPools):
     """Lifespan: stop the bot workers when the server stops."""
 
     @contextlib.asynccontextmanager

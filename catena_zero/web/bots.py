@@ -134,7 +134,8 @@ class BotPool:
     """K bot instances and K worker threads; ``await pool.run(fn)`` calls ``fn(bot)`` in a
     worker with an instance nobody else is using, off the event loop."""
 
-    def __init__(self, bots: Sequence[BotLike]) -> None:
+    def __init__(self, bots: Sequence[BotLike], executor: Optional[ThreadPoolExecutor] = None) -> None:
+        """``executor``: worker threads shared with other pools (``BotPools``), else K of its own."""
         if not bots:
             raise ValueError("a bot pool needs at least one bot")
         for bot in bots:
@@ -145,14 +146,15 @@ class BotPool:
         self._free: "queue.SimpleQueue[BotLike]" = queue.SimpleQueue()
         for bot in bots:
             self._free.put(bot)
-        self._executor = ThreadPoolExecutor(max_workers=len(bots), thread_name_prefix="catena-bot")
+        self._executor = executor or ThreadPoolExecutor(max_workers=len(bots), thread_name_prefix="catena-bot")
 
     @classmethod
-    def of(cls, factory: Callable[[int], BotLike], size: int) -> "BotPool":
+    def of(cls, factory: Callable[[int], BotLike], size: int,
+           executor: Optional[ThreadPoolExecutor] = None) -> "BotPool":
         """``size`` instances made by ``factory(i)`` (e.g. loading the bot file with seed i)."""
         if size < 1:
             raise ValueError(f"the number of bot workers must be >= 1, got {size}")
-        return cls([factory(i) for i in range(size)])
+        return cls([factory(i) for i in range(size)], executor)
 
     async def run(self, fn: Callable[[BotLike], T]) -> T:
         loop = asyncio.get_running_loop()
@@ -168,3 +170,43 @@ class BotPool:
     def close(self) -> None:
         """Stop taking work; a think in progress finishes in its thread, queued ones are dropped."""
         self._executor.shutdown(wait=False, cancel_futures=True)
+
+
+class BotPools:
+    """The pools of the bots one server plays (one per bot file, e.g. every shipped bot), sharing
+    K worker threads, so at most K games are thought about at once whichever bots they use. The
+    first pool's bot gives the default game; a game's pool is the one for its rules, chosen as
+    ``bot/shipped.py`` chooses a shipped bot: a specialist (its default game has these rules)
+    before a generalist, then the earlier one."""
+
+    def __init__(self, pools: Sequence[BotPool]) -> None:
+        if not pools:
+            raise ValueError("a server needs at least one bot")
+        self.pools = tuple(pools)
+        self.reference = self.pools[0].reference  # the default game's bot
+
+    @classmethod
+    def of(cls, factories: Sequence[Callable[[int], BotLike]], size: int) -> "BotPools":
+        """One pool of ``size`` instances per factory, all on ``size`` shared worker threads."""
+        if size < 1:
+            raise ValueError(f"the number of bot workers must be >= 1, got {size}")
+        executor = ThreadPoolExecutor(max_workers=size, thread_name_prefix="catena-bot")
+        try:
+            return cls([BotPool.of(factory, size, executor) for factory in factories])
+        except BaseException:
+            executor.shutdown(wait=False, cancel_futures=True)
+            raise
+
+    def for_game(self, config: GameConfig) -> BotPool:
+        """The pool whose bot plays ``config``'s rules (``ValueError`` if none does: the server
+        refuses such a game before it exists)."""
+        playing = [pool for pool in self.pools if pool.reference.supports(config)]
+        if not playing:
+            raise ValueError(f"no bot of this server plays {config}")
+        own = [p for p in playing if (p.reference.game_config.side, p.reference.game_config.game_type,
+                                      p.reference.game_config.scoring) == (config.side, config.game_type, config.scoring)]
+        return (own or playing)[0]
+
+    def close(self) -> None:
+        for pool in self.pools:
+            pool.close()

@@ -11,10 +11,10 @@ import socket
 import sys
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Optional, TextIO
+from typing import Optional, Sequence, TextIO
 
 from ..errors import UserError
-from .bots import BotLike, BotPool
+from .bots import BotLike, BotPools
 from .guard import host_name
 from .sessions import ServerConfig
 
@@ -155,24 +155,32 @@ def uvicorn_config(app, config: ServerConfig, log_level: str = "warning", lifesp
                           timeout_keep_alive=config.idle_timeout_s)
 
 
-def serve(bot: BotOptions, host: str, port: int, config: ServerConfig, out: TextIO = sys.stdout) -> None:
-    """Load the bot, print the address to open, and serve until interrupted (Ctrl-C)."""
+def serve(bots: BotOptions | Sequence[BotOptions], host: str, port: int, config: ServerConfig,
+          out: TextIO = sys.stdout) -> None:
+    """Load the bots (the first one's game is the page's default), print the address to open,
+    and serve until interrupted (Ctrl-C). Each game is played by the bot for its rules."""
     import uvicorn
 
     from .app import create_app
+    from .views import supported_options
 
+    bots = [bots] if isinstance(bots, BotOptions) else list(bots)
     if not 0 <= port <= 65535:
         raise UserError(f"port must be in 0..65535, got {port}")
-    if not bot.path.is_file():
-        raise UserError(f"bot file {str(bot.path)!r} does not exist (make one with 'catena-zero export')")
-    pool = BotPool.of(lambda i: load_bot(bot, i), config.workers)
+    for bot in bots:
+        if not bot.path.is_file():
+            raise UserError(f"bot file {str(bot.path)!r} does not exist (make one with 'catena-zero export')")
+    pool = BotPools.of([lambda i, bot=bot: load_bot(bot, i) for bot in bots], config.workers)
     sock = bind(host, port)
     url, reachable = address_to_open(sock)
     config = answering_for(host, sock, config)
     app = create_app(pool, config)
-    cfg = pool.reference.game_config
-    print(f"catena-zero serve: bot {bot.path.name} (side {cfg.side}, {cfg.game_type}, {cfg.scoring} scoring), "
-          f"{config.workers} worker(s)", file=out)
+    for bot, each in zip(bots, pool.pools):
+        cfg = each.reference.game_config
+        plays = ", ".join(f"side {o.side} {o.game_type} {o.scoring}" for o in supported_options(each.reference))
+        print(f"catena-zero serve: bot {bot.path.name} (default side {cfg.side}, {cfg.game_type}, {cfg.scoring} "
+              f"scoring; plays {plays})", file=out)
+    print(f"catena-zero serve: {config.workers} worker(s)", file=out)
     if reachable:
         print(f"warning: listening on {host}, so other machines on the network can reach this server", file=out)
     print(f"open {url} in a browser (Ctrl-C stops the server)", file=out, flush=True)

@@ -328,13 +328,14 @@ class StrengthView:
                    max_simulations=config.max_simulations, max_seconds=float(config.max_seconds))
 
 
-def supported_options(bot) -> tuple[OptionsView, ...]:
-    """Every option combination (R9) the bot says it supports, in a fixed order."""
+def supported_options(*bots) -> tuple[OptionsView, ...]:
+    """Every option combination (R9) one of the bots says it supports, in a fixed order."""
     out = []
     for side in range(MIN_SIDE, MAX_SIDE + 1):
         for game_type in GAME_TYPES:
             for scoring in SCORINGS:
-                if bot.supports(GameConfig(side=side, game_type=game_type, scoring=scoring)):
+                options = GameConfig(side=side, game_type=game_type, scoring=scoring)
+                if any(bot.supports(options) for bot in bots):
                     out.append(OptionsView(side, game_type, scoring))
     return tuple(out)
 
