@@ -50,6 +50,7 @@ COMMANDS = {
     "ablate": "ablate",
     "komi": "komi",
     "engine": "engine",
+    "analysis": "analysis",
     "serve": "serve",
 }
 

@@ -56,7 +56,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Optional, Sequence
 
 import numpy as np
 
@@ -341,51 +341,89 @@ class Bot:
         (``simulations`` or ``seconds``: this search's budget instead of the bot's)."""
         with self._lock:
             output, searcher, simulations, seconds = self._search(game, simulations, seconds)
-            tree = searcher.mcts.tree
-            spec = searcher.env.spec
-            visits = tree.child_visits[0, ROOT]
-            best = int(output.action[0])
-            value, score = self._child_means(tree)
-            # The move it plays first, then by visits and value (Gumbel's winner is among the most
-            # visited, but need not have the highest mean value).
-            ranked = np.lexsort((-np.nan_to_num(value, nan=-2.0), -visits, np.arange(visits.size) != best))
-            moves = tuple(
-                MoveAnalysis(
-                    move=spec.action_name(int(a)),
-                    visits=int(visits[a]),
-                    value=float(value[a]),
-                    score=float(score[a]),
-                    prior=float(tree.priors[0, ROOT, a]),
-                )
-                for a in [a for a in ranked if visits[a] > 0][:top]
+            return self._analysis(output, searcher, 0, game, simulations, seconds, top)
+
+    def analyze_many(self, games: Sequence[Game], top: int = 10, *,
+                     simulations: Optional[int] = None) -> list[Analysis]:
+        """``analyze`` of many positions at once: ONE batched search per rule set among them (one
+        network call per simulation serves every position, DESIGN.md sec. 3), each position with
+        the same simulation budget and its own fresh tree, so a position's analysis does not
+        depend on its neighbours in the batch (only on the random numbers it draws). For the
+        JSON-lines analysis engine (``bot/analysis.py``), where programs analyse whole games."""
+        with self._lock:
+            if simulations is not None:
+                check_budget(simulations, None)
+            # A bot with a time budget analyses a batch by its file's simulation count instead.
+            simulations = simulations or self.simulations or self.header.search.num_simulations
+            out: list[Optional[Analysis]] = [None] * len(games)
+            groups: dict[RuleSet, list[int]] = {}
+            for i, game in enumerate(games):
+                if not isinstance(game, Game):
+                    raise ValueError(f"expected a catena_zero.game.Game, got {type(game).__name__}")
+                if game.is_over:
+                    raise ValueError(f"position {i} is over: there is no move to choose")
+                groups.setdefault(self.check_supported(game.config), []).append(i)
+            for rules, slots in groups.items():
+                searcher = self._searcher(rules)
+                batch = [games[i] for i in slots]
+                state = searcher.env.from_games(batch)
+                rng = np.random.default_rng([self.seed, len(batch), *(g.move_number for g in batch)])
+                start = time.perf_counter()
+                output, _ = searcher.run(state, rng, simulations, None)
+                elapsed = time.perf_counter() - start
+                for b, (i, game) in enumerate(zip(slots, batch)):
+                    out[i] = self._analysis(output, searcher, b, game, int(output.visits[b].sum()), elapsed, top)
+            return out  # type: ignore[return-value]
+
+    def _analysis(self, output: SearchOutput, searcher: _Searcher, b: int, game: Game, simulations: int,
+                  seconds: float, top: int) -> Analysis:
+        """The ``Analysis`` of game ``b`` of a finished search."""
+        tree = searcher.mcts.tree
+        spec = searcher.env.spec
+        visits = tree.child_visits[b, ROOT]
+        best = int(output.action[b])
+        value, score = self._child_means(tree, b)
+        # The move it plays first, then by visits and value (Gumbel's winner is among the most
+        # visited, but need not have the highest mean value).
+        ranked = np.lexsort((-np.nan_to_num(value, nan=-2.0), -visits, np.arange(visits.size) != best))
+        moves = tuple(
+            MoveAnalysis(
+                move=spec.action_name(int(a)),
+                visits=int(visits[a]),
+                value=float(value[a]),
+                score=float(score[a]),
+                prior=float(tree.priors[b, ROOT, a]),
             )
-            return Analysis(
-                to_move=game.to_move,
-                value=float(output.value[0]),
-                score=float(output.score[0]),
-                best=spec.action_name(best),
-                moves=moves,
-                simulations=simulations,
-                seconds=seconds,
-                net_value=float(tree.raw_value[0, ROOT]),
-                net_score=float(tree.raw_score[0, ROOT]),
-            )
+            for a in [a for a in ranked if visits[a] > 0][:top]
+        )
+        return Analysis(
+            to_move=game.to_move,
+            value=float(output.value[b]),
+            score=float(output.score[b]),
+            best=spec.action_name(best),
+            moves=moves,
+            simulations=simulations,
+            seconds=seconds,
+            net_value=float(tree.raw_value[b, ROOT]),
+            net_score=float(tree.raw_score[b, ROOT]),
+        )
 
     @staticmethod
-    def _child_means(tree) -> tuple[np.ndarray, np.ndarray]:
-        """[A] mean win value and score margin after each root action, root mover's view (NaN if unvisited).
+    def _child_means(tree, b: int = 0) -> tuple[np.ndarray, np.ndarray]:
+        """[A] mean win value and score margin after each root action of game ``b``, root mover's
+        view (NaN if unvisited).
 
         Read from the child nodes (the edges hold the search's utility, not the win value): a child's
         values are for its own player to move, so they flip where that is the other player.
         """
-        children = tree.children[0, ROOT].astype(np.int64)  # [A]
+        children = tree.children[b, ROOT].astype(np.int64)  # [A]
         exists = children != UNVISITED
         node = np.where(exists, children, 0)
-        visits = np.where(exists, tree.visits[0, node], 0)
-        sign = np.where(tree.player[0, node] == tree.player[0, ROOT], 1.0, -1.0)
+        visits = np.where(exists, tree.visits[b, node], 0)
+        sign = np.where(tree.player[b, node] == tree.player[b, ROOT], 1.0, -1.0)
         with np.errstate(invalid="ignore", divide="ignore"):
-            value = np.where(visits > 0, sign * tree.value_sum[0, node] / visits, np.nan)
-            score = np.where(visits > 0, sign * tree.score_sum[0, node] / visits, np.nan)
+            value = np.where(visits > 0, sign * tree.value_sum[b, node] / visits, np.nan)
+            score = np.where(visits > 0, sign * tree.score_sum[b, node] / visits, np.nan)
         return value, score
 
     def evaluate(self, game: Game) -> tuple[float, float]:
