@@ -374,6 +374,42 @@ def test_svg_cells_stones_claims_and_last_move(config):
             assert (last[0].get("cx"), last[0].get("cy")) == (stone.get("cx"), stone.get("cy"))
 
 
+@pytest.mark.parametrize("config", [GameConfig(side=3), GameConfig(side=4, game_type="double"),
+                                    GameConfig(side=5, scoring="longest", komi=4)])
+def test_svg_marks_unplayable_cells_and_stones_a_claim_took_over(config):
+    """As the page does: hatching on empty cells nobody can place on again (R3), and on a stone a
+    claim took over (R5) a dot of the colour that placed it, found here by replaying the moves."""
+    seen_converted = seen_dead = 0
+    for game in random_positions(config, seed=11, stride=3):
+        root = parse_svg(render_svg(game))
+        placed, replay = {}, Game(game.config)
+        for move in game.history:
+            if move != "button":
+                placed[move] = replay.to_move
+            replay.play(move)
+        converted = {name: colour for name, colour in placed.items() if game.stone_at(name) != colour}
+        dots = {e.get("data-cell"): e.get("class").split()[1] for e in by_class(root, "converted")}
+        assert dots == converted
+        dead = {game.spec.names[i] for i in game.unplayable_cells() if game.stone_at(game.spec.names[i]) is None}
+        assert {e.get("data-cell") for e in by_class(root, "unplayable")} == dead
+        seen_converted += bool(converted)
+        seen_dead += bool(dead)
+    assert seen_converted and seen_dead  # the positions had both to show
+
+
+def test_a_small_board_is_not_lost_in_a_picture_sized_by_its_caption():
+    """The caption wraps to the board's width: a finished side-3 game's long result lines make
+    the picture taller, not several boards wide."""
+    game = next(g for g in random_positions(GameConfig(side=3), seed=3, stride=1) if g.is_over)
+    root = parse_svg(render_svg(game))
+    cells = by_class(root, "cell")
+    xs = [float(v.split(",")[0]) for c in cells for v in c.get("points").split()]
+    board = max(xs) - min(xs)
+    assert float(root.get("width")) < 1.8 * board, (root.get("width"), board)  # it was 3x and more
+    words = " ".join(e.text for e in by_class(root, "caption")).split()
+    assert words[:len(" ".join(status_lines(game)).split())] == " ".join(status_lines(game)).split()  # all of it
+
+
 def test_svg_cells_tile_the_hexagon_with_r1_adjacency():
     """Cell centres of R1 neighbours are exactly one cell apart; all other pairs further."""
     game = Game(GameConfig(side=4))
@@ -406,7 +442,8 @@ def test_svg_options_and_labels():
     assert letters == sorted("ABCDE" * 2)  # each column labelled at both ends
     assert sorted(e.text for e in by_class(root, "row")) == ["1", "2", "3", "3", "4", "5"]
     assert len(by_class(root, "guide")) == len(letters)
-    assert "black to move" in by_class(root, "caption")[0].text and len(by_class(root, "caption")) == 1
+    caption = " ".join(e.text for e in by_class(root, "caption"))  # wrapped to the board's width
+    assert caption.startswith("black to move") and caption == " ".join(status_lines(game))
     bare = parse_svg(render_svg(game, coordinates=False, caption=False))
     assert by_class(bare, "coord") == [] and by_class(bare, "caption") == [] and by_class(bare, "guide") == []
     with pytest.raises(ValueError, match="cell_radius"):

@@ -30,6 +30,7 @@ reader should see at a glance what is still contested. The last move is marked i
 from __future__ import annotations
 
 import math
+import textwrap
 from collections import Counter
 from dataclasses import dataclass
 from typing import Optional
@@ -138,6 +139,9 @@ class BoardView:
     claimed:  [N] True where the stone belongs to a claimed ribbon (limited, R5; or R8's end claim)
     unplayable: [N] True on empty cells where nobody can ever place again (R3; all once over)
     chains:   the claimed ribbons with two or more stones, each as cell indices in chain order
+    placed:   [N] the colour that placed each stone (None on empty cells): it differs from
+              ``stones`` where a claim took the stone over (R5), which pictures mark
+    move:     [N] the move number (1-based) that placed each stone, None on empty cells
     status:   the lines under the board: whose turn or which set-up step (R7), the button; at
               the end the result, who has the button and how, and how the scores come about
     """
@@ -148,6 +152,8 @@ class BoardView:
     claimed: tuple[bool, ...]  # [N]
     unplayable: tuple[bool, ...]  # [N]
     chains: tuple[tuple[int, ...], ...]
+    placed: tuple[str | None, ...]  # [N]
+    move: tuple[int | None, ...]  # [N]
     last_move: str | None  # notation of the last move ("D5", "button"), None before any move
     moves_played: int
     to_move: str
@@ -178,6 +184,14 @@ class BoardView:
         unplayable = [False] * spec.num_cells
         for i in game.unplayable_cells():
             unplayable[i] = True
+        placed: list[str | None] = [None] * spec.num_cells
+        move: list[int | None] = [None] * spec.num_cells
+        replay = Game(game.config)  # who placed each stone: the mover of its move (R8: two a turn)
+        for k, played in enumerate(history, start=1):
+            if played != BUTTON:
+                index = spec.cell(played)
+                placed[index], move[index] = replay.to_move, k
+            replay.play(played)
         return cls(
             config=game.config,
             spec=spec,
@@ -185,6 +199,8 @@ class BoardView:
             claimed=tuple(claimed),
             unplayable=tuple(unplayable),
             chains=tuple(chains),
+            placed=tuple(placed),
+            move=tuple(move),
             last_move=history[-1] if history else None,
             moves_played=len(history),
             to_move=game.to_move,
@@ -370,6 +386,7 @@ STONE_EDGE = {"black": "#000000", "white": "#555555"}
 # A claimed chain is marked in the colour that contrasts with its stones.
 CHAIN_STROKE = {"black": "#c8c8c8", "white": "#4a4a4a"}
 LAST_MOVE_STROKE = "#e0301e"
+UNPLAYABLE_STROKE = "#a98a55"  # the hatching of a cell nobody can place on again (R3)
 COLUMN_GUIDE_STROKE = "#b89a62"  # the short diagonal tick from a letter towards its column
 
 
@@ -386,7 +403,8 @@ def render_svg(
     Elements carry classes for styling and tests: ``cell`` polygons (``data-cell="D5"``),
     ``stone black|white`` circles (``claimed`` added in a limited ribbon), ``chain`` lines
     through each claimed ribbon of two or more stones, ``claim`` dots on claimed stones,
-    ``last-move`` ring, ``coord`` labels (``column`` letters at both ends of each column with a
+    ``unplayable`` hatching on empty cells nobody can place on again (R3), ``converted`` dots (the
+    colour that placed a stone a claim took over, R5), ``last-move`` ring, ``coord`` labels (``column`` letters at both ends of each column with a
     short ``guide`` tick pointing along it, ``row`` numbers) and ``caption`` lines (the status
     lines, the last move).
     """
@@ -407,10 +425,13 @@ def render_svg(
     xs, ys = zip(*points)
     margin = 1.2 * R
     font = 0.55 * R
-    captions = _caption_lines(view) if caption else []
-    # Widen the picture (board centred) when the caption would not fit: ~0.6 em per character.
-    text_width = max((0.6 * font * len(line) for line in captions), default=0.0) + 2 * R
     board_width = max(xs) - min(xs) + 2 * margin
+    # The caption wraps to the board's width (~0.6 em a character), at least 40 characters a line,
+    # so a small board is not lost in a picture as wide as its longest line of text.
+    chars = max(40, int((board_width - 2 * R) / (0.6 * font)))
+    captions = [piece for line in (_caption_lines(view) if caption else [])
+                for piece in (textwrap.wrap(line, chars) or [""])]
+    text_width = max((0.6 * font * len(line) for line in captions), default=0.0) + 2 * R
     width = max(board_width, text_width)
     left, top = min(xs) - margin - (width - board_width) / 2.0, min(ys) - margin
     caption_height = 1.3 * font * len(captions) + (0.5 * R if captions else 0.0)
@@ -451,6 +472,17 @@ def render_svg(
         for (c, r), number in numbers.items():
             x, y = at(c, r)
             parts.append(_text(x, y, number, size, "coord row"))
+    for i, dead in enumerate(view.unplayable):
+        if dead:  # an empty cell nobody can ever place on again (R3), hatched as the page does
+            x, y = at(*spec.coords[i].tolist())
+            d = 0.45 * R
+            parts.append(
+                f'<path class="unplayable" data-cell="{spec.names[i]}" d="M{x - d:.1f},{y + d / 2:.1f} '
+                f'L{x - d / 2:.1f},{y + d:.1f} M{x - d:.1f},{y - d / 2:.1f} L{x + d / 2:.1f},{y + d:.1f} '
+                f'M{x - d / 2:.1f},{y - d:.1f} L{x + d:.1f},{y + d / 2:.1f} M{x + d / 2:.1f},{y - d:.1f} '
+                f'L{x + d:.1f},{y - d / 2:.1f}" stroke="{UNPLAYABLE_STROKE}" stroke-width="{0.07 * R:.2f}" '
+                f'stroke-linecap="round" fill="none"/>'
+            )
     for i, colour in enumerate(view.stones):
         if colour is None:
             continue
@@ -474,6 +506,16 @@ def render_svg(
             parts.append(
                 f'<circle class="claim" data-cell="{spec.names[i]}" cx="{x:.1f}" cy="{y:.1f}" '
                 f'r="{0.16 * R:.1f}" fill="{CHAIN_STROKE[colour]}"/>'
+            )
+    for i, colour in enumerate(view.stones):
+        if colour is not None and view.placed[i] not in (None, colour):
+            # A stone a claim took over (R5): a dot of the colour that placed it, as on the page.
+            x, y = at(*spec.coords[i].tolist())
+            placer = view.placed[i]
+            parts.append(
+                f'<circle class="converted {placer}" data-cell="{spec.names[i]}" cx="{x + 0.38 * R:.1f}" '
+                f'cy="{y - 0.38 * R:.1f}" r="{0.14 * R:.1f}" fill="{STONE_FILL[placer]}" '
+                f'stroke="{STONE_EDGE[placer]}" stroke-width="{0.04 * R:.2f}"/>'
             )
     if view.last_move not in (None, BUTTON):
         x, y = at(*spec.coords[spec.cell(view.last_move)].tolist())

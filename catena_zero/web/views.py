@@ -21,9 +21,8 @@ import numpy as np
 
 from ..bot.review import Judged, MoveReview
 from ..game.options import GAME_TYPES, MAX_SIDE, MIN_SIDE, SCORINGS, GameConfig, komi_range
-from ..game.render import status_lines
+from ..game.render import BoardView, status_lines
 from ..game.rules import Game
-from ..game.spec import BUTTON
 from .sessions import GameSession, ServerConfig
 
 
@@ -226,24 +225,13 @@ def move_losses(game: Game, values: dict[int, tuple[float, float]]) -> tuple[Mov
 
 def cell_views(game: Game) -> tuple[CellView, ...]:
     """[N] the cells of ``game`` as the page draws them: stone, claim, unplayable, who placed it
-    and when (so stones a claim took over stay recognisable, R5)."""
-    spec = game.spec
-    claimed = [False] * spec.num_cells
-    for ribbon in game.ribbons():
-        if ribbon.claimed or ribbon.limited:
-            for i in ribbon.indices:
-                claimed[i] = True
-    unplayable = set(game.unplayable_cells())
-    placed: dict[int, tuple[int, str]] = {}
-    replay = Game(game.config)
-    for k, move in enumerate(game.history, start=1):
-        if move != BUTTON:
-            placed[spec.cell(move)] = (k, replay.to_move)
-        replay.play(move)
+    and when (so stones a claim took over stay recognisable, R5), read from ``BoardView``, the
+    one model of what a picture of a position shows."""
+    view = BoardView.of(game)
+    spec = view.spec
     return tuple(
-        CellView(name=spec.names[i], col=c, row=r, stone=game.stone_at(spec.names[i]), claimed=claimed[i],
-                 unplayable=i in unplayable, move=placed[i][0] if i in placed else None,
-                 placed=placed[i][1] if i in placed else None)
+        CellView(name=spec.names[i], col=c, row=r, stone=view.stones[i], claimed=view.claimed[i],
+                 unplayable=view.unplayable[i], move=view.move[i], placed=view.placed[i])
         for i, (c, r) in enumerate(spec.coords.tolist())
     )
 
