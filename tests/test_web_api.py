@@ -744,3 +744,42 @@ def test_one_server_plays_every_bot_it_serves_each_game_by_the_bot_for_its_rules
             state = client.post(f"/api/games/{state['id']}/bot").json()
             assert state["move_number"] == 1 and bot.calls == before + 1 and other.calls == other_before
         assert "the bot does not play side 5" in error_of(client.post("/api/games", json={"side": 5}), 400)
+
+
+@pytest.mark.parametrize("game_type", ["komi", "no_komi"])
+def test_a_variation_branches_from_a_reviewed_position_and_leaves_the_game_as_it_was(client, game_type):
+    """Issue 28: play from a reviewed position into a branch. The variation holds the game's
+    events up to that move (the set-up choices made before it too), the same seats and budget;
+    moves in it never touch the game, which the page returns to."""
+    state = play_out(client, new_game(client, game_type=game_type))
+    gid, n = state["id"], state["move_number"]
+    before = client.get(f"/api/games/{gid}").json()
+    events = [e["event"] for e in state["events"]]
+    for k in (0, 1, n // 2, n):
+        response = client.post(f"/api/games/{gid}/variation", json={"move": k})
+        assert response.status_code == 201, response.text
+        branch = response.json()
+        assert branch["id"] != gid and branch["variation_of"] == {"game": gid, "move": k}
+        assert branch["move_number"] == k and branch["human"] == state["human"]
+        # The engine's own count of the events that lead to move k (set-up choices included).
+        expected, seen = [], 0
+        for event in events:
+            is_move = not (event == "swap" or event.startswith(("komi ", "colour ")))
+            if is_move and seen == k:
+                break
+            seen += is_move
+            expected.append(event)
+        assert [e["event"] for e in branch["events"]] == expected
+        assert branch["cells"] == client.get(f"/api/games/{gid}/review/{k}").json()["cells"]
+        if branch["phase"] == "play" and branch["to_act_is"] == "human":
+            moved = client.post(f"/api/games/{branch['id']}/move", json={"move": branch["legal"][0]})
+            assert moved.status_code == 200 and moved.json()["move_number"] == k + 1
+        elif branch["phase"] == "play":
+            assert client.post(f"/api/games/{branch['id']}/bot").json()["move_number"] == k + 1
+    unchanged(client, gid, before)
+    assert new_game(client)["variation_of"] is None
+    assert f"move must be a whole number in 0..{n}" in error_of(
+        client.post(f"/api/games/{gid}/variation", json={"move": n + 1}), 400)
+    assert "move must be a whole number" in error_of(client.post(f"/api/games/{gid}/variation", json={"move": "2"}), 400)
+    assert "missing field 'move'" in error_of(client.post(f"/api/games/{gid}/variation", json={}), 400)
+    assert "no game with id" in error_of(client.post("/api/games/" + "x" * 22 + "/variation", json={"move": 0}), 404)

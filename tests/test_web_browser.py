@@ -441,5 +441,26 @@ def test_komi_advice_rules_strength_review_numbers_graph_and_result_explanation(
         message = d.find_element(By.ID, "message")
         assert "Analysed" in message.text and "info" in message.get_attribute("class").split()  # not an error box
         d.save_screenshot(str(shots / "players-analysed.png"))
+
+        # A variation: from a reviewed position, play on in a new game; back to the game after.
+        d.find_element(By.TAG_NAME, "body").send_keys("\ue010")  # End: the game as it stands
+        WebDriverWait(d, WAIT_S).until(lambda _: d.find_element(By.ID, "rv-where").text == f"move {n} of {n}")
+        assert not d.find_element(By.ID, "btn-variation").is_enabled()  # not reviewing: nothing to branch from
+        d.find_element(By.TAG_NAME, "body").send_keys("\ue012")  # Left arrow
+        WebDriverWait(d, WAIT_S).until(lambda _: d.find_element(By.ID, "rv-where").text == f"move {n - 1} of {n}")
+        d.find_element(By.ID, "btn-variation").click()
+        WebDriverWait(d, WAIT_S).until(lambda _: visible(d, "#variation-note"))
+        branch_id = d.execute_script("return location.hash.slice(1)")
+        branch = httpx.get(f"{server_url}api/games/{branch_id}", timeout=30).json()
+        assert branch_id != gid and branch["variation_of"] == {"game": gid, "move": n - 1}
+        assert f"from move {n - 1} of your game" in d.find_element(By.ID, "variation-note").text
+        WebDriverWait(d, WAIT_S).until(
+            lambda _: httpx.get(f"{server_url}api/games/{branch_id}", timeout=30).json()["move_number"] >= n - 1)
+        d.save_screenshot(str(shots / "players-variation.png"))
+        d.find_element(By.ID, "btn-back-to-game").click()
+        WebDriverWait(d, WAIT_S).until(lambda _: d.execute_script("return location.hash.slice(1)") == gid
+                                       and not visible(d, "#variation-note"))
+        assert d.find_element(By.ID, "rv-where").text == f"move {n} of {n}"
+        assert httpx.get(f"{server_url}api/games/{gid}", timeout=30).json()["move_number"] == n  # unchanged
     finally:
         d.quit()

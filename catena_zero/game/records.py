@@ -107,13 +107,7 @@ class Record:
         in (for ``k`` 0, the komi and colour chosen before the first move)."""
         if not 0 <= k <= self.moves:
             raise ValueError(f"the record has {self.moves} moves; there is no position after move {k}")
-        seen = 0
-        for i, event in enumerate(self.events):
-            if not is_setup_event(event):
-                if seen == k:
-                    return i
-                seen += 1
-        return len(self.events)
+        return events_through_move(self.events, k)
 
     def replay(self, upto: int | None = None) -> Union[Match, Game]:
         """A fresh Match ("setup") or Game ("play") after the first ``upto`` events (all if None)."""
@@ -128,6 +122,19 @@ class Record:
     def position(self, upto: int | None = None) -> Game:
         """The board after the first ``upto`` events (a Match's game, or the Game itself)."""
         return board_of(self.replay(upto))
+
+
+def events_through_move(events, k: int) -> int:
+    """How many of ``events`` (R10) lead to the position after move ``k``: every event before the
+    (k + 1)-th move, so the set-up choices made before it are in (``Record.events_through_move``;
+    a variation of the page starts there)."""
+    seen = 0
+    for i, event in enumerate(events):
+        if not is_setup_event(event):
+            if seen == k:
+                return i
+            seen += 1
+    return len(events)
 
 
 def is_setup_event(event: str) -> bool:

@@ -211,6 +211,13 @@ def create_app(pool: BotPool | BotPools, config: ServerConfig = ServerConfig(),
         session.play(data["move"])
         return state(session)
 
+    async def variation(request: Request) -> JSONResponse:
+        """A new game from the position after ``move`` moves of this one (a branch to try a
+        line in; this game is unchanged): 201 with the new game's state."""
+        session = session_of(request)
+        data = await read_body(request, {"move": Field(int)})
+        return state(store.fork(session, data["move"]), status=201)
+
     async def undo(request: Request) -> JSONResponse:
         session = session_of(request)
         await read_body(request, {})
@@ -351,6 +358,7 @@ def create_app(pool: BotPool | BotPools, config: ServerConfig = ServerConfig(),
         Route(game + "/colour", colour, methods=["POST"]),
         Route(game + "/move", move, methods=["POST"]),
         Route(game + "/undo", undo, methods=["POST"]),
+        Route(game + "/variation", variation, methods=["POST"]),
         Route(game + "/bot", bot_turn, methods=["POST"]),
         Route(game + "/analysis", analysis, methods=["GET"]),
         Route(game + "/record", record, methods=["GET"]),

@@ -29,6 +29,7 @@ from ..errors import UserError
 from ..game.match import Match
 from ..game.notation import parse_move
 from ..game.options import GameConfig, komi_range
+from ..game.records import events_through_move
 from ..game.rules import IllegalMove
 
 SEATS = ("first", "second")
@@ -138,6 +139,9 @@ class GameSession:
         # Move number k -> (Black's value, Black's score margin) of the position after k moves,
         # from the bot's searches (its moves and the evaluations asked for): the page's graph.
         self.values: dict[int, tuple[float, float]] = {}
+        # A variation (``SessionStore.fork``): (the game it branches from, the move it leaves it
+        # after); None for a game started afresh.
+        self.variation_of: Optional[tuple[str, int]] = None
 
     def set_strength(self, simulations: Optional[int], seconds: Optional[float], config: "ServerConfig") -> None:
         """The person's choice of the bot's budget per move, within the server's limits."""
@@ -298,6 +302,23 @@ class SessionStore:
         game_id = secrets.token_urlsafe(16)
         session = GameSession(game_id, config, human, now)
         self._sessions[game_id] = session
+        return session
+
+    def fork(self, parent: GameSession, move: int) -> GameSession:
+        """A variation: a new game with ``parent``'s rules, seats and bot budget, at its position
+        after ``move`` moves (the set-up choices made before that move kept), to play on into a
+        branch while ``parent`` stays as it is. It takes a game slot as a new game does."""
+        game = parent.match.game
+        moves = 0 if game is None else game.move_number
+        if isinstance(move, bool) or not isinstance(move, int) or not 0 <= move <= moves:
+            raise ApiError(400, f"move must be a whole number in 0..{moves} (the moves played), got {move!r}")
+        events = parent.match.events[:events_through_move(parent.match.events, move)]
+        session = self.create(parent.config, parent.human)
+        session.match = Match.replay(parent.config, events)
+        session.simulations, session.seconds = parent.simulations, parent.seconds
+        session.komi_advice = parent.komi_advice
+        session.values = {k: v for k, v in parent.values.items() if k <= move}  # the positions they share
+        session.variation_of = (parent.id, move)
         return session
 
     def get(self, game_id: str) -> GameSession:

@@ -123,6 +123,7 @@ class GameView:
     komi_advice: Optional[int]  # the bot's fair komi (R7) once asked (GET .../komi-advice); None before
     values: tuple["ValuePoint", ...]  # the bot's value and score after k moves, k ascending (the graph)
     losses: tuple["MoveLoss", ...]  # each move whose positions before and after were both evaluated
+    variation_of: Optional["VariationView"]  # the game this one branches from (POST .../variation), None if none
 
     @classmethod
     def of(cls, s: GameSession) -> "GameView":
@@ -186,7 +187,16 @@ class GameView:
             komi_advice=s.komi_advice,
             values=tuple(ValuePoint(k, v, sc) for k, (v, sc) in sorted(s.values.items())),
             losses=move_losses(board, s.values),
+            variation_of=None if s.variation_of is None else VariationView(*s.variation_of),
         )
+
+
+@dataclass(frozen=True)
+class VariationView:
+    """Where a variation leaves its game: that game's id and the move after which it branches."""
+
+    game: str
+    move: int
 
 
 @dataclass(frozen=True)

@@ -559,7 +559,11 @@ function renderControls() {
   $("btn-eval").disabled = !(idle && inGame && !analysing);
   $("btn-analyse").disabled = !((idle && inGame && movesPlayed() > 0) || analysing);
   $("btn-analyse").textContent = analysing ? "Stop analysing" : "Analyse game";
+  $("btn-variation").disabled = !(idle && reviewing() && !analysing);
   $("download").href = gamePath("/record");
+  const parent = s.variation_of;
+  $("variation-note").hidden = !parent;
+  if (parent) $("variation-text").textContent = `A variation from move ${parent.move} of your game. `;
   const o = s.options;
   const seats = `you play ${s.human}` + (s.colours[s.human] ? ` (${s.colours[s.human]})` : "");
   const budget = s.simulations ? `${s.simulations} simulations a move`
@@ -667,6 +671,27 @@ async function evaluate() {
 // Every position of the game (those the graph lacks), as OGS's AI review and Sabaki+KataGo do:
 // the graph then holds both players' moves, and the moves that lost most are marked on it and in
 // the move list. Progress is shown; the button stops it (what was analysed is kept).
+// A variation (issue 28): a new game from the reviewed position; the game itself stays as it was.
+async function playFromHere() {
+  if (!state || !reviewing()) return;
+  try {
+    const branch = await api("POST", gamePath("/variation"), { move: reviewAt });
+    showMessage("");
+    analysisFor = -1;
+    show(branch);
+    await botLoop();
+  } catch (err) {
+    showError(err);
+  }
+}
+
+async function backToGame() {
+  if (!state || !state.variation_of) return;
+  showMessage("");
+  analysisFor = -1;
+  await resume(state.variation_of.game);
+}
+
 async function analyseGame() {
   if (analysing) { analysing = false; return; }
   if (busy || !state) return;
@@ -876,6 +901,8 @@ async function main() {
   $("btn-undo").addEventListener("click", () => act("/undo"));
   $("btn-eval").addEventListener("click", evaluate);
   $("btn-analyse").addEventListener("click", analyseGame);
+  $("btn-variation").addEventListener("click", playFromHere);
+  $("btn-back-to-game").addEventListener("click", backToGame);
   $("opt-ownership").addEventListener("change", () => { if (state) renderBoard(); });
   $("btn-new").addEventListener("click", openNewGame);
   $("cancel-new").addEventListener("click", () => $("new-game").close());
