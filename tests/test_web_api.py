@@ -747,10 +747,18 @@ def test_one_server_plays_every_bot_it_serves_each_game_by_the_bot_for_its_rules
 
 
 @pytest.mark.parametrize("game_type", ["komi", "no_komi"])
-def test_a_variation_branches_from_a_reviewed_position_and_leaves_the_game_as_it_was(client, game_type):
+def test_a_variation_branches_from_a_reviewed_position_and_leaves_the_game_as_it_was(bot_file, game_type):
     """Issue 28: play from a reviewed position into a branch. The variation holds the game's
     events up to that move (the set-up choices made before it too), the same seats and budget;
-    moves in it never touch the game, which the page returns to."""
+    moves in it never touch the game, which the page returns to. (A server of its own: each
+    variation takes a game slot, and the module's server is full of other tests' games.)"""
+    pool = BotPool.of(lambda i: Bot.load(bot_file, simulations=2, device="cpu", seed=i), 1)
+    with LiveServer(create_app(pool, ServerConfig(max_games=16))) as live, \
+            httpx.Client(headers=JSON, base_url=live.url, timeout=120) as client:
+        _variations(client, game_type)
+
+
+def _variations(client, game_type: str) -> None:
     state = play_out(client, new_game(client, game_type=game_type))
     gid, n = state["id"], state["move_number"]
     before = client.get(f"/api/games/{gid}").json()
