@@ -388,5 +388,10 @@ def test_printed_commands_name_the_program_as_it_can_be_run_from_here(tmp_path, 
     assert program_words() == ["catena-zero"] and tensorboard_words() == ["tensorboard"]
     monkeypatch.setattr(sys, "argv", [str(tmp_path / "somewhere" / "cli.py")])  # python -m catena_zero.cli
     assert program_words() == [str(venv / "python"), "-m", "catena_zero.cli"]
+    # A virtual environment's python is a link to the base interpreter: the link is what runs
+    # with the environment's packages, so the hint names the link, never its target.
+    (venv / "python").unlink()
+    (venv / "python").symlink_to("/usr/bin/env")  # any program elsewhere stands for the base interpreter
+    assert program_words() == [str(venv / "python"), "-m", "catena_zero.cli"]
     (venv / "tensorboard").unlink()
     assert tensorboard_words() == [str(venv / "python"), "-m", "tensorboard.main"]

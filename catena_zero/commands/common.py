@@ -220,10 +220,14 @@ def plural(count: int, word: str) -> str:
 
 
 def _pasteable(path: str) -> str:
-    """``path`` as a person can type it here: relative when it lies under the working folder."""
-    real = os.path.realpath(path)
-    here = os.path.realpath(os.getcwd())
-    return os.path.relpath(real, here) if real.startswith(here + os.sep) else real
+    """``path`` as a person can type it here: relative when it lies under the working folder.
+    Symbolic links are kept, never resolved: a virtual environment's ``python`` is a link to the
+    base interpreter, which, run by its own path, has none of the environment's packages."""
+    absolute = os.path.abspath(path)
+    for here in dict.fromkeys((os.path.abspath(os.getcwd()), os.path.realpath(os.getcwd()))):
+        if absolute.startswith(here + os.sep):
+            return os.path.relpath(absolute, here)
+    return absolute
 
 
 def _on_path_as(name: str, path: str) -> bool:
