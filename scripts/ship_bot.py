@@ -10,12 +10,14 @@ the script writes them as given. --index-only rewrites README.md from index.json
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 
 from catena_zero.artifacts.botfile import header_from_checkpoint, write_bot
 from catena_zero.bot.shipped import INDEX_FILE, SHIPPED_DIR, shipped_bots
 from catena_zero.fileio import write_text_atomic
+from catena_zero.game.options import RuleSet
 
 
 def readme() -> str:
@@ -47,6 +49,10 @@ def main() -> int:
     parser.add_argument("--strength", default="", help="its measured strength, for the index")
     parser.add_argument("--simulations", type=int, help="the bot's default simulations a move (default: the "
                         "checkpoint's search config); the strength in the index should be measured at it")
+    parser.add_argument("--default-rules", metavar="KEY",
+                        help="the bot's default game, a rule-set key such as side6-no_komi-standard (default: the "
+                             "run's game); a multi-rule bot whose default game another shipped bot has as its own "
+                             "is then the generalist there, and that specialist keeps those rules")
     parser.add_argument("--index-only", action="store_true")
     args = parser.parse_args()
     index_path = SHIPPED_DIR / INDEX_FILE
@@ -60,6 +66,11 @@ def main() -> int:
         out = SHIPPED_DIR / f"{args.name}.bot"
         checkpoint = load_checkpoint(path)
         header = header_from_checkpoint(checkpoint, simulations=args.simulations)
+        if args.default_rules:
+            rules = RuleSet.from_key(args.default_rules)
+            if rules not in header.trained_for:
+                parser.error(f"--default-rules {args.default_rules}: the network was not trained for it")
+            header = dataclasses.replace(header, game=rules.game())
         write_bot(out, header, checkpoint.model)
         index[out.name] = {"trained": args.trained, "strength": args.strength, "source": str(path)}
         write_text_atomic(index_path, json.dumps(index, indent=1, sort_keys=True) + "\n")
