@@ -76,14 +76,20 @@ def _whole(data: dict, key: str, default: Optional[int], lo: int, hi: int) -> Op
     return value
 
 
-def parse_query(line: str, bot: "Bot", max_simulations: int) -> Query:
-    """The ``Query`` of one input line; ``QueryError`` (one line) if anything is wrong with it."""
+def query_object(line: str) -> dict:
+    """The JSON object of one input line; ``QueryError`` (one line) if it is not one."""
     try:
         data = json.loads(line)
     except (ValueError, RecursionError) as exc:
         raise QueryError(f"not a JSON object: {one_line(exc)[:120]}") from None
     if not isinstance(data, dict):
         raise QueryError(f"a query is a JSON object, got {type(data).__name__}")
+    return data
+
+
+def parse_query(data: dict, bot: "Bot", max_simulations: int) -> Query:
+    """The ``Query`` of a query's JSON object (``query_object``); ``QueryError`` (one line) if
+    anything is wrong with it."""
     query_id = data.get("id")
     if not isinstance(query_id, str) or not query_id or len(query_id) > 200:
         raise QueryError("id must be a non-empty string of at most 200 characters")
@@ -161,8 +167,10 @@ def run_analysis(bot: "Bot", stdin: TextIO, stdout: TextIO, max_simulations: int
         try:
             if line is None:
                 raise QueryError(f"a query line longer than {MAX_LINE_CHARS:,} characters")
-            query_id = _id_of(line)
-            query = parse_query(line, bot, max_simulations)
+            data = query_object(line)
+            given = data.get("id")
+            query_id = given[:200] if isinstance(given, str) else None  # for an error answer's id
+            query = parse_query(data, bot, max_simulations)
             answers = answer_query(query, bot)
         except (UserError, ValueError) as exc:
             answers = [{"id": query_id, "error": one_line(exc) or type(exc).__name__}]
@@ -171,12 +179,3 @@ def run_analysis(bot: "Bot", stdin: TextIO, stdout: TextIO, max_simulations: int
         stdout.flush()
     return 0
 
-
-def _id_of(line: str) -> Optional[str]:
-    """The query's id where the line is a JSON object with a string id (for its error answer)."""
-    try:
-        data = json.loads(line)
-    except (ValueError, RecursionError):
-        return None
-    query_id = data.get("id") if isinstance(data, dict) else None
-    return query_id[:200] if isinstance(query_id, str) else None

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .bot_options import add_bot_options, add_rules_options, load_bot, shipped_bot_path
+from .bot_options import add_bot_options, add_rules_options, stdio_bot
 from .common import CliError
 
 HELP = "analyse positions for programs: one JSON query a line on stdin, one JSON answer a line per position"
@@ -27,13 +27,6 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(f"--max-simulations must be >= 1, got {args.max_simulations}")
     if args.seconds is not None:
         raise CliError("--seconds: the analysis engine searches by simulation count (give --simulations)")
-    path = args.bot
-    if path is None:
-        path, which = shipped_bot_path(args)
-        print(f"catena-zero analysis: {which}", file=sys.stderr)
-    bot = load_bot(args, path)
-    for stream, errors in ((sys.stdin, "replace"), (sys.stdout, "backslashreplace")):
-        if hasattr(stream, "reconfigure"):
-            stream.reconfigure(errors=errors)
+    bot = stdio_bot(args, "analysis")
     print(f"catena-zero analysis: {bot!r}; one JSON query a line (fields: bot/analysis.py)", file=sys.stderr)
     return run_analysis(bot, sys.stdin, sys.stdout, args.max_simulations)

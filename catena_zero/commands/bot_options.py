@@ -70,3 +70,24 @@ def shipped_bot_path(args: argparse.Namespace, default=None):
     if bot is None:
         raise CliError(no_shipped_bot_line(config))
     return bot.path, f"no --bot given: playing {bot.describe()}"
+
+
+def stdio_bot(args: argparse.Namespace, command: str):
+    """The bot of a command that speaks a protocol on stdin/stdout (engine, analysis): ``--bot``,
+    else the shipped bot for the rule flags (saying which on stderr), with stdin read leniently.
+
+    Under a strict stdin encoding (PYTHONIOENCODING=utf-8:strict) one byte that is not UTF-8
+    would end the session with earlier requests unanswered: it becomes U+FFFD, a bad request that
+    gets the protocol's error answer. A reply that quotes it back must not fail on a narrower
+    stdout encoding either."""
+    import sys
+
+    path = args.bot
+    if path is None:
+        path, which = shipped_bot_path(args)
+        print(f"catena-zero {command}: {which}", file=sys.stderr)
+    bot = load_bot(args, path)
+    for stream, errors in ((sys.stdin, "replace"), (sys.stdout, "backslashreplace")):
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors=errors)
+    return bot
