@@ -278,6 +278,47 @@ def test_ctrl_c_checkpoints_and_leaves_no_ray_process(tmp_path):
     assert load_checkpoint(run_dir).step >= 1
 
 
+def test_a_raylet_killed_under_a_run_ends_it_with_one_line_a_checkpoint_and_no_ray_process(tmp_path):
+    """Ray's core worker ends the driver itself on its next call to a dead raylet (no Python code
+    runs: no checkpoint, Ray's log on the terminal, status 1). The run sees the death first,
+    checkpoints the learner, ends the rest of its Ray and says so in one line."""
+    from catena_zero.selfplay import reaper
+
+    if not os.path.isdir("/proc/self"):
+        pytest.skip("the raylet is found in /proc (Linux)")
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    argv = [sys.executable, "-m", "catena_zero.cli", *_argv(tmp_path, sets=["run.max_steps=100000"])]
+    process = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               start_new_session=True)
+    run_dir = tmp_path / "t"
+    try:
+        deadline = time.monotonic() + 240
+        while time.monotonic() < deadline and not list_checkpoints(run_dir):
+            assert process.poll() is None, process.stderr.read().decode()[-2000:]
+            time.sleep(0.2)
+        ray_processes = reaper.descendants(process.pid)
+        started = {pid: reaper.start_time(pid) for pid in ray_processes}
+        raylet = [pid for pid in ray_processes if reaper.command_name(pid) == "raylet"]
+        assert len(raylet) == 1, [reaper.command_name(pid) for pid in ray_processes]
+        os.kill(raylet[0], signal.SIGKILL)
+        out, err = process.communicate(timeout=120)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+    assert process.returncode == 1
+    lines = err.decode().strip().splitlines()
+    assert len(lines) == 1, lines  # none of Ray's log lines ("[state-dump] ...")
+    assert lines[0].startswith(f"catena-zero: error: Ray's raylet (pid {raylet[0]}) died under the run"), lines
+    assert "--resume" in lines[0] and "state-dump" not in out.decode()
+    step = int(lines[0].split(" at step ")[1].split(";")[0])
+    assert _last_step(run_dir) == step >= 3  # the learner's state at the end, checkpointed
+    time.sleep(1.0)
+    assert [reaper.command_name(pid) for pid in ray_processes if reaper.start_time(pid) == started[pid]] == []
+    # and the run goes on from that checkpoint
+    assert main(_argv(tmp_path, "--resume", sets=[f"run.max_steps={step + 2}"])) == 0
+    assert _last_step(run_dir) == step + 2
+
+
 @pytest.mark.slow
 def test_run_on_a_two_node_cluster_spreads_its_actors(tmp_path, capsys):
     from catena_zero.selfplay.workers import LocalCluster

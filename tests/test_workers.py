@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from catena_zero.config import config_from_dict
-from catena_zero.selfplay import workers
+from catena_zero.selfplay import reaper, workers
 
 CONFIG = {
     "game": {"side": 2},
@@ -123,19 +123,7 @@ def test_a_local_run_refuses_clients_without_its_token(local_ray, tmp_path):
 
 def _descendants(pid: int) -> list[int]:
     """``pid`` and every process below it (read from /proc: Ray's processes are the driver's children)."""
-    parents = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                stat = open(f"/proc/{entry}/stat").read()
-            except OSError:
-                continue
-            parents[int(entry)] = int(stat.rsplit(")", 1)[1].split()[1])
-    found, frontier = [pid], [pid]
-    while frontier:
-        frontier = [child for child, parent in parents.items() if parent in frontier]
-        found += frontier
-    return found
+    return [pid, *reaper.descendants(pid)]
 
 
 def _listening(pid: int) -> list[str]:
@@ -269,3 +257,55 @@ def test_a_remote_task_whose_process_dies_is_lost_once_never_retried(local_ray, 
     assert marker.read_text() == "ran\n"
     with pytest.raises(workers.RemoteTaskLost):
         workers.wait_remote(ref)
+
+
+_DRIVER = """
+import sys, time
+from catena_zero.selfplay import workers
+workers.start_ray(None, 1)
+print("ready", flush=True)
+time.sleep(600)
+"""
+
+
+def test_a_killed_driver_leaves_no_ray_process_behind():
+    """No code of a SIGKILLed driver runs, and Ray's two agents outlived one by 62 s (they report
+    the raylet's death to a GCS that died with the driver, under a fixed 60 s timeout). The
+    reaper the driver started beside its Ray ends them at once."""
+    if not os.path.isdir("/proc/self"):
+        pytest.skip("the reaper reads /proc (Linux)")
+    driver = subprocess.Popen([sys.executable, "-c", _DRIVER], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                              start_new_session=True)
+    try:
+        assert driver.stdout.readline() == b"ready\n"
+        time.sleep(1.0)  # the agents and the prestarted workers are up
+        ray_processes = reaper.descendants(driver.pid)
+        names = {reaper.command_name(pid) for pid in ray_processes}
+        assert {"raylet", "gcs_server", "ray::DashboardA", "ray::RuntimeEnv"} <= names, names  # comm: 15 characters
+        started = {pid: reaper.start_time(pid) for pid in ray_processes}
+        os.kill(driver.pid, signal.SIGKILL)
+        driver.wait(timeout=10)
+        deadline = time.monotonic() + 15
+        alive = list(ray_processes)
+        while alive and time.monotonic() < deadline:
+            time.sleep(0.25)
+            alive = [pid for pid in alive if reaper.start_time(pid) == started[pid]]
+        assert not alive, [reaper.command_name(pid) for pid in alive]
+    finally:
+        if driver.poll() is None:
+            os.killpg(driver.pid, signal.SIGKILL)
+
+
+def test_the_reaper_kills_only_the_processes_listed_with_their_start_times():
+    sleeper = subprocess.Popen(["sleep", "60"])
+    other = subprocess.Popen(["sleep", "60"])
+    try:
+        lines = [f"{sleeper.pid} {reaper.start_time(sleeper.pid)}\n",
+                 f"{other.pid} 1\n",  # the pid of a process started at another time: recycled, left alone
+                 "garbage\n"]
+        assert reaper.kill_listed(lines) == 1
+        assert sleeper.wait(timeout=10) == -signal.SIGKILL
+        assert other.poll() is None
+    finally:
+        sleeper.kill()
+        other.kill()

@@ -100,6 +100,11 @@ def run(args: argparse.Namespace) -> int:
         print(f"{PROG}: interrupted at step {summary.step}: checkpoint {where}; continue with: {resume}",
               file=sys.stderr)
         return 130
+    if summary.stop_reason.startswith("lost: "):
+        where = summary.checkpoint or "no checkpoint yet"
+        print(f"{PROG}: error: {summary.stop_reason[len('lost: '):]}: checkpoint {where} at step {summary.step}; "
+              f"continue with: {resume}", file=sys.stderr)
+        return 1
     print(f"run {summary.stop_reason}: {summary.step} steps, {summary.positions:,} positions, "
           f"{summary.games:,} games in {summary.minutes:.1f} min, self-play on {summary.actor_nodes} Ray node(s)"
           + (f"; {summary.actor_restarts} self-play actor restart(s)" if summary.actor_restarts else ""), file=out)

@@ -39,6 +39,7 @@ from __future__ import annotations
 import logging
 import os
 import re
+import subprocess
 import sys
 import time
 from dataclasses import dataclass
@@ -55,15 +56,90 @@ from ray.exceptions import OutOfMemoryError, RayActorError, WorkerCrashedError  
 from ..config import Config, config_from_dict, config_to_dict
 from ..errors import UserError
 from ..game.options import RuleSet
+from . import reaper
 from .netns import LOOPBACK_ADDRESS, enter_private_network, leave_private_network
 from .play import SelfPlayer, SelfPlayStats
 from .types import Trajectory
 
 
+class RayNodeLost(UserError):
+    """The local Ray's raylet died under the run (killed, or by the out-of-memory killer)."""
+
+
+@dataclass
+class _LocalRay:
+    """The processes of the local Ray this driver started (Linux: read from ``/proc``)."""
+
+    raylet: int  # pid of the raylet: the node's manager and object store
+    reaper: subprocess.Popen  # ends the Ray's processes when the driver ends (reaper.py)
+
+    def raylet_alive(self) -> bool:
+        return reaper.start_time(self.raylet) is not None
+
+    def list_processes(self) -> None:
+        """Tell the reaper every process now running below the driver (Ray's workers start late)."""
+        lines = "".join(f"{pid} {started}\n" for pid in reaper.descendants(os.getpid())
+                        if pid != self.reaper.pid and (started := reaper.start_time(pid)) is not None)
+        try:
+            self.reaper.stdin.write(lines.encode())
+            self.reaper.stdin.flush()
+        except OSError:
+            pass  # the reaper is gone: nothing more to hand it
+
+    def end(self) -> None:
+        """Close the reaper's stdin: it kills whatever of the listed processes still runs."""
+        self.list_processes()
+        try:
+            self.reaper.stdin.close()
+        except OSError:
+            pass
+        try:
+            self.reaper.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.reaper.kill()
+
+
+_local_ray: Optional[_LocalRay] = None
+
+
+def _start_reaper() -> Optional[_LocalRay]:
+    """After a local ``ray.init``: find its raylet and start the reaper (None off Linux)."""
+    if not os.path.isdir("/proc/self"):
+        return None
+    raylets = [pid for pid in reaper.descendants(os.getpid()) if reaper.command_name(pid) == "raylet"]
+    if len(raylets) != 1:
+        return None
+    process = subprocess.Popen([sys.executable, reaper.__file__], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL, start_new_session=True, close_fds=True)
+    local = _LocalRay(raylet=raylets[0], reaper=process)
+    local.list_processes()
+    return local
+
+
+def check_node() -> None:
+    """Raise ``RayNodeLost`` if the local Ray's raylet has died. Called before every Ray call that
+    reaches the raylet (``ray.put``, creating an actor): Ray's core worker ends the whole driver
+    process on such a call once the raylet is gone, before any Python code could write a
+    checkpoint or say what happened; calls that go to an actor directly, ``ray.wait``, ``ray.get``
+    and ``ray.shutdown`` go on working (measured with Ray 2.60)."""
+    if _local_ray is not None and not _local_ray.raylet_alive():
+        raise RayNodeLost(f"Ray's raylet (pid {_local_ray.raylet}) died under the run "
+                          "(killed, or by the out-of-memory killer)")
+
+
+def _quiet_error_listener(worker: Any, threads_stopped: Any) -> None:
+    """Stands in for Ray's driver thread that prints every error a Ray process publishes (a
+    raylet's death: ~25 coloured lines of its log, a dead actor's traceback): the run says what
+    it met in lines of its own (``RayNodeLost``, actor restarts, ``ActorStartError``)."""
+
+
 def start_ray(address: Optional[str], num_cpus: Optional[int]) -> None:
     """Join the cluster at ``address`` ("auto", "HOST:PORT"), or start a local embedded Ray."""
+    global _local_ray
     if ray.is_initialized():
         return
+    if hasattr(ray._private.worker, "listen_error_messages"):  # Ray's own name for that thread's function
+        ray._private.worker.listen_error_messages = _quiet_error_listener
     quiet = dict(include_dashboard=False, log_to_driver=False, logging_level=logging.ERROR, configure_logging=True)
     if address:
         try:
@@ -89,15 +165,25 @@ def start_ray(address: Optional[str], num_cpus: Optional[int]) -> None:
         try:
             ray.init(num_cpus=num_cpus or os.cpu_count(), _node_ip_address=LOOPBACK_ADDRESS if why_not is None else None,
                      **quiet)
+            _local_ray = _start_reaper()
         except BaseException:
+            if ray.is_initialized():
+                ray.shutdown()
             leave_private_network()
             raise
 
 
 def stop_ray() -> None:
-    """Shut Ray down (a local instance's processes end with it) and return to the machine's network."""
+    """Shut Ray down (a local instance's processes end with it, the reaper ends what is left) and
+    return to the machine's network."""
+    global _local_ray
+    if _local_ray is not None:
+        _local_ray.list_processes()  # the actors' workers too, before Ray forgets them
     if ray.is_initialized():
         ray.shutdown()
+    if _local_ray is not None:
+        _local_ray.end()
+        _local_ray = None
     leave_private_network()
 
 
@@ -175,6 +261,7 @@ class SelfPlayPool:
                 self._submit(slot)
 
     def _spawn(self, slot: int):
+        check_node()
         seed = int(self._seeds.spawn(1)[0].generate_state(1)[0])
         # SPREAD places actors on different nodes when the cluster has several.
         actor = self._remote.options(scheduling_strategy="SPREAD").remote(self._config_dict, slot, seed, self._threads)
@@ -188,6 +275,7 @@ class SelfPlayPool:
 
     def publish(self, weights: dict, version: int) -> None:
         """Hand ``weights`` (a CPU state dict) to every actor; they switch between two chunks."""
+        check_node()
         ref = ray.put(weights)
         self._weights = (ref, version)
         for actor in self.actors:
@@ -195,6 +283,7 @@ class SelfPlayPool:
 
     def poll(self, timeout: float) -> list[Chunk]:
         """The chunks finished within ``timeout`` seconds (each actor gets its next one at once)."""
+        check_node()  # reading a finished chunk may reach the raylet's object store
         if not self.pending:
             return []
         ready, _ = ray.wait(list(self.pending), num_returns=len(self.pending), timeout=timeout)
@@ -208,6 +297,7 @@ class SelfPlayPool:
                 self._failed_starts[slot] = 0
             except (RayActorError, OutOfMemoryError) as exc:  # the actor died (or Ray's memory monitor
                 # killed it: the machine ran short of memory); an exception inside play (a bug) propagates
+                check_node()  # ... or the node under it did: then there is nothing to restart it on
                 if isinstance(exc, RayActorError):
                     self._count_failed_start(slot, exc)
                 self.restarts += 1
@@ -234,8 +324,9 @@ class SelfPlayPool:
         return ray.get([actor.pid.remote() for actor in self.actors], timeout=60)
 
     def shutdown(self) -> None:
-        for actor in self.actors:
-            ray.kill(actor, no_restart=True)
+        if _local_ray is None or _local_ray.raylet_alive():  # else the actors died with their node
+            for actor in self.actors:
+                ray.kill(actor, no_restart=True)
         self.actors, self.pending = [], {}
 
 
@@ -250,6 +341,7 @@ def run_remote(function: Callable, *args: Any) -> Any:
     Never retried (``max_retries=0``; Ray's default retries a task 3 times): a task lost while the
     run stops (Ctrl-C reaches every process of the terminal's group) would otherwise be resubmitted
     into a Ray that is shutting down, and a lost task is the caller's to skip (``RemoteTaskLost``)."""
+    check_node()
     return ray.remote(num_cpus=0, max_retries=0)(function).remote(*args)
 
 

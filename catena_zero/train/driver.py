@@ -44,7 +44,7 @@ from ..errors import UserError
 from ..fileio import remove_stale_temp_files, write_text_atomic
 from ..game.options import RuleSet
 from ..net import CatenaNet, model_from_weights
-from ..selfplay.workers import RemoteTaskLost, SelfPlayPool, poll_remote, run_remote, start_ray, stop_ray, wait_remote
+from ..selfplay.workers import RayNodeLost, RemoteTaskLost, SelfPlayPool, poll_remote, run_remote, start_ray, stop_ray, wait_remote
 from .cputime import CpuAccount, CpuReport
 from .inloop import InLoopEvaluation, InLoopResult
 from .learner import Learner, TrainingDiverged
@@ -361,6 +361,8 @@ class TrainingRun:
                 self.progress.update(self.counters.step, self._progress_fields(pool))
         except KeyboardInterrupt:
             stop_reason = "interrupted (Ctrl-C)"
+        except RayNodeLost as exc:  # the learner's state is intact: checkpoint it below
+            stop_reason = f"lost: {exc}"
         except TrainingDiverged as exc:
             stop_reason = f"stopped: {exc}; the last good checkpoint is kept"
             self.learner.load_state_dict(self._last_good_state())
