@@ -75,6 +75,7 @@ def run(args: argparse.Namespace) -> int:
     import torch
 
     from ..eval.inloop import evaluate_in_loop
+    from ..selfplay.workers import RAY_LOST_STATUS
     from ..train.driver import NothingToDo, learner_threads, train
 
     overrides = parse_overrides(args.set)
@@ -104,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
         where = summary.checkpoint or "no checkpoint yet"
         print(f"{PROG}: error: {summary.stop_reason[len('lost: '):]}: checkpoint {where} at step {summary.step}; "
               f"continue with: {resume}", file=sys.stderr)
-        return 1
+        return RAY_LOST_STATUS
     print(f"run {summary.stop_reason}: {summary.step} steps, {summary.positions:,} positions, "
           f"{summary.games:,} games in {summary.minutes:.1f} min, self-play on {summary.actor_nodes} Ray node(s)"
           + (f"; {summary.actor_restarts} self-play actor restart(s)" if summary.actor_restarts else ""), file=out)

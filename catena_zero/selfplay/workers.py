@@ -36,6 +36,7 @@ cluster's token and leaves the network as it is (docs/TRAINING.md).
 
 from __future__ import annotations
 
+import atexit
 import logging
 import os
 import re
@@ -100,6 +101,7 @@ class _LocalRay:
 
 
 _local_ray: Optional[_LocalRay] = None
+_abandoned = False  # a local Ray died under this process and was left without ray.shutdown
 
 
 def _start_reaper() -> Optional[_LocalRay]:
@@ -136,6 +138,8 @@ def _quiet_error_listener(worker: Any, threads_stopped: Any) -> None:
 def start_ray(address: Optional[str], num_cpus: Optional[int]) -> None:
     """Join the cluster at ``address`` ("auto", "HOST:PORT"), or start a local embedded Ray."""
     global _local_ray
+    if _abandoned:
+        raise RayNodeLost("this process's local Ray died earlier and was left as it was: start a new process")
     if ray.is_initialized():
         return
     if hasattr(ray._private.worker, "listen_error_messages"):  # Ray's own name for that thread's function
@@ -177,14 +181,44 @@ def stop_ray() -> None:
     """Shut Ray down (a local instance's processes end with it, the reaper ends what is left) and
     return to the machine's network."""
     global _local_ray
+    lost = False
     if _local_ray is not None:
         _local_ray.list_processes()  # the actors' workers too, before Ray forgets them
-    if ray.is_initialized():
+        lost = not _local_ray.raylet_alive()
+    if lost:
+        _abandon_ray()
+    elif ray.is_initialized():
         ray.shutdown()
     if _local_ray is not None:
         _local_ray.end()
         _local_ray = None
     leave_private_network()
+
+
+# The exit status of a process whose local Ray died under it (commands/train.py returns it too).
+RAY_LOST_STATUS = 1
+
+
+def _abandon_ray() -> None:
+    """Leave a Ray whose raylet died without shutting it down: ``ray.shutdown`` (and Ray's own
+    exit hook, and the core worker's teardown at exit) says goodbye to the raylet, and the core
+    worker answers a dead raylet by ending the process at once, or by a segmentation fault at
+    exit (both measured with Ray 2.60). The reaper ends Ray's processes instead, and this process
+    leaves through ``os._exit`` once everything Python-side has run: the exit hook registered
+    here runs before Ray's (registered at import; exit hooks run last-registered first), after
+    the standard streams are flushed."""
+    global _abandoned
+    _abandoned = True
+
+    def leave() -> None:
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):
+                pass
+        os._exit(RAY_LOST_STATUS)
+
+    atexit.register(leave)
 
 
 # Constructions of one actor slot that may fail in a row before the run stops (a transient failure,
