@@ -278,10 +278,13 @@ def test_ctrl_c_checkpoints_and_leaves_no_ray_process(tmp_path):
     assert load_checkpoint(run_dir).step >= 1
 
 
-def test_a_raylet_killed_under_a_run_ends_it_with_one_line_a_checkpoint_and_no_ray_process(tmp_path):
-    """Ray's core worker ends the driver itself on its next call to a dead raylet (no Python code
-    runs: no checkpoint, Ray's log on the terminal, status 1). The run sees the death first,
-    checkpoints the learner, ends the rest of its Ray and says so in one line."""
+@pytest.mark.parametrize("command, name", [("raylet", "raylet"), ("gcs_server", "GCS")])
+def test_a_ray_process_killed_under_a_run_ends_it_with_one_line_a_checkpoint_and_no_ray_process(tmp_path, command,
+                                                                                                name):
+    """Ray's core worker ends the driver itself on its next call to a dead raylet, and 60 s after
+    it lost the GCS (no Python code runs: no checkpoint, Ray's log on the terminal, status 1).
+    The run sees the death first, checkpoints the learner, ends the rest of its Ray and says so
+    in one line."""
     from catena_zero.selfplay import reaper
 
     if not os.path.isdir("/proc/self"):
@@ -298,9 +301,9 @@ def test_a_raylet_killed_under_a_run_ends_it_with_one_line_a_checkpoint_and_no_r
             time.sleep(0.2)
         ray_processes = reaper.descendants(process.pid)
         started = {pid: reaper.start_time(pid) for pid in ray_processes}
-        raylet = [pid for pid in ray_processes if reaper.command_name(pid) == "raylet"]
-        assert len(raylet) == 1, [reaper.command_name(pid) for pid in ray_processes]
-        os.kill(raylet[0], signal.SIGKILL)
+        victim = [pid for pid in ray_processes if reaper.command_name(pid) == command]
+        assert len(victim) == 1, [reaper.command_name(pid) for pid in ray_processes]
+        os.kill(victim[0], signal.SIGKILL)
         out, err = process.communicate(timeout=120)
     finally:
         if process.poll() is None:
@@ -308,7 +311,7 @@ def test_a_raylet_killed_under_a_run_ends_it_with_one_line_a_checkpoint_and_no_r
     assert process.returncode == 1
     lines = err.decode().strip().splitlines()
     assert len(lines) == 1, lines  # none of Ray's log lines ("[state-dump] ...")
-    assert lines[0].startswith(f"catena-zero: error: Ray's raylet (pid {raylet[0]}) died under the run"), lines
+    assert lines[0].startswith(f"catena-zero: error: Ray's {name} (pid {victim[0]}) died under the run"), lines
     assert "--resume" in lines[0] and "state-dump" not in out.decode()
     step = int(lines[0].split(" at step ")[1].split(";")[0])
     assert _last_step(run_dir) == step >= 3  # the learner's state at the end, checkpointed

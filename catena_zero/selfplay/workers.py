@@ -64,18 +64,25 @@ from .types import Trajectory
 
 
 class RayNodeLost(UserError):
-    """The local Ray's raylet died under the run (killed, or by the out-of-memory killer)."""
+    """A process the local Ray cannot live without (its raylet or its GCS) died under the run
+    (killed, or by the out-of-memory killer)."""
 
 
 @dataclass
 class _LocalRay:
     """The processes of the local Ray this driver started (Linux: read from ``/proc``)."""
 
-    raylet: int  # pid of the raylet: the node's manager and object store
+    vital: dict[str, int]  # the processes Ray cannot live without, by name: "raylet" (the node's
+    # manager and object store) and "GCS" (the cluster's state: the driver's core worker ends the
+    # process 60 s after losing it) -> pid
     reaper: subprocess.Popen  # ends the Ray's processes when the driver ends (reaper.py)
 
-    def raylet_alive(self) -> bool:
-        return reaper.start_time(self.raylet) is not None
+    def dead(self) -> Optional[str]:
+        """The first vital process found dead ("Ray's raylet (pid N)"), or None."""
+        for name, pid in self.vital.items():
+            if reaper.start_time(pid) is None:
+                return f"Ray's {name} (pid {pid})"
+        return None
 
     def list_processes(self) -> None:
         """Tell the reaper every process now running below the driver (Ray's workers start late)."""
@@ -105,28 +112,30 @@ _abandoned = False  # a local Ray died under this process and was left without r
 
 
 def _start_reaper() -> Optional[_LocalRay]:
-    """After a local ``ray.init``: find its raylet and start the reaper (None off Linux)."""
+    """After a local ``ray.init``: find its raylet and GCS and start the reaper (None off Linux)."""
     if not os.path.isdir("/proc/self"):
         return None
-    raylets = [pid for pid in reaper.descendants(os.getpid()) if reaper.command_name(pid) == "raylet"]
-    if len(raylets) != 1:
+    ours = reaper.descendants(os.getpid())
+    vital = {name: [pid for pid in ours if reaper.command_name(pid) == command]
+             for name, command in (("raylet", "raylet"), ("GCS", "gcs_server"))}
+    if any(len(pids) != 1 for pids in vital.values()):
         return None
     process = subprocess.Popen([sys.executable, reaper.__file__], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
                                stderr=subprocess.DEVNULL, start_new_session=True, close_fds=True)
-    local = _LocalRay(raylet=raylets[0], reaper=process)
+    local = _LocalRay(vital={name: pids[0] for name, pids in vital.items()}, reaper=process)
     local.list_processes()
     return local
 
 
 def check_node() -> None:
-    """Raise ``RayNodeLost`` if the local Ray's raylet has died. Called before every Ray call that
+    """Raise ``RayNodeLost`` if the local Ray's raylet (or GCS) has died. Called before every Ray call that
     reaches the raylet (``ray.put``, creating an actor): Ray's core worker ends the whole driver
     process on such a call once the raylet is gone, before any Python code could write a
     checkpoint or say what happened; calls that go to an actor directly, ``ray.wait``, ``ray.get``
     and ``ray.shutdown`` go on working (measured with Ray 2.60)."""
-    if _local_ray is not None and not _local_ray.raylet_alive():
-        raise RayNodeLost(f"Ray's raylet (pid {_local_ray.raylet}) died under the run "
-                          "(killed, or by the out-of-memory killer)")
+    dead = _local_ray.dead() if _local_ray is not None else None
+    if dead is not None:
+        raise RayNodeLost(f"{dead} died under the run (killed, or by the out-of-memory killer)")
 
 
 def _quiet_error_listener(worker: Any, threads_stopped: Any) -> None:
@@ -184,7 +193,7 @@ def stop_ray() -> None:
     lost = False
     if _local_ray is not None:
         _local_ray.list_processes()  # the actors' workers too, before Ray forgets them
-        lost = not _local_ray.raylet_alive()
+        lost = _local_ray.dead() is not None
     if lost:
         _abandon_ray()
     elif ray.is_initialized():
@@ -358,7 +367,7 @@ class SelfPlayPool:
         return ray.get([actor.pid.remote() for actor in self.actors], timeout=60)
 
     def shutdown(self) -> None:
-        if _local_ray is None or _local_ray.raylet_alive():  # else the actors died with their node
+        if _local_ray is None or _local_ray.dead() is None:  # else the actors died with their node
             for actor in self.actors:
                 ray.kill(actor, no_restart=True)
         self.actors, self.pending = [], {}
