@@ -231,18 +231,26 @@ def test_init_from_reads_checkpoints_run_folders_and_bots_and_refuses_another_ne
     assert "junk.bot" in err and err.count("\n") == 1
 
 
-def test_run_killed_with_sigkill_resumes_from_its_last_checkpoint(tmp_path):
+def _background_run(tmp_path: Path, **popen) -> subprocess.Popen:
+    """A run without a bound in a process (and process group) of its own."""
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     argv = [sys.executable, "-m", "catena_zero.cli", *_argv(tmp_path, sets=["run.max_steps=100000"])]
-    process = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                               start_new_session=True)
+    return subprocess.Popen(argv, cwd=ROOT, env=env, stderr=subprocess.PIPE, start_new_session=True, **popen)
+
+
+def _wait_for_checkpoint(process: subprocess.Popen, run_dir: Path, step: int = 1) -> None:
+    deadline = time.monotonic() + 240
+    while time.monotonic() < deadline and (not list_checkpoints(run_dir) or _last_step(run_dir) < step):
+        assert process.poll() is None, process.stderr.read().decode()[-2000:]
+        time.sleep(0.2)
+    assert _last_step(run_dir) >= step
+
+
+def test_run_killed_with_sigkill_resumes_from_its_last_checkpoint(tmp_path):
+    process = _background_run(tmp_path, stdout=subprocess.DEVNULL)
     run_dir = tmp_path / "t"
     try:
-        deadline = time.monotonic() + 240
-        while time.monotonic() < deadline and (not list_checkpoints(run_dir) or _last_step(run_dir) < 6):
-            assert process.poll() is None, process.stderr.read().decode()[-2000:]
-            time.sleep(0.2)
-        assert _last_step(run_dir) >= 6
+        _wait_for_checkpoint(process, run_dir, step=6)
     finally:
         os.killpg(process.pid, signal.SIGKILL)  # the driver and the Ray processes it started
         process.wait()
@@ -252,18 +260,13 @@ def test_run_killed_with_sigkill_resumes_from_its_last_checkpoint(tmp_path):
 
 
 def test_ctrl_c_checkpoints_and_leaves_no_ray_process(tmp_path):
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    argv = [sys.executable, "-m", "catena_zero.cli", *_argv(tmp_path, sets=["run.max_steps=100000"])]
     # The default SIGINT action, as in a terminal, even where this test runs in the background
     # (a shell starts background jobs with SIGINT ignored, and children inherit that).
-    process = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               start_new_session=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    process = _background_run(tmp_path, stdout=subprocess.PIPE,
+                              preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     run_dir = tmp_path / "t"
     try:
-        deadline = time.monotonic() + 240
-        while time.monotonic() < deadline and not list_checkpoints(run_dir):
-            assert process.poll() is None, process.stderr.read().decode()[-2000:]
-            time.sleep(0.2)
+        _wait_for_checkpoint(process, run_dir)
         os.killpg(process.pid, signal.SIGINT)  # what Ctrl-C in a terminal does: the whole group
         _, err = process.communicate(timeout=120)
     finally:
@@ -289,16 +292,10 @@ def test_a_ray_process_killed_under_a_run_ends_it_with_one_line_a_checkpoint_and
 
     if not os.path.isdir("/proc/self"):
         pytest.skip("the raylet is found in /proc (Linux)")
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    argv = [sys.executable, "-m", "catena_zero.cli", *_argv(tmp_path, sets=["run.max_steps=100000"])]
-    process = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               start_new_session=True)
+    process = _background_run(tmp_path, stdout=subprocess.PIPE)
     run_dir = tmp_path / "t"
     try:
-        deadline = time.monotonic() + 240
-        while time.monotonic() < deadline and not list_checkpoints(run_dir):
-            assert process.poll() is None, process.stderr.read().decode()[-2000:]
-            time.sleep(0.2)
+        _wait_for_checkpoint(process, run_dir)
         ray_processes = reaper.descendants(process.pid)
         started = {pid: reaper.start_time(pid) for pid in ray_processes}
         victim = [pid for pid in ray_processes if reaper.command_name(pid) == command]
