@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 import torch
 
+from catena_zero.bot.players import Capabilities
 from catena_zero.cli import main
 from catena_zero.config import load_config
 from catena_zero.evalfn import Evaluation
@@ -188,6 +189,8 @@ def test_checkpoint_and_run_folder_specs(tmp_path):
 
 class FakeNetwork(Agent):
     """A 'network' whose value head says Black's value is (fair - komi) / 10."""
+
+    capabilities = Capabilities(fair_komi=True)
 
     def __init__(self, name, step, fair):
         self.name, self.step, self.fair = name, step, fair

@@ -7,6 +7,8 @@
   tests talk HTTP to the real event loop (concurrency tests need a real loop and real sockets).
 - Stand-ins with the ``BotLike`` API for what a real bot cannot be made to do on demand: think
   until released (``GatedBot``), answer nonsense (``BadBot``), play instantly (``QuickBot``).
+  They declare their capabilities as every player does: the set-up by fixed answers (judged),
+  the rule sets of their side, an analysis of sorts, no fair komi.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import numpy as np
 import uvicorn
 
 from catena_zero.artifacts.botfile import RuleSet, export_bot
+from catena_zero.bot.players import JUDGED, Capabilities
 from catena_zero.config import load_config
 from catena_zero.game.options import GAME_TYPES, SCORINGS, GameConfig
 from catena_zero.net import model_from_config
@@ -82,18 +85,26 @@ def raw_get(port: int, target: str) -> tuple[int, bytes]:
 class QuickBot:
     """Uniformly random legal moves, fixed set-up answers: for tests about the server, not play."""
 
+    simulations = None  # no budget of its own
+    seconds = None
+
     def __init__(self, seed: int = 0, side: int = 3) -> None:
         self.game_config = GameConfig(side=side)
         self.rng = np.random.default_rng(seed)
         self.calls = 0
+        self.capabilities = Capabilities(setup=JUDGED, rule_sets=tuple(RuleSet(side, t, s) for t in GAME_TYPES
+                                                                       for s in SCORINGS), analysis=True)
 
-    def supports(self, config: GameConfig) -> bool:
-        return config.side == self.game_config.side
+    def choose(self, game, rng) -> str:
+        return self.select_move(game)
 
-    def select_move(self, game) -> str:
+    def select_move(self, game, **budget) -> str:
         self.calls += 1
         moves = game.legal_moves()
         return moves[int(self.rng.integers(len(moves)))]
+
+    def play_and_analyze(self, game, **budget):
+        return self.select_move(game), None  # no analysis of its moves: no value graph
 
     def choose_komi(self, config) -> int:
         return 4
@@ -104,7 +115,7 @@ class QuickBot:
     def choose_swap(self, game) -> bool:
         return True
 
-    def analyze(self, game):
+    def analyze(self, game, **budget):
         return {"value": 0.0, "score": 0.0, "moves": [{"move": m, "visits": 1} for m in game.legal_moves()[:2]]}
 
     def ownership(self, game) -> tuple[float, ...]:
@@ -119,7 +130,7 @@ class GatedBot(QuickBot):
         self.gate = gate
         self.group = group  # shared by the pool's instances: {"calls": n, "lock": Lock}
 
-    def select_move(self, game) -> str:
+    def select_move(self, game, **budget) -> str:
         with self.group["lock"]:
             self.group["calls"] += 1
             first = self.group["calls"] == 1
@@ -136,7 +147,7 @@ class BadBot(QuickBot):
         super().__init__()
         self.answer = answer
 
-    def select_move(self, game) -> str:
+    def select_move(self, game, **budget) -> str:
         if self.answer is None:
             raise RuntimeError("the network exploded")
         return self.answer

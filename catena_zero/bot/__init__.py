@@ -1,7 +1,8 @@
 """Players and the exported bot (the bot file itself: ``artifacts/botfile.py``).
 
-- players.py: the single-game ``Player`` protocol, the R7 set-up choices, ``RandomPlayer``
-  (players of a kind string such as ``mcts:K`` come from the registry, ``eval/specs.py``);
+- players.py: the one ``Player`` protocol with its declared ``Capabilities``, the R7 set-up
+  choices (``setup_answer``, ``setup_event``), ``RandomPlayer`` (players of a kind string such
+  as ``mcts:K`` come from the registry, ``eval/specs.py``);
 - bot.py: ``Bot``, an exported network that plays, picks komi/colour/swap (R7) and analyses;
 - engine.py: the GTP-style text protocol around a ``Bot`` (``catena-zero engine``).
 """
@@ -10,10 +11,11 @@ from ..game.options import RuleSet
 from ..search.komi import KomiEstimate
 from .bot import Analysis, Bot, MoveAnalysis, UnsupportedGame
 from ..artifacts.botfile import BOT_FORMAT, BOT_VERSION, BotFileError, BotHeader
-from .players import Player, RandomPlayer, choose_event
+from .players import Capabilities, Player, RandomPlayer, choose_event
 
 __all__ = [
     "Analysis",
+    "Capabilities",
     "Bot",
     "BotFileError",
     "BotHeader",

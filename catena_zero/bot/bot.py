@@ -71,7 +71,7 @@ from ..search.komi import VALUE_RESOLUTION, KomiEstimate, closest_to_even, estim
 from ..search.mcts import MCTS
 from ..search.tree import ROOT, UNVISITED
 from ..search.types import SearchOutput
-from .players import setup_event
+from .players import JUDGED, Capabilities, UnsupportedGame, check_plays, setup_answer
 
 if TYPE_CHECKING:
     import torch
@@ -79,10 +79,6 @@ if TYPE_CHECKING:
     from ..game.match import Match
 
 MAX_SIMULATIONS = 100_000  # cap of a time-limited search (tree memory grows with simulations)
-
-
-class UnsupportedGame(UserError):
-    """A game whose side, game type or scoring the bot was not trained for (one-line message)."""
 
 
 # ------------------------------------------------------------------------------ records
@@ -247,20 +243,22 @@ class Bot:
         """A short name for people and protocols, e.g. "catena-zero bot step 1200"."""
         return f"catena-zero bot step {self.header.step}"
 
+    @property
+    def capabilities(self) -> Capabilities:
+        """As a ``Player``: the R7 set-up by its heads, the rule sets of its file, its fair komi
+        (``komi_curve``) and its analysis (``play_and_analyze``, ``analyze``, ``ownership``)."""
+        return Capabilities(setup=JUDGED, rule_sets=self.trained_for, fair_komi=True, analysis=True)
+
     def supports(self, config: GameConfig) -> bool:
         """Whether it was trained for ``config``'s side, game type and scoring (any komi)."""
         if not isinstance(config, GameConfig):
             raise ValueError(f"expected a GameConfig, got {type(config).__name__}")
-        return any(rules.covers(config) for rules in self.trained_for)
+        return self.capabilities.plays(config)
 
     def check_supported(self, config: GameConfig) -> RuleSet:
         """``config``'s rule set if ``supports(config)``, else ``UnsupportedGame`` naming what it plays."""
-        if not self.supports(config):
-            trained = ", ".join(str(r) for r in self.trained_for)
-            raise UnsupportedGame(
-                f"this bot was trained for {trained}; it does not play {RuleSet.of(config)} (komi aside, "
-                f"side, game type and scoring must match)")
-        return RuleSet.of(config)
+        self.supports(config)  # ValueError for what is not a GameConfig
+        return check_plays(self, config, "this bot")
 
     def _searcher(self, rules: RuleSet) -> _Searcher:
         searcher = self._searchers.get(rules)
@@ -512,8 +510,8 @@ class Bot:
         return self.select_move(game)
 
     def choose_setup(self, match: "Match", rng: np.random.Generator) -> str:
-        """``Player`` protocol for the R7 set-up: komi, colour or swap by its heads (R10 events)."""
-        return setup_event(self, match.phase, match.config, match.game)
+        """Its R7 set-up event in ``match``: komi, colour or swap by its heads (``players.setup_answer``)."""
+        return setup_answer(self, match.phase, match.config, match.game, rng, match)
 
     def __repr__(self) -> str:
         budget = f"{self.seconds:g} s" if self.seconds is not None else f"{self.simulations} simulations"

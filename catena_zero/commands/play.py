@@ -22,7 +22,7 @@ from typing import Optional, TextIO
 
 import numpy as np
 
-from ..bot.players import Player, choose_event, setup_choices
+from ..bot.players import Player, check_plays, choose_event, setup_choices
 from ..errors import UserError
 from ..eval.specs import make_player, player_kinds
 from ..fileio import MAX_LINE_CHARS, bounded_lines, writes_to_stdout
@@ -152,9 +152,7 @@ def run(args: argparse.Namespace) -> int:
         players = {"first": None, "second": None}
     else:
         bot = make_player(args.opponent, config)
-        check = getattr(bot, "check_supported", None)
-        if check is not None:
-            check(config.game)  # a bot file trained for other options: UnsupportedGame, one line
+        check_plays(bot, config.game, bot.name)  # a bot file trained for other options: one line
         players = {seat: (None if seat == args.seat else bot) for seat in SEATS}
     match = UndoableMatch(config.game)
     if args.komi is not None and match.phase == "komi":
@@ -455,12 +453,12 @@ KOMI_MATTERS = ("Why it matters: the second player then takes whichever colour i
 
 def fair_komi_estimate(player: Optional[Player], config) -> Optional[int]:
     """A network player's own fair komi for ``config`` (game type komi), as ``catena-zero komi
-    --bot`` computes it; None for players without a network (their guess would mislead)."""
-    curve = getattr(player, "komi_curve", None)  # an exported Bot
-    if curve is not None:
-        return int(curve(config).komi)
-    estimate = getattr(player, "fair_komi", None)  # an AgentPlayer (a network's, net:FILE)
-    return None if estimate is None else estimate(config)
+    --bot`` computes it; None for players that declare none (without a network their guess
+    would mislead)."""
+    if player is None or not player.capabilities.fair_komi:
+        return None
+    curve = player.komi_curve(config)  # type: ignore[attr-defined]  # declared by fair_komi
+    return None if curve is None else int(curve.komi)
 
 
 def _komi_advice(match: Match, players: dict[str, Optional[Player]]) -> str:

@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Callable, Optional
 
 import numpy as np
 
-from ..bot.players import default_setup, random_setup
+from ..bot.players import CONFIGURED, RANDOM, Capabilities, check_plays
 from ..config import NetConfig, SearchConfig
 from ..errors import UserError
 from ..evalfn import EvalFn
@@ -64,7 +64,9 @@ class Agent(ABC):
     name: str = "agent"
     step: Optional[int] = None  # training step of a network agent (None for baselines)
     default_game: Optional[GameConfig] = None  # a network's default game (its run's game, a bot file's header)
-    setup_at_random: bool = False  # a single game's R7 set-up choices: at random, or ``default_setup``
+    # What it can do as a single-game player (``AgentPlayer``): declared, never probed. A baseline
+    # makes the R7 set-up choices by the configured komi and a random colour, and plays any game.
+    capabilities: Capabilities = Capabilities(setup=CONFIGURED)
 
     @abstractmethod
     def act(self, env: VecEnv, state: EnvState, rng: np.random.Generator) -> np.ndarray:
@@ -74,11 +76,14 @@ class Agent(ABC):
         """Forget anything kept between calls (search trees) before a new set of games."""
 
     def komi_estimate(self, game: GameConfig) -> Optional[KomiEstimate]:
-        """The fair komi by this agent's own estimate, or None if it has no value head."""
+        """The fair komi by this agent's own estimate (``capabilities.fair_komi``: it has a value
+        head), or None without one or without komi (R7 no_komi, R8)."""
         return None
 
     def check_game(self, game: GameConfig) -> None:
-        """UserError (one line) if this agent does not play games with these options."""
+        """UserError (one line) if this agent does not play games with these options
+        (``capabilities.rule_sets``: a bot file names the rule sets it plays)."""
+        check_plays(self, game, self.name)
 
 
 def _check_batch(env: VecEnv, state: EnvState) -> None:
@@ -92,7 +97,7 @@ class RandomAgent(Agent):
     """Uniformly random legal actions."""
 
     name = "random"
-    setup_at_random = True
+    capabilities = Capabilities(setup=RANDOM)
 
     def act(self, env: VecEnv, state: EnvState, rng: np.random.Generator) -> np.ndarray:
         _check_batch(env, state)
@@ -224,6 +229,7 @@ class NetAgent(SearchAgent):
         self.step = step
         self.default_game = default_game
         self.rule_sets = rule_sets
+        self.capabilities = Capabilities(setup=CONFIGURED, rule_sets=rule_sets, fair_komi=True)
         super().__init__(name, search, self.evaluator)
 
     def evaluator(self, env: VecEnv):
@@ -231,13 +237,6 @@ class NetAgent(SearchAgent):
         from ..net.inference import NetEvaluator
 
         return NetEvaluator(self.model, env, self.net)
-
-    def check_game(self, game: GameConfig) -> None:
-        """UserError if this network refuses ``game`` (a bot file names the rule sets it plays)."""
-        if self.rule_sets is not None and not any(r.covers(game) for r in self.rule_sets):
-            trained = ", ".join(str(r) for r in self.rule_sets)
-            raise UserError(f"{self.name} was trained for {trained}; it does not play side {game.side} "
-                             f"{game.game_type} {game.scoring}")
 
     def komi_estimate(self, game: GameConfig) -> Optional[KomiEstimate]:
         """The komi where the value head's value of the empty board for Black crosses 0.
@@ -259,8 +258,9 @@ class AgentPlayer:
     """An ``Agent`` as a single-game ``Player`` (``bot/players.py``): the agent at batch size one.
 
     One env per rule set (komi 0: each state carries its game's komi), so a search agent keeps
-    its searches from move to move (``SearchAgent`` keys them by env). The R7 set-up: at random
-    for the random agent, else ``default_setup`` (the configured komi, a random colour).
+    its searches from move to move (``SearchAgent`` keys them by env). Its capabilities are the
+    agent's: the R7 set-up at random for the random agent, else the configured komi and a random
+    colour (``players.setup_answer``); a network's fair komi (``komi_curve``).
     """
 
     def __init__(self, agent: Agent) -> None:
@@ -270,6 +270,10 @@ class AgentPlayer:
     @property
     def name(self) -> str:
         return self.agent.name
+
+    @property
+    def capabilities(self) -> Capabilities:
+        return self.agent.capabilities
 
     def env_for(self, config: GameConfig) -> VecEnv:
         rules = RuleSet.of(config)
@@ -286,15 +290,7 @@ class AgentPlayer:
         action = int(self.agent.act(env, env.from_games([game]), rng)[0])
         return env.spec.action_name(action)
 
-    def choose_setup(self, match: "Match", rng: np.random.Generator) -> str:
-        return random_setup(match, rng) if self.agent.setup_at_random else default_setup(match, rng)
-
-    def check_supported(self, config: GameConfig) -> None:
-        """UserError if the agent does not play ``config`` (a bot file trained for other rules)."""
-        self.agent.check_game(config)
-
-    def fair_komi(self, config: GameConfig) -> Optional[int]:
-        """The network's fair komi for ``config``'s rule set (``search/komi.py``); None without a
-        value head (random rollouts know nothing of komi) or without komi (R7 no_komi, R8)."""
-        estimate = self.agent.komi_estimate(config)
-        return None if estimate is None else estimate.komi
+    def komi_curve(self, config: GameConfig) -> Optional[KomiEstimate]:
+        """``capabilities.fair_komi``: the network's fair-komi estimate for ``config``'s rule set
+        (``search/komi.py``); None without komi (R7 no_komi, R8)."""
+        return self.agent.komi_estimate(config)

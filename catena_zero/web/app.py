@@ -274,6 +274,8 @@ def create_app(pool: BotPool | BotPools, config: ServerConfig = ServerConfig(),
         version = session.version
         if game.is_over:
             result, owned = _final_analysis(game)
+        elif not pools.for_game(session.config).reference.capabilities.analysis:
+            raise ApiError(409, "this bot does not analyse positions")
         else:
             budget = budget_kwargs(session.simulations, session.seconds)
             try:

@@ -1,9 +1,13 @@
-"""The bot as the web server sees it: a ``BotLike`` protocol, a pool of bot instances that think
-in worker threads, and ``bot_event``, the one function that turns the bot's answers into the
-next R10 event of a match.
+"""The bot as the web server sees it: ``BotLike``, the one player protocol (``bot.players.Player``)
+with what a served bot adds, a pool of bot instances that think in worker threads, and
+``bot_event``, the bot's next R10 event of a match (its set-up answers through the one set-up
+function, ``bot.players.setup_answer``).
 
 The server depends only on this protocol (the API of ``catena_zero.bot.Bot``), so tests can
 drive it with small stand-ins (a slow bot, a bot that answers nonsense) as well as the real bot.
+What a bot can do besides moving is read from its declared ``capabilities``, never probed: the
+set-up policy, the rule sets it plays, its fair komi (``komi_curve``: the komi advice) and its
+analysis (``play_and_analyze``, ``analyze``, ``ownership``: the value graph and the evaluation).
 
 Why threads and a pool: a think takes from milliseconds to seconds and must not run on the
 event loop, or every other page would wait for it. Each worker thread takes one bot instance
@@ -21,7 +25,9 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Callable, Optional, Protocol, Sequence, TypeVar, runtime_checkable
 
-from ..bot.players import setup_event
+import numpy as np
+
+from ..bot.players import Player, setup_answer
 from ..game.match import Match
 from ..game.options import GameConfig
 from ..game.rules import Game
@@ -30,38 +36,24 @@ T = TypeVar("T")
 
 
 @runtime_checkable
-class BotLike(Protocol):
-    """What the server needs from a bot (``catena_zero.bot.Bot``); events in R10 notation."""
+class BotLike(Player, Protocol):
+    """A ``Player`` the server can serve (``catena_zero.bot.Bot``); events in R10 notation.
+
+    Besides ``capabilities`` and ``choose`` it has a default game and a move by a budget; its
+    optional parts are those its ``capabilities`` declare (module docstring)."""
 
     game_config: GameConfig  # the options it plays by default
+    simulations: Optional[int]  # its own budget per move: a simulation count, or
+    seconds: Optional[float]  # a time limit (None: not this kind of budget)
 
-    def supports(self, config: GameConfig) -> bool:
-        """Whether it was trained for this side, game type and scoring."""
+    def select_move(self, game: Game, **budget: Any) -> str:
+        """A legal move for the player to move ("D5" or "button"); ``budget``: ``budget_kwargs``."""
         ...
 
-    def select_move(self, game: Game) -> str:
-        """A legal move for the player to move ("D5" or "button")."""
-        ...
 
-    def choose_komi(self, config: GameConfig) -> int:
-        """As first player under game type komi (R7): the komi White receives."""
-        ...
-
-    def choose_colour(self, config: GameConfig, komi: int) -> str:
-        """As second player under game type komi (R7): "black" or "white"."""
-        ...
-
-    def choose_swap(self, game: Game) -> bool:
-        """As second player under no_komi (R7), after Black's opening stone: take over Black?"""
-        ...
-
-    def analyze(self, game: Game) -> Any:
-        """Its evaluation of the position: value, score estimate, top moves."""
-        ...
-
-    def ownership(self, game: Game) -> tuple[float, ...]:
-        """[N] its expected final owner of each cell, Black's view in [-1, 1], cells in notation order."""
-        ...
+def plays(bot: BotLike, config: GameConfig) -> bool:
+    """Whether ``bot`` plays ``config``'s side, game type and scoring (its declared rule sets)."""
+    return bot.capabilities.plays(config)
 
 
 @dataclass(frozen=True)
@@ -82,7 +74,7 @@ class Snapshot:
 @dataclass(frozen=True)
 class BotAnswer:
     """The bot's next event and, for a move, its analysis of the position it moved in (the
-    same search; None for set-up events, a forced move, or a bot without ``play_and_analyze``)."""
+    same search; None for set-up events, a forced move, or a bot that declares no analysis)."""
 
     event: str
     analysis: Any = None
@@ -102,9 +94,8 @@ def bot_answer(bot: BotLike, snap: Snapshot, budget: Optional[dict[str, Any]] = 
     (``play_and_analyze``, one search for both); ``budget`` from ``budget_kwargs``."""
     budget = budget or {}
     if snap.phase == "play":
-        both = getattr(bot, "play_and_analyze", None)
-        if both is not None:
-            move, analysis = both(snap.game, **budget)
+        if bot.capabilities.analysis:
+            move, analysis = bot.play_and_analyze(snap.game, **budget)  # type: ignore[attr-defined]
             return BotAnswer(move, analysis)
         return BotAnswer(bot.select_move(snap.game, **budget))
     return BotAnswer(bot_event(bot, snap))
@@ -112,11 +103,10 @@ def bot_answer(bot: BotLike, snap: Snapshot, budget: Optional[dict[str, Any]] = 
 
 def fair_komi_of(bot: BotLike, config: GameConfig) -> Optional[int]:
     """The bot's own fair-komi estimate for ``config`` (``catena-zero komi --bot``), None for a
-    bot without a komi curve (a stand-in: no number that could mislead)."""
-    curve = getattr(bot, "komi_curve", None)
-    if curve is None or config.game_type != "komi":
+    bot that declares none (a stand-in: no number that could mislead)."""
+    if not bot.capabilities.fair_komi or config.game_type != "komi":
         return None
-    return int(curve(config).komi)
+    return int(bot.komi_curve(config).komi)  # type: ignore[attr-defined]  # declared by fair_komi
 
 
 def bot_event(bot: BotLike, snap: Snapshot) -> str:
@@ -127,7 +117,10 @@ def bot_event(bot: BotLike, snap: Snapshot) -> str:
     """
     if snap.phase == "play":
         return bot.select_move(snap.game)
-    return setup_event(bot, snap.phase, snap.config, snap.game)  # ValueError in a phase without a choice
+    # A judged set-up (the served bots') draws nothing; a random colour is drawn from the
+    # position, so the same question gets the same answer, as the bot's moves do.
+    rng = np.random.default_rng([0 if snap.game is None else snap.game.move_number])
+    return setup_answer(bot, snap.phase, snap.config, snap.game, rng)  # ValueError in a phase without a choice
 
 
 class BotPool:
@@ -200,7 +193,7 @@ class BotPools:
     def for_game(self, config: GameConfig) -> BotPool:
         """The pool whose bot plays ``config``'s rules (``ValueError`` if none does: the server
         refuses such a game before it exists)."""
-        playing = [pool for pool in self.pools if pool.reference.supports(config)]
+        playing = [pool for pool in self.pools if plays(pool.reference, config)]
         if not playing:
             raise ValueError(f"no bot of this server plays {config}")
         own = [p for p in playing if (p.reference.game_config.side, p.reference.game_config.game_type,

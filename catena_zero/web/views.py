@@ -319,8 +319,7 @@ class StrengthView:
 
     @classmethod
     def of(cls, bot, config: ServerConfig) -> "StrengthView":
-        seconds = getattr(bot, "seconds", None)
-        simulations = getattr(bot, "simulations", None)
+        seconds, simulations = bot.seconds, bot.simulations  # BotLike: one of them is None
         return cls(simulations=simulations if isinstance(simulations, int) else None,
                    seconds=float(seconds) if isinstance(seconds, (int, float)) else None,
                    max_simulations=config.max_simulations, max_seconds=float(config.max_seconds))
@@ -333,7 +332,7 @@ def supported_options(*bots) -> tuple[OptionsView, ...]:
         for game_type in GAME_TYPES:
             for scoring in SCORINGS:
                 options = GameConfig(side=side, game_type=game_type, scoring=scoring)
-                if any(bot.supports(options) for bot in bots):
+                if any(bot.capabilities.plays(options) for bot in bots):
                     out.append(OptionsView(side, game_type, scoring))
     return tuple(out)
 
