@@ -69,21 +69,26 @@ def test_the_positions_of_a_query_share_one_network_call_per_simulation(bot):
     """One batched search: K positions cost about the network calls of one, not K times them."""
     config = GameConfig(side=3, komi=2)
     moves = list(_random_game(config, seed=5).history)[:8]
-    searcher = bot._searcher(next(iter(r for r in bot.trained_for if r.covers(config))))
-    real, calls = searcher.evaluator, []
+    searcher = bot.agent.searcher(bot._env(next(iter(r for r in bot.trained_for if r.covers(config)))))
+    real, calls = searcher.eval_fn, []
 
     def counting(state):
         calls.append(state.batch_size)
         return real(state)
 
-    searcher.evaluator = searcher.mcts.eval_fn = counting
+    def use(eval_fn) -> None:  # the agent's evaluator of this env, and that of its searches
+        searcher.eval_fn = eval_fn
+        for mcts in searcher.searches.values():
+            mcts.eval_fn = eval_fn
+
+    use(counting)
     try:
         _answers(bot, {"id": "one", "moves": moves, "turns": [3], "simulations": 8})
         one = len(calls)
         calls.clear()
         _answers(bot, {"id": "all", "moves": moves, "turns": list(range(8)), "simulations": 8})
     finally:
-        searcher.evaluator = searcher.mcts.eval_fn = real
+        use(real)
     assert len(calls) <= one + 2 and max(calls) > 1, (one, calls)
 
 

@@ -128,8 +128,8 @@ def test_ownership_is_the_networks_head_turned_to_blacks_view(bot):
     """Issue 28: ``Bot.ownership`` is Black's view of the head's map (the evaluator gives the mover's)."""
     for moves in (4, 5):  # Black, then White to move
         game = play_out(Game(bot.game_config), moves, seed=moves)
-        searcher = bot._searcher(bot.check_supported(game.config))
-        mover = searcher.evaluator.ownership(searcher.env.from_games([game]))[0]
+        env = bot._env(bot.check_supported(game.config))
+        mover = bot.agent.searcher(env).eval_fn.ownership(env.from_games([game]))[0]
         owned = bot.ownership(game)
         sign = 1 if game.to_move == "black" else -1
         assert len(owned) == game.spec.num_cells and np.allclose(owned, sign * mover, atol=1e-6)
@@ -474,3 +474,62 @@ def test_setup_event_is_the_one_mapping_of_set_up_answers_to_events():
         setup_event(Policy(colour="red"), "colour", komi_game, Game(komi_game))
     with pytest.raises(ValueError, match="no set-up choice in phase 'play'"):
         setup_event(Policy(), "play", komi_game, Game(komi_game))
+
+
+# ------------------------------------------------------------------------------ one way to play (issue 27)
+
+
+def test_a_bot_file_moves_the_same_way_in_every_command(bot_path):
+    """evaluate/ladder/ablate (``build_agent``: a batched ``NetAgent``), ``play --opponent FILE``
+    (``make_player``) and play/engine/serve (``Bot``) are one player: the same search settings and
+    the caller's generator, so the same position and seed give the same move; the engine and the
+    page pass the position's generator (``Bot.select_move``), which keeps their answers per position."""
+    from catena_zero.config import Config
+    from catena_zero.eval.specs import build_agent, make_player
+
+    agent = build_agent(str(bot_path))
+    player = make_player(str(bot_path), Config(game=GameConfig(side=3)))
+    bot = Bot.load(bot_path, device="cpu")
+    assert agent.search == bot.agent.search  # the file's search settings, no tree reuse
+    moves = set()
+    for seed in range(6):
+        game = play_out(Game(GameConfig(side=3, komi=3)), 1 + seed % 3, seed=seed)
+        env = VecEnv(game.config)  # a match's env, at the match's komi
+        batched = env.spec.action_name(int(agent.act(env, env.from_games([game]), np.random.default_rng(seed))[0]))
+        assert batched == player.choose(game, np.random.default_rng(seed)) == bot.choose(game, np.random.default_rng(seed))
+        assert bot.select_move(game) == bot.choose(game, bot.position_rng(game))
+        moves.add((game.move_number, batched))
+        for other in range(3):  # the caller's generator decides, not the bot's own
+            moves.add((game.move_number, bot.choose(game, np.random.default_rng(100 + other))))
+    assert len(moves) > 3
+
+
+def test_a_bot_file_makes_the_same_set_up_in_every_command(komi_bot_path):
+    """The R7 set-up a bot file makes is its heads' in every command: the batched agent (in an arena
+    match it places the no_komi first stone) and its player answer as the ``Bot`` of play and engine."""
+    from catena_zero.bot.agent import AgentPlayer
+    from catena_zero.bot.players import JUDGED
+    from catena_zero.eval.agents import RandomAgent
+    from catena_zero.eval.arena import play_match
+    from catena_zero.eval.specs import build_agent
+
+    bot = Bot.load(komi_bot_path, simulations=2, device="cpu")
+    agent = build_agent(str(komi_bot_path), device="cpu")
+    player = AgentPlayer(agent)
+    assert agent.capabilities.setup == bot.capabilities.setup == JUDGED and agent.capabilities.fair_komi
+    rng = np.random.default_rng(0)
+    answers = []
+    for events in ([], ["komi 2"], ["komi 11"]):  # the komi; the colour at a komi good for White, for Black
+        match = Match.replay(GameConfig(side=3), events)
+        answers.append(choose_event(player, match, rng))
+        assert answers[-1] == choose_event(bot, match, rng)
+    assert answers == ["komi 6", "colour black", "colour white"]
+    config = GameConfig(side=3, game_type="no_komi")
+    first = bot.choose_first_stone(config)
+    match = Match(config)
+    assert choose_event(player, match, rng) == choose_event(bot, match, rng) == bot.select_move(match.game) == first
+    match.apply(first)
+    assert choose_event(player, match, rng) == choose_event(bot, match, rng)  # swap, or keep White
+    result = play_match(agent, RandomAgent(), config, 2, None, rng, opening_plies=0)
+    stone = VecEnv(config).spec.action_name
+    assert [stone(g.actions[0]) for g in result.games if g.a_black] == [first]

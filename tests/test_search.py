@@ -885,7 +885,8 @@ def test_mcts_player_plays_the_winning_move_with_a_fresh_search_each_move():
         game.play(game.legal_moves()[0])
         if not game.is_over:
             assert player.choose(game, rng) in game.legal_moves()
-            root_visits = player.agent._searches[BLACK].tree.visits[0, ROOT]  # the search of Black's moves
+            (search,) = player.agent.searcher(player.env_for(KOMI3)).searches.values()  # the one of Black's moves
+            root_visits = search.tree.visits[0, ROOT]
             # A fresh root has 1 + 64 visits; a kept subtree adds those the previous search spent there.
             assert root_visits == 65 if player is fresh else root_visits > 65
 

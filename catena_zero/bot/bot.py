@@ -66,20 +66,18 @@ from ..config import SearchConfig
 from ..errors import UserError
 from ..game.options import GAME_TYPES, SCORINGS, GameConfig
 from ..game.rules import Game
-from ..game.vec import EnvState, VecEnv
-from ..search.komi import VALUE_RESOLUTION, KomiEstimate, closest_to_even, estimate_fair_komi, first_stone_values
-from ..search.mcts import MCTS
+from ..game.vec import VecEnv
+from ..search.komi import KomiEstimate
 from ..search.tree import ROOT, UNVISITED
 from ..search.types import SearchOutput
+from .agent import MAX_SIMULATIONS, AgentPlayer, NetAgent, better_than_even  # noqa: F401 (the bot's names)
 from .players import JUDGED, Capabilities, UnsupportedGame, check_plays, setup_answer
 
 if TYPE_CHECKING:
     import torch
 
     from ..game.match import Match
-
-MAX_SIMULATIONS = 100_000  # cap of a time-limited search (tree memory grows with simulations)
-
+    from ..search.mcts import MCTS
 
 # ------------------------------------------------------------------------------ records
 
@@ -125,44 +123,6 @@ def check_budget(simulations: Optional[int], seconds: Optional[float]) -> None:
         raise UserError(f"seconds must be a positive number, got {seconds!r}")
 
 
-def better_than_even(value: float, score: float) -> bool:
-    """Whether (value, score) beats an even position, value first (to VALUE_RESOLUTION)."""
-    rounded = round(value / VALUE_RESOLUTION)
-    return rounded > 0 or (rounded == 0 and score > 0)
-
-
-# ------------------------------------------------------------------------------ searching
-
-
-class _Searcher:
-    """Search of one rule set: its environment, the network's evaluator and one MCTS.
-
-    The one place that calls MCTS: ``run`` passes this move's budget, a simulation count or a
-    wall-clock limit (``MCTS.run(num_simulations=..., seconds=...)``).
-    """
-
-    def __init__(self, rules: RuleSet, evaluator_factory, config: SearchConfig) -> None:
-        self.env = VecEnv(rules.game())
-        self.evaluator = evaluator_factory(self.env)
-        self.evaluator(self.env.reset(1))  # warm-up: the first forward pass is slow (allocations, kernels)
-        # A fresh tree per move (no reuse): the move then depends on the position alone. The MCTS
-        # keeps its tree arrays from move to move, which saves allocating them.
-        self.mcts = MCTS(self.env, self.evaluator, dataclasses.replace(config, tree_reuse=False))
-
-    def run(self, state: EnvState, rng: np.random.Generator, simulations: Optional[int],
-            seconds: Optional[float]) -> tuple[SearchOutput, int]:
-        """One search of a batch of one game (no noise); returns it and the simulations it ran.
-
-        Under a time limit the search runs until ``seconds`` are up, at most MAX_SIMULATIONS.
-        """
-        if seconds is not None:
-            output = self.mcts.run(state, rng, add_noise=False, num_simulations=MAX_SIMULATIONS, seconds=seconds)
-        else:
-            output = self.mcts.run(state, rng, add_noise=False, num_simulations=simulations)
-        # Every simulation passes through one root action (the tree was fresh).
-        return output, int(output.visits[0].sum())
-
-
 class Bot:
     """A network with its search settings that plays Catena (see the module docstring).
 
@@ -185,8 +145,7 @@ class Bot:
         check_budget(simulations, seconds)
         if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
             raise UserError(f"seed must be a non-negative whole number, got {seed!r}")
-        from ..net import NetEvaluator  # torch: imported with the first bot, not with the package
-        from ..net.device import resolve_device
+        from ..net.device import resolve_device  # torch: imported with the first bot, not with the package
 
         self.header = header
         self.path = path
@@ -198,8 +157,12 @@ class Bot:
         self.net_config = dataclasses.replace(header.net, device=device)
         self.device = resolve_device(device, "device")  # UserError for an unknown or absent device
         self.model = model.to(self.device).eval()
-        self._evaluator_factory = lambda env: NetEvaluator(self.model, env, self.net_config)
-        self._searchers: dict[RuleSet, _Searcher] = {}
+        # The one way a bot file plays (bot/agent.py): the network agent with the file's search
+        # settings and this budget, its set-up judged by its heads, at batch size one.
+        self.agent = NetAgent(self.model, self.net_config, header.search, name=self.name, step=header.step,
+                              simulations=simulations, seconds=self.seconds, default_game=header.game,
+                              rule_sets=header.trained_for, setup=JUDGED)
+        self._player = AgentPlayer(self.agent)
         self._lock = threading.RLock()
 
     # -- loading -----------------------------------------------------------------------------------
@@ -260,12 +223,15 @@ class Bot:
         self.supports(config)  # ValueError for what is not a GameConfig
         return check_plays(self, config, "this bot")
 
-    def _searcher(self, rules: RuleSet) -> _Searcher:
-        searcher = self._searchers.get(rules)
-        if searcher is None:
-            searcher = _Searcher(rules, self._evaluator_factory, self.header.search)
-            self._searchers[rules] = searcher
-        return searcher
+    def _env(self, rules: RuleSet) -> VecEnv:
+        """The agent's env of ``rules``; the first time, one forward pass to warm up (the first is
+        slow: allocations, kernels), so a time-limited first move is not spent on it."""
+        env = self._player.env_for(rules.game())
+        searcher = self.agent.searcher(env)
+        if not searcher.warm:
+            searcher.eval_fn(env.reset(1))
+            searcher.warm = True
+        return env
 
     def position_rng(self, game: Game) -> np.random.Generator:
         """The generator of the search of ``game``: determined by the bot's seed and the position
@@ -283,53 +249,66 @@ class Bot:
         return simulations, None if seconds is None else float(seconds)
 
     def _search(self, game: Game, simulations: Optional[int] = None,
-                seconds: Optional[float] = None) -> tuple[SearchOutput, _Searcher, int, float]:
+                seconds: Optional[float] = None) -> tuple[SearchOutput, "MCTS", VecEnv, int, float]:
+        """One search of ``game`` by the agent, with the position's generator (``position_rng``)."""
         if not isinstance(game, Game):
             raise ValueError(f"expected a catena_zero.game.Game, got {type(game).__name__}")
         rules = self.check_supported(game.config)
         if game.is_over:
             raise ValueError("the game is over: there is no move to choose")
-        simulations, seconds = self._budget(simulations, seconds)
-        searcher = self._searcher(rules)
-        state = searcher.env.from_games([game])
+        budget = self._budget_kwargs(simulations, seconds)
+        env = self._env(rules)
         start = time.perf_counter()
-        output, simulations = searcher.run(state, self.position_rng(game), simulations, seconds)
-        return output, searcher, simulations, time.perf_counter() - start
+        output, mcts = self.agent.run_search(env, env.from_games([game]), self.position_rng(game), **budget)
+        # Every simulation passes through one root action (the tree was fresh).
+        return output, mcts, env, int(output.visits[0].sum()), time.perf_counter() - start
+
+    def _budget_kwargs(self, simulations: Optional[int], seconds: Optional[float]) -> dict:
+        """The agent's keywords for this search's budget: {} for the bot's own (the agent's)."""
+        if simulations is None and seconds is None:
+            return {}
+        check_budget(simulations, seconds)
+        return {"simulations": simulations} if simulations is not None else {"seconds": float(seconds)}
+
+    def _forced(self, game: Game, simulations: Optional[int], seconds: Optional[float]) -> Optional[str]:
+        """The move when there is nothing to search: the one legal move, or the no_komi first stone
+        (R7, judged by the heads as the agent plays it); None otherwise."""
+        if not isinstance(game, Game) or game.is_over:
+            return None  # _search says what is wrong
+        rules = self.check_supported(game.config)
+        legal = game.legal_moves()
+        if len(legal) == 1:  # nothing to think about
+            self._budget(simulations, seconds)  # still refuse a bad budget
+            return legal[0]
+        if game.config.game_type == "no_komi" and game.move_number == 0:
+            self._budget(simulations, seconds)
+            env = self._env(rules)
+            return env.spec.action_name(self.agent.first_stone(env))
+        return None
 
     # -- playing -----------------------------------------------------------------------------------
 
     def select_move(self, game: Game, *, simulations: Optional[int] = None,
                     seconds: Optional[float] = None) -> str:
         """Its move for the player to move in ``game``, in R10 notation ("D5" or "button").
-        ``simulations`` or ``seconds`` replace the bot's budget for this move only."""
+        ``simulations`` or ``seconds`` replace the bot's budget for this move only. The move is
+        ``choose(game, position_rng(game))``: the one way it plays, with the position's generator."""
         with self._lock:
-            if isinstance(game, Game) and not game.is_over:
-                self.check_supported(game.config)
-                legal = game.legal_moves()
-                if len(legal) == 1:  # nothing to think about
-                    self._budget(simulations, seconds)  # still refuse a bad budget
-                    return legal[0]
-                if game.config.game_type == "no_komi" and game.move_number == 0:
-                    self._budget(simulations, seconds)
-                    return self._first_stone(game.config)
-            output, searcher, _, _ = self._search(game, simulations, seconds)
-            return searcher.env.spec.action_name(int(output.action[0]))
+            forced = self._forced(game, simulations, seconds)
+            if forced is not None:
+                return forced
+            output, _, env, _, _ = self._search(game, simulations, seconds)
+            return env.spec.action_name(int(output.action[0]))
 
     def play_and_analyze(self, game: Game, *, simulations: Optional[int] = None,
                          seconds: Optional[float] = None) -> tuple[str, Optional["Analysis"]]:
         """``select_move``'s move and the analysis of the same search (one search, not two), so a
         caller can keep the bot's value and score of every position it moved in; the analysis
-        is None when there was nothing to think about (one legal move)."""
+        is None when there was nothing to think about (one legal move, the no_komi first stone)."""
         with self._lock:
-            if isinstance(game, Game) and not game.is_over:
-                self.check_supported(game.config)
-                legal = game.legal_moves()
-                if len(legal) == 1:
-                    self._budget(simulations, seconds)
-                    return legal[0], None
-                if game.config.game_type == "no_komi" and game.move_number == 0:
-                    self._budget(simulations, seconds)  # R7's opening stone: chosen as select_move does
-                    return self._first_stone(game.config), None
+            forced = self._forced(game, simulations, seconds)
+            if forced is not None:
+                return forced, None
             analysis = self.analyze(game, simulations=simulations, seconds=seconds)
             return analysis.best, analysis
 
@@ -338,8 +317,8 @@ class Bot:
         """The search's view of ``game``: value, score, and its ``top`` most visited moves
         (``simulations`` or ``seconds``: this search's budget instead of the bot's)."""
         with self._lock:
-            output, searcher, simulations, seconds = self._search(game, simulations, seconds)
-            return self._analysis(output, searcher, 0, game, simulations, seconds, top)
+            output, mcts, env, simulations, seconds = self._search(game, simulations, seconds)
+            return self._analysis(output, mcts, env, 0, game, simulations, seconds, top)
 
     def analyze_many(self, games: Sequence[Game], top: int = 10, *,
                      simulations: Optional[int] = None) -> list[Analysis]:
@@ -362,22 +341,21 @@ class Bot:
                     raise ValueError(f"position {i} is over: there is no move to choose")
                 groups.setdefault(self.check_supported(game.config), []).append(i)
             for rules, slots in groups.items():
-                searcher = self._searcher(rules)
+                env = self._env(rules)
                 batch = [games[i] for i in slots]
-                state = searcher.env.from_games(batch)
                 rng = np.random.default_rng([self.seed, len(batch), *(g.move_number for g in batch)])
                 start = time.perf_counter()
-                output, _ = searcher.run(state, rng, simulations, None)
+                output, mcts = self.agent.run_search(env, env.from_games(batch), rng, simulations=simulations)
                 elapsed = time.perf_counter() - start
                 for b, (i, game) in enumerate(zip(slots, batch)):
-                    out[i] = self._analysis(output, searcher, b, game, int(output.visits[b].sum()), elapsed, top)
+                    out[i] = self._analysis(output, mcts, env, b, game, int(output.visits[b].sum()), elapsed, top)
             return out  # type: ignore[return-value]
 
-    def _analysis(self, output: SearchOutput, searcher: _Searcher, b: int, game: Game, simulations: int,
+    def _analysis(self, output: SearchOutput, mcts: "MCTS", env: VecEnv, b: int, game: Game, simulations: int,
                   seconds: float, top: int) -> Analysis:
         """The ``Analysis`` of game ``b`` of a finished search."""
-        tree = searcher.mcts.tree
-        spec = searcher.env.spec
+        tree = mcts.tree
+        spec = env.spec
         visits = tree.child_visits[b, ROOT]
         best = int(output.action[b])
         value, score = self._child_means(tree, b)
@@ -427,30 +405,27 @@ class Bot:
     def evaluate(self, game: Game) -> tuple[float, float]:
         """The network's (value, score margin) of ``game`` for the player to move, without search."""
         with self._lock:
-            rules = self.check_supported(game.config)
-            searcher = self._searcher(rules)
-            evaluation = searcher.evaluator(searcher.env.from_games([game]))
-            return float(evaluation.value[0]), float(evaluation.score[0])
+            self._env(self.check_supported(game.config))
+            return self.agent.evaluate(game)
 
     def ownership(self, game: Game) -> tuple[float, ...]:
         """[N] the network's expected final owner of each cell of ``game`` (cells in notation order),
         in Black's view: +1 Black's, -1 White's, near 0 uncertain or empty (KataGo's ownership map)."""
         with self._lock:
-            rules = self.check_supported(game.config)
-            searcher = self._searcher(rules)
-            owned = searcher.evaluator.ownership(searcher.env.from_games([game]))[0]  # mover's view
+            env = self._env(self.check_supported(game.config))
+            owned = self.agent.searcher(env).eval_fn.ownership(env.from_games([game]))[0]  # mover's view
             sign = 1.0 if game.to_move == "black" else -1.0
             return tuple(float(sign * v) for v in owned)
 
-    # -- the set-up (R7) ---------------------------------------------------------------------------
+    # -- the set-up (R7): the agent's judgement (bot/agent.py), with the bot's checks ----------------
 
     def komi_curve(self, config: GameConfig) -> KomiEstimate:
         """Black's value and score on the empty board at every komi of the range (game type komi)."""
         with self._lock:
             if isinstance(config, GameConfig) and config.game_type != "komi":
                 raise ValueError(f"komi is chosen only under game type komi (R7), not {config.game_type!r}")
-            searcher = self._searcher(self.check_supported(config))
-            return estimate_fair_komi(searcher.env, searcher.evaluator, source=f"value and score heads of {self.name}")
+            self._env(self.check_supported(config))
+            return self.agent.komi_estimate(config, source=f"value and score heads of {self.name}")
 
     def choose_komi(self, config: GameConfig) -> int:
         """As first player under game type komi (R7): the komi closest to even by its heads."""
@@ -458,56 +433,51 @@ class Bot:
 
     def choose_colour(self, config: GameConfig, komi: int) -> str:
         """As second player under game type komi (R7): "black" or "white", whichever its heads prefer."""
-        if isinstance(config, GameConfig) and config.game_type != "komi":
-            raise ValueError(f"the colour is chosen at a komi only under game type komi (R7), not "
-                             f"{config.game_type!r}; under no_komi use choose_swap")
-        game = Game(dataclasses.replace(config, komi=komi))  # UserError if komi is out of range
-        value, score = self.evaluate(game)  # Black to move on the empty board
-        return "black" if better_than_even(value, score) else "white"
+        with self._lock:
+            if isinstance(config, GameConfig) and config.game_type == "komi":
+                self._env(self.check_supported(config))
+            return self.agent.choose_colour(config, komi)
 
     def choose_first_stone(self, config: GameConfig) -> str:
         """As first player under no_komi (R7): Black's first stone, the one closest to even by its
         heads (the second player then gains nothing by taking Black). ``select_move`` plays it."""
         with self._lock:
-            return self._first_stone(config)
-
-    def _first_stone(self, config: GameConfig) -> str:
-        stones, value, score = self._first_stone_values(config)
-        return self._searcher(RuleSet.of(config)).env.spec.action_name(closest_to_even(stones, value, score))
+            env = self._first_stone_env(config)
+            return env.spec.action_name(self.agent.first_stone(env))
 
     def first_stone_values(self, config: GameConfig) -> tuple[tuple[str, ...], np.ndarray, np.ndarray]:
         """Under no_komi (R7): every first stone Black may be given ([F] cell names) with Black's
         value and score after it by its heads ([F] each), what ``choose_first_stone`` and
         ``choose_swap`` decide by."""
         with self._lock:
-            stones, value, score = self._first_stone_values(config)
-            spec = self._searcher(RuleSet.of(config)).env.spec
-            return tuple(spec.action_name(int(a)) for a in stones), value, score
+            env = self._first_stone_env(config)
+            stones, value, score = self.agent.first_stone_values(env)
+            return tuple(env.spec.action_name(int(a)) for a in stones), value, score
 
-    def _first_stone_values(self, config: GameConfig) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def _first_stone_env(self, config: GameConfig) -> VecEnv:
         if isinstance(config, GameConfig) and config.game_type != "no_komi":
             raise ValueError(f"the first stone is a set-up choice only under game type no_komi (R7), "
                              f"not {config.game_type!r}")
-        searcher = self._searcher(self.check_supported(config))
-        return first_stone_values(searcher.evaluator, searcher.env)
+        return self._env(self.check_supported(config))
 
     def choose_swap(self, game: Game) -> bool:
         """As second player under no_komi (R7), after Black's first stone: take over Black?"""
-        if not isinstance(game, Game):
-            raise ValueError(f"expected a catena_zero.game.Game, got {type(game).__name__}")
-        if game.config.game_type != "no_komi":
-            raise ValueError(f"swap exists only under game type no_komi (R7), not {game.config.game_type!r}")
-        if game.move_number != 1:
-            raise ValueError(f"the swap is chosen right after Black's first stone; this game has "
-                             f"{game.move_number} moves")
-        value, score = self.evaluate(game)  # White to move
-        return better_than_even(-value, -score)
+        with self._lock:
+            if isinstance(game, Game) and game.config.game_type == "no_komi":
+                self._env(self.check_supported(game.config))
+            return self.agent.choose_swap(game)
 
     # -- as a Player (bot/players.py) ----------------------------------------------------------------
 
     def choose(self, game: Game, rng: np.random.Generator) -> str:
-        """``Player`` protocol: ``select_move`` (the bot's own seed decides, not ``rng``)."""
-        return self.select_move(game)
+        """``Player`` protocol: the agent at batch size one with the caller's generator, the bot's
+        budget (``eval/`` plays a bot file the same way: ``NetAgent.act`` with its rng). With
+        ``rng = position_rng(game)`` it is ``select_move(game)``."""
+        with self._lock:
+            if not isinstance(game, Game):
+                raise ValueError(f"expected a catena_zero.game.Game, got {type(game).__name__}")
+            self._env(self.check_supported(game.config))
+            return self._player.choose(game, rng)
 
     def choose_setup(self, match: "Match", rng: np.random.Generator) -> str:
         """Its R7 set-up event in ``match``: komi, colour or swap by its heads (``players.setup_answer``)."""

@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
 from ..artifacts.network import BOT, CHECKPOINT, TrainedNetwork, load_network
+from ..bot.players import CONFIGURED, JUDGED
 from ..errors import UserError
 from .agents import Agent, AgentPlayer, GreedyAgent, NetAgent, RandomAgent, UCTAgent
 
@@ -135,19 +136,23 @@ def build_agent(spec: AgentSpec | str, device: Optional[str] = None) -> Agent:
         return UCTAgent(int(spec.simulations or 0))
     if spec.kind in (CHECKPOINT, BOT):
         network = spec.network or load_network(spec.path)
-        # A bot file plays only the rule sets it names; a checkpoint is any game its run's config allows.
+        # A bot file plays only the rule sets it names, and judges the R7 set-up by its heads, as its
+        # Bot does in play, engine and serve (the Bot is this agent at batch size one); a checkpoint
+        # is any game its run's config allows, its set-up the configured komi and a random colour.
+        bot = network.kind == BOT
         return NetAgent(network.model(), network.net, network.search, name=spec.name, step=network.step,
                         simulations=spec.simulations, device=device, default_game=network.game,
-                        rule_sets=network.trained_for if network.kind == BOT else None)
+                        rule_sets=network.trained_for if bot else None, setup=JUDGED if bot else CONFIGURED)
     raise ValueError(f"unknown agent kind {spec.kind!r}")  # a spec made in code, not typed
 
 
 def make_player(text: str, config: "Config") -> "Player":
     """The single-game player of a kind string (``play --opponent``) for games of ``config.game``.
 
-    Every kind is its batched agent at batch size one (``AgentPlayer``), with one exception: an
-    exported bot file is its ``Bot`` (``bot/bot.py``), the bot file's own single-game API, which
-    also answers the R7 set-up by its heads, exactly as ``play --bot FILE`` plays it.
+    Every kind is its batched agent at batch size one (``AgentPlayer``); an exported bot file is
+    its ``Bot`` (``bot/bot.py``), which is that too (the same ``NetAgent``, the same search, set-up
+    by its heads and randomness from the caller's generator) plus the bot's analysis, exactly as
+    ``play --bot FILE`` plays it.
     """
     spec = parse_agent_spec(text)
     if spec.kind == BOT:
