@@ -117,3 +117,20 @@ def test_no_capability_is_found_by_probing():
     assert not probes, "read the player's declared capabilities instead:\n" + "\n".join(probes)
     assert PROBE.search('curve = getattr(bot, "komi_curve", None)')  # the pattern finds the old probes
     assert PROBE.search('getattr(player, "choose_setup", None)')
+
+
+def test_a_person_at_the_terminal_is_just_another_player():
+    import io
+
+    from catena_zero.bot.players import ASKED
+    from catena_zero.commands.play import Abandoned, TerminalPlayer, UndoableMatch
+
+    match = UndoableMatch(GameConfig(side=3))
+    person = TerminalPlayer(match, io.StringIO("moves\nkomi 99\n7\nquit\n"), io.StringIO())
+    assert isinstance(person, Player) and person.capabilities.setup == ASKED
+    rng = np.random.default_rng(0)
+    assert choose_event(person, match, rng) == "komi 7"  # the bad komi was refused and asked again
+    assert match.events == []  # the loop applies a person's event as it applies a program's
+    match.apply("komi 7")
+    with pytest.raises(Abandoned):
+        choose_event(person, match, rng)

@@ -12,13 +12,19 @@ Shape legend: A actions (N cells + the button), K komi values of a scoring's ran
     swap = bot.choose_swap(game)                     # no_komi, after Black's first stone
     info = bot.analyze(game)                         # Analysis: value, score, top moves
 
-Moves come from the batched search (``search/mcts.py``, the bot's exported ``SearchConfig`` with
-the simulation count or time limit given here) over the network (``NetEvaluator``), without
-exploration noise. Every search starts from a fresh tree and its random generator is derived
-from the bot's seed and the position, so with a simulation count (not a time limit) the same
-bot file, seed and game always give the same move, whatever was asked before.
+A ``Bot`` is the network agent of its file at batch size one (``agent.py``: ``AgentPlayer`` of a
+``NetAgent``), the same agent ``evaluate``, ``ladder`` and ``ablate`` play a bot file as, plus the
+analysis, the komi curve and per-move budgets; so a bot file plays one way everywhere. Moves come
+from the batched search (``search/mcts.py``, the bot's exported ``SearchConfig`` with the
+simulation count or time limit given here) over the network (``NetEvaluator``), without
+exploration noise, on a fresh tree every move. As a ``Player`` (``choose(game, rng)``, what
+``play`` calls) the search draws from the caller's generator, as the arena's agent does;
+``select_move``, ``analyze`` and the engine and the page that use them draw from a generator
+derived from the bot's seed and the position (``position_rng``), so with a simulation count (not a
+time limit) the same bot file, seed and game always give the same move, whatever was asked before.
 
-Set-up choices (R7) read the value and score heads directly, one batched network call:
+Set-up choices (R7) read the value and score heads directly, one batched network call (the
+agent's judgement, ``agent.py``; the bot adds its checks and lock):
 
 - Komi (first player, game type komi). After the first player names komi k, the second player
   takes the colour that is better for them, so the first player gets the worse colour at k. With

@@ -3,6 +3,10 @@
 ``--bot FILE`` plays an exported bot (``catena-zero export``) against you, ``--bot A --bot B`` two
 bots against each other; a bot answers the set-up (komi, colour, swap) by its own heads (R7).
 
+Every seat is a ``Player`` (``bot/players.py``): a program, or a person typing here, a
+``TerminalPlayer`` (a seat given as None), so the game loop asks each seat alike through
+``choose_event`` and applies what it answers.
+
 Where a person chooses the komi, a network opponent's own estimate of the fair komi is shown
 (what ``catena-zero komi --bot`` computes): the second player takes the better colour at the
 chosen komi, so it settles the game. Typed lines are read with the standard library's
@@ -22,7 +26,7 @@ from typing import Optional, TextIO
 
 import numpy as np
 
-from ..bot.players import Player, check_plays, choose_event, setup_choices
+from ..bot.players import ASKED, Capabilities, Player, check_plays, choose_event, setup_choices
 from ..errors import UserError
 from ..eval.specs import make_player, player_kinds
 from ..fileio import MAX_LINE_CHARS, bounded_lines, writes_to_stdout
@@ -99,6 +103,46 @@ R8  double: one stone for Black's first turn, then two stones per turn, no
 
 
 UNDO = "undo"  # what _human_turn returns after taking moves back
+
+
+class Abandoned(Exception):
+    """The person quit, or their input ended: the game stops unfinished (never a user's error)."""
+
+
+class UndoAsked(Exception):
+    """The person took moves back: the position changed, nobody made an event."""
+
+
+class TerminalPlayer:
+    """A person typing at the terminal, as just another ``Player`` (AlphaZero.jl's human player):
+    ``choose`` and, declared ``ASKED``, ``choose_setup`` read lines until one is a legal event
+    and return it; the game loop applies it as it applies a program's. The person's own
+    commands (moves, board, undo, help, ...) are answered on the way; quitting or the end of
+    input raises ``Abandoned``, an undo ``UndoAsked`` (the match has already been rewound)."""
+
+    name = "you"
+    capabilities = Capabilities(setup=ASKED)
+
+    def __init__(self, match: Match, inp: TextIO, out: TextIO, *, undo_seat: Optional[str] = None,
+                 reader: Optional["TerminalReader"] = None, layout: str = LAYOUTS[0]) -> None:
+        self.match, self.inp, self.out = match, inp, out
+        self.undo_seat, self.reader, self.layout = undo_seat, reader, layout
+
+    def choose(self, game, rng: np.random.Generator) -> str:
+        return self._turn()
+
+    def choose_setup(self, match: Match, rng: np.random.Generator) -> str:
+        return self._turn()
+
+    def _turn(self) -> str:
+        match = self.match
+        event = _human_turn(match, _who(match, match.player_to_act), self.inp, self.out, undo_seat=self.undo_seat,
+                            reader=self.reader, layout=self.layout)
+        if event is None:
+            raise Abandoned
+        if event is UNDO:
+            raise UndoAsked
+        return event
 COMMANDS = ("moves", "board", "undo", "rules", "help", "quit")  # typed instead of an event
 
 
@@ -264,8 +308,10 @@ def play_in_terminal(match: Match, players: dict[str, Optional[Player]], rng: np
                      opponent: str = "a program", reader: Optional[TerminalReader] = None,
                      komi_by_flag: bool = False, layout: str = LAYOUTS[0]) -> PlayResult:
     """Run one interactive match (R7 set-up, then the game) in the terminal: ``players[seat]`` is
-    None for a person typing on ``inp`` (or through ``reader``, on a terminal). Not the arena's
-    ``eval.arena.play_match``, which plays many games between two batched agents at once.
+    a ``Player``, or None for a person typing on ``inp`` (or through ``reader``, on a terminal),
+    who becomes a ``TerminalPlayer``: every seat then acts through ``choose_event``, the person
+    like any program. Not the arena's ``eval.arena.play_match``, which plays many games between
+    two batched agents at once.
 
     Bad input never ends the game: it prints one line saying why and asks again. While a
     program chooses, "... is thinking" is shown on ``thinking`` (a terminal; None: nowhere) and
@@ -284,6 +330,8 @@ def play_in_terminal(match: Match, players: dict[str, Optional[Player]], rng: np
     print(f"Catena: {describe(match.config if match.game is None else match.game.config, komi_known)}.", file=out)
     print("Type 'help' for the commands, 'rules' for the rules in brief.", file=out)
     person = _person_seat(players)
+    players = {seat: TerminalPlayer(match, inp, out, undo_seat=person, reader=reader, layout=layout)
+               if player is None else player for seat, player in players.items()}
     if person is not None:
         program = "second" if person == "first" else "first"
         duty = _SEAT_DUTIES[match.config.game_type][person]
@@ -310,22 +358,21 @@ def play_in_terminal(match: Match, players: dict[str, Optional[Player]], rng: np
         seat = match.player_to_act
         who = _who(match, seat)  # before the event: a colour choice changes it
         player = players[seat]
-        if player is not None:
-            if thinking is not None:
+        program = not isinstance(player, TerminalPlayer)
+        try:
+            if program and thinking is not None:
                 print(f"{who} is thinking...", end="", file=thinking, flush=True)
             try:
                 event = choose_event(player, match, rng)
             finally:
-                if thinking is not None:
+                if program and thinking is not None:
                     print("\r\033[K", end="", file=thinking, flush=True)  # erase the line
-            match.apply(event)
-        else:
-            event = _human_turn(match, who, inp, out, undo_seat=person, reader=reader, layout=layout)
-            if event is None:
-                return PlayResult(match, finished=False)
-            if event is UNDO:
-                shown_board = None
-                continue
+        except Abandoned:
+            return PlayResult(match, finished=False)
+        except UndoAsked:
+            shown_board = None
+            continue
+        match.apply(event)
         print(f"{who}: {event}", file=out)
         if event == "swap":
             shown_board = None  # the same stones, but the seats changed colour: show the board again
@@ -343,14 +390,15 @@ _SEAT_DUTIES = {
 
 def _person_seat(players: dict[str, Optional[Player]]) -> Optional[str]:
     """The seat of the one person playing a program; None for two people (or two programs)."""
-    people = [seat for seat in SEATS if players[seat] is None]
+    people = [seat for seat in SEATS if players[seat] is None or isinstance(players[seat], TerminalPlayer)]
     return people[0] if len(people) == 1 else None
 
 
 def _human_turn(match: Match, who: str, inp: TextIO, out: TextIO, undo_seat: Optional[str] = None,
                 reader: Optional[TerminalReader] = None, layout: str = LAYOUTS[0]) -> Optional[str]:
-    """Read lines until one is a legal event and apply it; None when the person quits or input ends,
-    UNDO after an undo (the position changed: the board is shown again)."""
+    """Read lines until one is a legal event and return it (checked on a copy of the match: the
+    caller applies it); None when the person quits or input ends, UNDO after an undo (the
+    position changed: the board is shown again)."""
     while True:
         if reader is not None:
             out.flush()
@@ -403,7 +451,7 @@ def _human_turn(match: Match, who: str, inp: TextIO, out: TextIO, undo_seat: Opt
             # In play only moves make sense, so the error names only them.
             event = parse_move(text, side) if match.phase == "play" else normalize_event(
                 _expand_shorthand(text, match.phase), side)
-            match.apply(event)
+            Match.replay(match.config, match.events).apply(event)  # IllegalMove; the loop applies it
         except UserError as exc:  # IllegalMove, or text that is not an event
             print(f"not accepted: {exc}. Type 'moves' for the legal ones, 'help' for help.", file=out)
             continue
