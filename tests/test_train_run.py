@@ -93,6 +93,7 @@ def test_a_run_at_its_bound_says_how_to_extend_it_and_a_resume_with_nothing_to_d
     words = shlex.split(line[len("extend it with: "):])
     start = words.index("train")
     assert words[:start] == program_words() and words[-3:] == ["--resume", "--set", "run.max_steps=6"]
+    assert "run.max_steps=3" not in words and "eval.games=0" in words  # the raised bound replaces the old
     run_dir = tmp_path / "t"
     before = {p: p.stat().st_mtime_ns for p in run_dir.rglob("*") if p.is_file()}
     assert main(_argv(tmp_path, "--resume", sets=["run.max_steps=3", "eval.games=0"])) == 0

@@ -13,7 +13,8 @@ import numpy as np
 import pytest
 
 from catena_zero.config import config_from_dict
-from catena_zero.selfplay import reaper, workers
+from catena_zero.errors import UserError
+from catena_zero.selfplay import netns, reaper, workers
 
 CONFIG = {
     "game": {"side": 2},
@@ -212,6 +213,21 @@ def test_a_local_run_will_not_start_ray_without_authentication(monkeypatch):
     monkeypatch.setenv("RAY_AUTH_MODE", "disabled")
     with pytest.raises(ConnectionError, match="RAY_AUTH_MODE is 'disabled'"):
         workers.start_ray(None, 2)
+
+
+def test_a_local_ray_that_does_not_start_is_one_line_not_an_internal_error(monkeypatch):
+    """Seen on a machine with 2 cores and 6 busy processes: ray.init raised a bare Exception ("The
+    current node timed out during startup"), which the command line called a bug (status 70)."""
+    def init(*args, **kwargs):
+        raise Exception("The current node timed out during startup. This could happen because some\n"
+                        "of the raylet failed to startup or the GCS has become overloaded.")
+
+    monkeypatch.setattr(workers.ray, "init", init)
+    with pytest.raises(workers.RayStartFailed, match="^the local Ray did not start: The current node timed out "
+                                                     "during startup. This could") as caught:
+        workers.start_ray(None, 2)
+    assert "\n" not in str(caught.value) and isinstance(caught.value, UserError)
+    assert not workers.ray.is_initialized() and not netns.in_private_network()
 
 
 def test_an_actor_killed_by_rays_memory_monitor_is_replaced(local_ray, monkeypatch):

@@ -57,10 +57,13 @@ def resume_command(args: argparse.Namespace, run_name: str, extend: Optional[str
     program as it was started: ``common.program_words``): the same config file and the same
     ``--set``, ``--seed`` and ``--address`` that made the run's config (a resume refuses a config
     that differs from the run's other than in its bounds), its name, ``--resume``; ``extend``
-    (``KEY=VALUE``) adds a last ``--set`` that raises the bound it reached (the last one wins)."""
+    (``KEY=VALUE``) raises the bound it reached: it replaces that key's ``--set`` (one value per
+    key, as a person would write it) and comes last."""
+    extended_key = None if extend is None else extend.split("=", 1)[0]
     words = [*program_words(), "train", "--config", args.config]
     for item in args.set:
-        words += ["--set", item]
+        if item.split("=", 1)[0].strip() != extended_key:
+            words += ["--set", item]
     if args.seed is not None:
         words += ["--seed", str(args.seed)]
     if args.address is not None:

@@ -63,6 +63,10 @@ from .play import SelfPlayer, SelfPlayStats
 from .types import Trajectory
 
 
+class RayStartFailed(UserError):
+    """The local Ray did not start (its own error, one line)."""
+
+
 class RayNodeLost(UserError):
     """A process the local Ray cannot live without (its raylet or its GCS) died under the run
     (killed, or by the out-of-memory killer)."""
@@ -179,10 +183,15 @@ def start_ray(address: Optional[str], num_cpus: Optional[int]) -> None:
             ray.init(num_cpus=num_cpus or os.cpu_count(), _node_ip_address=LOOPBACK_ADDRESS if why_not is None else None,
                      **quiet)
             _local_ray = _start_reaper()
-        except BaseException:
+        except BaseException as exc:
             if ray.is_initialized():
                 ray.shutdown()
             leave_private_network()
+            if isinstance(exc, Exception) and not isinstance(exc, UserError):
+                # Ray says a start that failed with a bare Exception ("The current node timed out
+                # during startup": its raylet or GCS too slow on a busy machine). Not a bug here.
+                raise RayStartFailed(f"the local Ray did not start: {' '.join(str(exc).split())[:240]} "
+                                     f"(a machine short of CPU or memory can cause this; try again)") from None
             raise
 
 
