@@ -354,7 +354,7 @@ class Engine:
 
     def _options(self, args: list[str]) -> str:
         if len(args) % 2:
-            raise CommandError("usage: options [side N] [type komi|no_komi|double] [scoring standard|longest|quadratic]")
+            raise CommandError(f"usage: options [side N] [type komi|no_komi|double] [scoring {'|'.join(SCORINGS)}]")
         if not args:
             return self._describe_options()
         values = {"side": self.config.side, "type": self.config.game_type, "scoring": self.config.scoring}

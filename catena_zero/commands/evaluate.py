@@ -6,6 +6,7 @@ import argparse
 import math
 import sys
 
+from ..game.options import SCORINGS
 from .common import CliError, check_minimums, check_outputs
 
 
@@ -46,7 +47,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--config", metavar="FILE", help="YAML config whose game section sets the options (default: the network's, else side 6)")
     parser.add_argument("--side", type=int, help="cells per board edge, 2..10 (R1)")
     parser.add_argument("--game-type", choices=("komi", "no_komi", "double"), help="R7/R8")
-    parser.add_argument("--scoring", choices=("standard", "longest", "quadratic"), help="R6")
+    parser.add_argument("--scoring", choices=SCORINGS, help="R6")
     parser.add_argument("--threads", type=int, default=1, metavar="T",
                         help="CPU threads of network inference (default 1: a match's batches are small, and "
                              "spinning threads slow everything down on shared cores)")

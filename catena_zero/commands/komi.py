@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from ..game.options import SCORINGS, GameConfig
+from ..game.scoring import STANDARD
 from .bot_options import add_bot_options, load_bot, shipped_bot_path
 from .common import CliError
 
@@ -42,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     path = args.bot
     if path is None:
-        path, which = shipped_bot_path(args, GameConfig(side=args.side or 6, scoring=args.scoring or "standard"))
+        path, which = shipped_bot_path(args, GameConfig(side=args.side or 6, scoring=args.scoring or STANDARD.name))
         print(which, file=sys.stderr)
     bot = load_bot(args, path)
     default = bot.game_config

@@ -35,6 +35,7 @@ from ..game.notation import normalize_event, parse_move
 from ..game.options import komi_range
 from ..game.records import board_of, save_record
 from ..game.render import LAYOUTS, render_ascii
+from ..game.scoring import SCORING_RULES
 from ..messages import quote
 from .bot_options import add_bot_options, load_bot, shipped_bot_path
 from .common import CliError, add_game_options, check_outputs, describe, message_stream, resolve_config
@@ -76,6 +77,14 @@ your last move (and the program's reply), 'rules' the rules in brief, 'help' thi
 resign: 'button' is the one move that places no stone. On a terminal the arrow keys edit the
 line and recall earlier ones, and Tab completes a move or command."""
 
+def _scoring_lines() -> str:
+    """R6's line for each scoring type, from its record (game/scoring.py): the sums of points
+    first (quadratic's "+ button, + komi" reads on from standard's), then longest, as in RULES.md."""
+    return "\n".join(textwrap.fill(f"{rule.name}: {rule.summary}", width=80, initial_indent="    ",
+                                   subsequent_indent="    ", break_on_hyphens=False)
+                     for rule in sorted(SCORING_RULES, key=lambda rule: not rule.has_margin))
+
+
 # One screen (at most 24 lines of at most 80 characters) restating docs/RULES.md.
 RULES_TEXT = """\
 Catena in brief (the full rules with examples: docs/RULES.md)
@@ -91,10 +100,7 @@ R5  A ribbon that can no longer grow is limited and is claimed at once: the
     colour with more stones in it takes it all; a tie goes to the opponent of
     whoever limited it. Claimed ribbons never change again.
 R6  Nobody took the button? It goes to the player who did not place last.
-    standard: your stones + 0.5 for the button (+ komi for White).
-    quadratic: the sum of your ribbons' lengths squared, + button, + komi.
-    longest: komi lengthens White's longest ribbon; equal-length pairs of
-    opposite colours cancel; the longest ribbon left wins (none: the button).
+""" + _scoring_lines() + """
 R7  komi: the first player sets the komi, the second picks a colour.
     no_komi: the first player places Black's first stone, the second keeps
     White or swaps ('swap') to take Black and that stone.

@@ -69,7 +69,7 @@ def judge_moves(outcomes: Sequence[GameOutcome], game: GameConfig, solver: Optio
                 margins: Optional[MarginSolver] = None) -> tuple[OptimalShare, OptimalShare]:
     """(A's, B's) judged moves over ``outcomes`` (games of ``game``, with the match's komi),
     every move after each game's opening."""
-    if game.scoring == "longest":
+    if not game.scoring_rule.has_margin:
         raise ValueError("longest scoring has no score margin (R6): margin-optimal moves are undefined")
     solver = solver or Solver()
     margins = margins or MarginSolver()

@@ -5,15 +5,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..errors import UserError
+from .scoring import SCORING_RULES, STANDARD, ScoringRule, scoring_rule
 
 GAME_TYPES = ("komi", "no_komi", "double")
-SCORINGS = ("standard", "longest", "quadratic")
+SCORINGS = tuple(rule.name for rule in SCORING_RULES)  # standard, longest, quadratic (R6)
 MIN_SIDE, MAX_SIDE = 2, 10
 
 
 def komi_range(scoring: str) -> tuple[int, int]:
     """Inclusive komi range for a scoring type (R6: 0-15, or 0-1000 for quadratic)."""
-    return (0, 1000) if scoring == "quadratic" else (0, 15)
+    return scoring_rule(scoring).komi_range
 
 
 @dataclass(frozen=True)
@@ -22,13 +23,13 @@ class GameConfig:
 
     side:      cells per board edge, 2..10 (R1); 6 is the standard board.
     game_type: "komi" (default), "no_komi" or "double" (R7, R8).
-    scoring:   "standard" (default), "longest" or "quadratic" (R6).
+    scoring:   standard (default), longest or quadratic (R6; ``scoring_rule`` says what each means).
     komi:      whole number added for White (R6); 0 is required for no_komi and double.
     """
 
     side: int = 6
     game_type: str = "komi"
-    scoring: str = "standard"
+    scoring: str = STANDARD.name
     komi: int = 0
 
     def __post_init__(self) -> None:
@@ -38,11 +39,10 @@ class GameConfig:
             raise UserError(f"side must be in {MIN_SIDE}..{MAX_SIDE}, got {self.side}")
         if self.game_type not in GAME_TYPES:
             raise UserError(f"game_type must be one of {', '.join(GAME_TYPES)}; got {self.game_type!r}")
-        if self.scoring not in SCORINGS:
-            raise UserError(f"scoring must be one of {', '.join(SCORINGS)}; got {self.scoring!r}")
+        rule = scoring_rule(self.scoring)  # UserError if there is no such scoring
         if isinstance(self.komi, bool) or not isinstance(self.komi, int):
             raise UserError(f"komi must be a whole number, got {self.komi!r}")
-        lo, hi = komi_range(self.scoring)
+        lo, hi = rule.komi_range
         if not lo <= self.komi <= hi:
             raise UserError(f"komi must be in {lo}..{hi} for scoring {self.scoring!r}, got {self.komi}")
         if self.game_type != "komi" and self.komi != 0:
@@ -52,6 +52,11 @@ class GameConfig:
     def has_button(self) -> bool:
         """The button exists in komi and no_komi games, not in double (R8)."""
         return self.game_type != "double"
+
+    @property
+    def scoring_rule(self) -> ScoringRule:
+        """The record of this game's scoring type (R6)."""
+        return scoring_rule(self.scoring)
 
 
 @dataclass(frozen=True)

@@ -85,12 +85,13 @@ def button_note(game: Game) -> Optional[str]:
 def score_lines(game: Game) -> list[str]:
     """How the scores come about (R6, R8): one or more lines for the scoring in use."""
     config = game.config
+    rule = config.scoring_rule
     scores = game.scores()
     holder = game.button_holder
-    if config.scoring == "longest":
+    if not rule.has_margin:  # longest: its tally, step by step
         t = LongestTally.of(game)
         komi = t.komi if t.komi_ribbon is not None else 0
-        lines = [f"longest scoring (R6): black's ribbons {_lengths(t.black)}; "
+        lines = [f"{rule.name} scoring (R6): black's ribbons {_lengths(t.black)}; "
                  f"white's {_lengths(t.white, komi)}"]
         if config.komi and t.komi_ribbon is None:
             lines[0] += f" (komi {config.komi} has no ribbon to go to)"
@@ -115,7 +116,7 @@ def score_lines(game: Game) -> list[str]:
     parts = {}
     owned = dict(zip(("black", "white"), game.owned_lengths()))
     for colour in ("black", "white"):
-        if config.scoring == "standard":
+        if rule.counts_stones:
             count = sum(1 for i in range(game.spec.num_cells) if game.stone_at(game.spec.names[i]) == colour)
             terms = [f"{count} stone" + ("" if count == 1 else "s")]
         else:
@@ -125,10 +126,10 @@ def score_lines(game: Game) -> list[str]:
             terms.append(f"komi {config.komi}")
         if holder == colour:
             terms.append("0.5 button")
-        if config.scoring == "quadratic" and len(terms) > 1:
+        if rule.squares_lengths and len(terms) > 1:
             terms[0] += f" ({sum(n * n for n in lengths)})"
         parts[colour] = f"{colour} " + " + ".join(terms) + f" = {_num(scores[colour])}"
-    return [f"{config.scoring} scoring (R6): {parts['black']}; {parts['white']}"]
+    return [f"{rule.name} scoring (R6): {parts['black']}; {parts['white']}"]
 
 
 @dataclass(frozen=True)

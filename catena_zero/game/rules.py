@@ -582,7 +582,7 @@ class Game:
         """Scores as defined by the rules (R6, docs/RULES.md), usable during the game and final at the end:
         ``scoring.scores`` of the stones and the owned ribbons."""
         stones = (self._colour.count(BLACK), self._colour.count(WHITE))
-        lengths = None if self.config.scoring == "standard" else self.owned_lengths()
+        lengths = None if self.config.scoring_rule.counts_stones else self.owned_lengths()
         return position_scores(self.config, self.button_holder, stones, lengths)
 
     @property

@@ -26,7 +26,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..game.options import GAME_TYPES, MAX_SIDE, MIN_SIDE, SCORINGS, GameConfig, komi_range
+from ..game.options import GAME_TYPES, MAX_SIDE, MIN_SIDE, SCORINGS, GameConfig
 from ..game.spec import NUM_SYMMETRIES, BoardSpec, board_spec
 from ..game.vec import BLACK, EMPTY, WHITE, EnvState, VecEnv
 
@@ -153,7 +153,7 @@ def score_scale(game: GameConfig) -> float:
     Komi is fed in the same unit (GLOBAL_KOMI), so one komi point moves the input and the predicted
     margin by the same amount, which is what lets the value net read off a fair komi (DESIGN.md sec. 4).
     """
-    return float(komi_range(game.scoring)[1])
+    return float(game.scoring_rule.komi_max)
 
 
 def encode(env: VecEnv, state: EnvState) -> Features:
@@ -197,7 +197,7 @@ def encode(env: VecEnv, state: EnvState) -> Features:
     globals_[:, GLOBAL_KOMI] = komi_sign * np.asarray(state.komi) / score_scale(game)
     globals_[:, GLOBAL_PENDING_SECOND] = np.asarray(state.pending_second)
     globals_[:, GLOBAL_GAME_TYPE + GAME_TYPES.index(game.game_type)] = 1.0
-    globals_[:, GLOBAL_SCORING + SCORINGS.index(game.scoring)] = 1.0
+    globals_[:, GLOBAL_SCORING + game.scoring_rule.index] = 1.0
     globals_[:, GLOBAL_SIDE] = (game.side - MIN_SIDE) / (MAX_SIDE - MIN_SIDE)
     return Features(planes=planes.reshape(batch, NUM_PLANES, g, g), globals=globals_)
 

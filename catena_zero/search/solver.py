@@ -169,7 +169,7 @@ class MarginSolver:
 
     def margin(self, game: Game) -> float:
         """The best final margin the player to move can force in ``game``."""
-        if game.config.scoring == "longest":
+        if not game.config.scoring_rule.has_margin:
             raise ValueError("longest scoring has no score margin to optimise (R6); use Solver")
         if game.is_over:
             return self._final_margin(game, game.to_move)

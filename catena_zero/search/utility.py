@@ -32,8 +32,7 @@ def score_utility_unit(game: GameConfig) -> float:
     """Points of score margin per unit of the arctan's argument before ``score_utility_scale``."""
     from ..game.spec import board_spec
 
-    cells = board_spec(game.side).num_cells
-    return float(cells) if game.scoring == "quadratic" else math.sqrt(cells)
+    return game.scoring_rule.margin_unit(board_spec(game.side).num_cells)
 
 
 class Utility:

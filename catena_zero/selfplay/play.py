@@ -48,7 +48,7 @@ import torch
 
 from ..config import Config
 from ..evalfn import BatchEvalFn
-from ..game.options import GameConfig, RuleSet, komi_range
+from ..game.options import GameConfig, RuleSet
 from ..game.vec import BLACK, EMPTY, WHITE, VecEnv
 from ..net import NetEvaluator, model_from_config
 from ..search.komi import estimate_fair_komi, first_stone_values
@@ -388,8 +388,9 @@ class SelfPlayer:
         if group.game.game_type != "komi":
             return np.zeros(count, np.int64)
         play = self.config.selfplay
-        lo, hi = komi_range(group.game.scoring)
-        scale = hi / 15.0  # komi_std is in points of the 0..15 range; quadratic's range is 0..1000
+        rule = group.game.scoring_rule
+        lo, hi = rule.komi_range
+        scale = rule.komi_scale  # komi_std is in points of the 0..15 range; quadratic's range is 0..1000
         centred = np.rint(self.rng.normal(group.fair_komi, play.komi_std * scale, count))
         spread = self.rng.integers(lo, hi + 1, count)
         komi = np.where(self.rng.random(count) < play.komi_spread_prob, spread, centred)

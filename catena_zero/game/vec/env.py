@@ -178,7 +178,7 @@ class VecEnv(BatchedEngine, RowEngine):
         lay = self._lay
         data = state.data
         colour = np.asarray(colour)
-        if data.shape[0] > SMALL_BATCH or lay.config.scoring != "standard":
+        if data.shape[0] > SMALL_BATCH or not lay.config.scoring_rule.counts_stones:
             scores = state.scores
             winner = data[:, lay.winner]
             value = np.where(winner == colour, 1.0, -1.0)

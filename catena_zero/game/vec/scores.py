@@ -31,12 +31,12 @@ def _standard_row_scores(F: list, lay: _Layout) -> tuple[float, float]:
 def _scores(data: np.ndarray, lay: _Layout) -> np.ndarray:
     """[R, 2] float32 [black, white] scores of packed rows ``data`` [R, W] (brief, R6)."""
     n = lay.n
-    scoring = lay.config.scoring
+    rule = lay.config.scoring_rule
     colour = data[:, lay.colour:lay.colour + n]
     komi = data[:, lay.komi].astype(np.float64)
     button = data[:, lay.button]
     out = np.zeros((data.shape[0], 2), dtype=np.float64)
-    if scoring == "standard":
+    if rule.counts_stones:
         out[:, 0] = (colour == BLACK).sum(axis=1)
         out[:, 1] = (colour == WHITE).sum(axis=1)
     else:
@@ -48,10 +48,10 @@ def _scores(data: np.ndarray, lay: _Layout) -> np.ndarray:
         length = black + white
         majority = np.where(black > white, BLACK, np.where(white > black, WHITE, EMPTY))
         owner = np.where(is_root, majority, EMPTY)
-        if scoring == "quadratic":
+        if rule.squares_lengths:
             out[:, 0] = (length ** 2 * (owner == BLACK)).sum(axis=1)
             out[:, 1] = (length ** 2 * (owner == WHITE)).sum(axis=1)
-        else:
+        else:  # longest
             return _longest_scores(length, owner, data[:, lay.komi].astype(np.int64), n)
     out[:, 0] += 0.5 * (button == BLACK)
     out[:, 1] += 0.5 * (button == WHITE) + komi
