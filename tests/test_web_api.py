@@ -128,6 +128,26 @@ def test_page_and_its_files_are_served_from_the_package_with_nothing_from_elsewh
     assert 'src="/static/app.js"' in page.text and 'href="/static/style.css"' in page.text
 
 
+def test_the_handlers_are_module_level_functions_over_one_state_record_and_create_app_only_wires():
+    import dataclasses
+    import types
+
+    from catena_zero.web import app as web_app
+
+    app = create_app(BotPool([QuickBot()]))
+    handlers = [route.endpoint for route in app.routes] + list(app.exception_handlers.values())
+    assert len(handlers) >= 20
+    for handler in handlers:  # a closure's qualified name is "create_app.<locals>.name"
+        assert handler.__qualname__ == handler.__name__ and getattr(web_app, handler.__name__) is handler, handler
+    nested = [c.co_name for c in web_app.create_app.__code__.co_consts if isinstance(c, types.CodeType)]
+    assert all(name.startswith("<") for name in nested), nested  # comprehensions only, no def inside
+    state = app.state.web
+    assert isinstance(state, web_app.AppState) and dataclasses.is_dataclass(state)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        state.store = None
+    assert app.state.store is state.store and app.state.pool is state.pools
+
+
 @pytest.mark.parametrize("target", [
     "/static/../app.py", "/static/..%2Fapp.py", "/static/%2e%2e%2fapp.py", "/static/..%2F..%2Fpyproject.toml",
     "/static/../../../../etc/passwd", "/static/%2e%2e/%2e%2e/etc/passwd", "/../../etc/passwd",
