@@ -9,6 +9,7 @@ traversal; and a slow bot on one game while another game is served.
 from __future__ import annotations
 
 import json
+import re
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -117,15 +118,65 @@ def test_page_and_its_files_are_served_from_the_package_with_nothing_from_elsewh
     assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
     assert page.content == (folder / "index.html").read_bytes()
     assert "default-src 'self'" in page.headers["content-security-policy"]
-    for name, kind in (("app.js", "text/javascript"), ("style.css", "text/css")):
+    files = sorted(f.name for f in folder.iterdir() if f.name.endswith((".js", ".css")))
+    assert "app.js" in files and "style.css" in files and len(files) > 3
+    for name in files:
+        kind = "text/javascript" if name.endswith(".js") else "text/css"
         response = client.get(f"/static/{name}")
         assert response.status_code == 200 and response.headers["content-type"].startswith(kind)
         assert response.content == (folder / name).read_bytes()
     # Offline: no file of the page names another host (the SVG namespace is an identifier).
-    for name in ("index.html", "app.js", "style.css"):
+    for name in ["index.html", *files]:
         text = (folder / name).read_text().replace("http://www.w3.org/2000/svg", "")
         assert "http://" not in text and "https://" not in text and "//cdn" not in text, name
-    assert 'src="/static/app.js"' in page.text and 'href="/static/style.css"' in page.text
+    assert '<script type="module" src="/static/app.js">' in page.text and 'href="/static/style.css"' in page.text
+
+
+IMPORT = re.compile(r'^import (?:\{[^}]*\}|[\w$]+|\* as [\w$]+) from "\./([\w-]+\.js)";$', re.M)
+
+
+def test_every_module_the_page_imports_is_served_as_javascript_under_the_pages_policy(client):
+    """The page is ES modules (no build step): index.html loads app.js, which imports the rest by
+    relative path. A browser refuses a module served with a non-JavaScript type (nosniff makes
+    that strict), so each one reached from app.js must be served, as JavaScript, with the CSP."""
+    page = client.get("/")
+    entry = re.findall(r'<script type="module" src="/static/([\w-]+\.js)"></script>', page.text)
+    assert entry == ["app.js"] and "<script src" not in page.text  # one entry point, a module
+    assert "script-src 'self'" in page.headers["content-security-policy"]
+    seen, todo = set(), list(entry)
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        response = client.get(f"/static/{name}")
+        assert response.status_code == 200, name
+        assert response.headers["content-type"] == "text/javascript; charset=utf-8", name
+        assert response.headers["x-content-type-options"] == "nosniff"
+        assert "script-src 'self'" in response.headers["content-security-policy"]
+        text = response.text
+        statements = re.findall(r"^import\b[^;]*;", text, re.M)
+        assert all(IMPORT.fullmatch(s) for s in statements), (name, statements)  # relative, within static/
+        assert "import(" not in text and "require(" not in text, name
+        todo += IMPORT.findall(text)
+    shipped = {f.name for f in (resources.files("catena_zero.web") / "static").iterdir() if f.name.endswith(".js")}
+    assert seen == shipped, shipped ^ seen  # every module is used, and every one used is shipped
+    assert {"state.js", "board.js", "api.js", "game.js"} <= seen
+
+
+def test_the_pages_state_is_one_sealed_object_owned_by_state_js():
+    """app.js once kept eleven mutable globals; now no module has a variable of its own (no
+    top-level ``let`` or ``var``), and the state is one sealed object that only state.js makes."""
+    folder = resources.files("catena_zero.web") / "static"
+    for module in folder.iterdir():
+        if not module.name.endswith(".js"):
+            continue
+        text = module.read_text()
+        assert not re.search(r"^(let|var) ", text, re.M), module.name
+        assert ("Object.seal(" in text) == (module.name == "state.js"), module.name
+    state = (folder / "state.js").read_text()
+    fields = re.search(r"export const page = Object\.seal\(\{(.*?)\n\}\);", state, re.S).group(1)
+    assert {"info", "game", "busy", "reviewAt", "analysis"} <= set(re.findall(r"^  (\w+):", fields, re.M))
 
 
 def test_the_handlers_are_module_level_functions_over_one_state_record_and_create_app_only_wires():
