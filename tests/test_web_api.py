@@ -9,6 +9,7 @@ traversal; and a slow bot on one game while another game is served.
 from __future__ import annotations
 
 import json
+import math
 import re
 import threading
 import time
@@ -23,6 +24,8 @@ from catena_zero.cli import main
 from catena_zero.game import GameConfig
 from catena_zero.game.match import Match
 from catena_zero.game.records import parse_record
+from catena_zero.game.render import BoardView, hex_centre
+from catena_zero.game.rules import Game
 from catena_zero.web.app import create_app
 from catena_zero.web.bots import BotPool
 from catena_zero.web.sessions import ServerConfig
@@ -241,11 +244,46 @@ def test_new_game_defaults_to_the_bots_options_with_the_person_first(client):
     assert state["choice"] == {"kind": "komi", "komi_min": 0, "komi_max": 15, "colours": []}
     assert len(state["cells"]) == 19 and state["cells"][0] == {"name": "A1", "col": 0, "row": 0, "stone": None,
                                                                "claimed": False, "unplayable": False,
-                                                               "move": None, "placed": None}
+                                                               "move": None, "placed": None, "x": 0.0, "y": -0.0}
+    assert state["chains"] == [] and len(state["labels"]) == 2 * (2 * 3 - 1)
     assert state["legal"] == [] and state["scores"] is None and state["komi"] is None
     assert state["button"] == {"exists": True, "holder": None, "can_take": False}
     assert len(state["id"]) == 22 and new_game(client)["id"] != state["id"]
     assert client.get(f"/api/games/{state['id']}").json() == state
+
+
+def test_the_page_gets_every_position_from_the_servers_board_view(client):
+    """The page draws cells, bands and labels where the state says, only scaling them: the cell
+    centres are BoardView's (render.py's one layout, the SVG's and the figure's too), and they,
+    the labels and the bands are where the page used to compute them itself (its old formulas,
+    written out here), so the page looks as it did."""
+    gid = new_game(client)["id"]
+    client.post(f"/api/games/{gid}/komi", json={"komi": 3})
+    client.post(f"/api/games/{gid}/colour", json={"colour": "black"})
+    for k in range(40):  # play until a ribbon is claimed (the bot answers; the person plays first legal)
+        state = client.get(f"/api/games/{gid}").json()
+        if state["chains"] or state["phase"] == "over":
+            break
+        if state["to_act_is"] == "bot":
+            client.post(f"/api/games/{gid}/bot", json={})
+        else:
+            client.post(f"/api/games/{gid}/move", json={"move": state["legal"][0]})
+    old_centre = lambda c, r: (math.sqrt(3) * (c - r / 2), -1.5 * r)  # app.js's own geometry before issue 27
+    game = Game.replay(GameConfig(3, "komi", "standard", komi=3),
+                       [e["event"] for e in state["events"] if not e["event"].startswith(("komi", "colour", "swap"))])
+    view = BoardView.of(game)
+    for i, cell in enumerate(state["cells"]):
+        assert (cell["x"], cell["y"]) == view.centres[i] == hex_centre(cell["col"], cell["row"])
+        assert (cell["x"], cell["y"]) == pytest.approx(old_centre(cell["col"], cell["row"]), abs=1e-12)
+    side = state["options"]["side"]
+    expected = [(str(r + 1), "row", old_centre(max(0, r - (side - 1)) - 1, r)) for r in range(2 * side - 1)] + \
+               [("ABCDE"[c], "column", old_centre(c, -1 if c < side else c - side)) for c in range(2 * side - 1)]
+    assert [(lb["text"], lb["kind"], pytest.approx((lb["x"], lb["y"]), abs=1e-12)) for lb in state["labels"]] == expected
+    # The bands: what app.js drew from the ribbons (claimed or limited, two stones or more).
+    bands = [{"cells": r["cells"], "owner": r["owner"] or "black"} for r in state["ribbons"]
+             if (r["claimed"] or r["limited"]) and len(r["cells"]) > 1]
+    assert state["chains"] == bands and bands, state["ribbons"]
+    assert client.get(f"/api/games/{gid}/review/{state['move_number']}").json()["chains"] == bands
 
 
 @pytest.mark.parametrize("body, status, fragment", [

@@ -4,8 +4,7 @@
 import { $, el } from "./util.js";
 import { page, analysisShown, reviewing, turnText } from "./state.js";
 
-const R = 10;                    // cell radius in SVG units (centre to corner)
-const W = Math.sqrt(3) * R;      // distance between neighbouring cell centres
+const R = 10;  // cell radius in SVG units (centre to corner); the server sends positions in cell radii
 
 const numbers = () => $("opt-numbers").checked;  // move numbers on the stones
 const showOwnership = () => $("opt-ownership").checked;  // the ownership map under the stones
@@ -15,9 +14,11 @@ export function renderBoard(play) {
   const svg = $("board");
   svg.replaceChildren();
   const side = page.game.options.side;
-  const centre = (c, r) => [W * (c - r / 2), -1.5 * R * r];  // render.py's layout (R1)
-  const xs = page.game.cells.map((cell) => centre(cell.col, cell.row)[0]);
-  const ys = page.game.cells.map((cell) => centre(cell.col, cell.row)[1]);
+  // Every position comes from the server's board view (render.py's one layout, R1): the page
+  // only scales it, so it never recomputes the hexagon geometry.
+  const centre = (place) => [place.x * R, place.y * R];
+  const xs = page.game.cells.map((cell) => centre(cell)[0]);
+  const ys = page.game.cells.map((cell) => centre(cell)[1]);
   const mx = 2.1 * R, my = 1.6 * R;  // room for the row numbers left and the letters below
   const left = Math.min(...xs) - mx, top = Math.min(...ys) - my;
   const width = Math.max(...xs) - Math.min(...xs) + 2 * mx;
@@ -44,7 +45,7 @@ export function renderBoard(play) {
 
   const byName = new Map();
   for (const cell of shown.cells) {
-    const [x, y] = centre(cell.col, cell.row);
+    const [x, y] = centre(cell);
     byName.set(cell.name, [x, y]);
     const g = el("g", { class: "cell", "data-cell": cell.name, transform: `translate(${x.toFixed(2)} ${y.toFixed(2)})` });
     g.append(el("polygon", { class: "hex", points: hexagon.map(([dx, dy]) => `${dx.toFixed(2)},${dy.toFixed(2)}`).join(" ") }));
@@ -85,13 +86,9 @@ export function renderBoard(play) {
 
   // Claimed ribbons (R5) are final: their stones are joined by a band and ringed, so what is
   // still contested stands out from what is settled.
-  for (const ribbon of shown.ribbons) {
-    if (!ribbon.claimed && !ribbon.limited) continue;
-    const owner = ribbon.owner || "black";
-    if (ribbon.cells.length > 1) {
-      const points = ribbon.cells.map((name) => byName.get(name).map((v) => v.toFixed(2)).join(",")).join(" ");
-      layerChains.append(el("polyline", { class: `band ${owner}`, points, "data-ribbon": ribbon.cells.join("-") }));
-    }
+  for (const chain of shown.chains) {  // the claimed ribbons of two or more stones (BoardView.chains)
+    const points = chain.cells.map((name) => byName.get(name).map((v) => v.toFixed(2)).join(",")).join(" ");
+    layerChains.append(el("polyline", { class: `band ${chain.owner}`, points, "data-ribbon": chain.cells.join("-") }));
   }
   for (const cell of shown.cells) {
     if (!cell.stone) continue;
@@ -126,15 +123,12 @@ export function renderBoard(play) {
 
   // Coordinates along the edges, as on the terminal board: row numbers on the left of each
   // row, column letters below the bottom row and along the lower-right edge.
-  const letters = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+  // The server places each label one cell off the board; the page nudges it towards the board.
   const coords = el("g", { class: "coords" });
-  for (let r = 0; r < 2 * side - 1; r++) {
-    const [x, y] = centre(Math.max(0, r - (side - 1)) - 1, r);
-    coords.append(el("text", { x: (x + 0.3 * R).toFixed(2), y: y.toFixed(2) }, String(r + 1)));
-  }
-  for (let c = 0; c < 2 * side - 1; c++) {
-    const [x, y] = centre(c, c < side ? -1 : c - side);
-    coords.append(el("text", { x: x.toFixed(2), y: (y - 0.3 * R).toFixed(2) }, letters[c]));
+  for (const label of page.game.labels) {
+    const [x, y] = centre(label);
+    const [dx, dy] = label.kind === "row" ? [0.3 * R, 0] : [0, -0.3 * R];
+    coords.append(el("text", { x: (x + dx).toFixed(2), y: (y + dy).toFixed(2) }, label.text));
   }
   svg.append(coords);
 }
