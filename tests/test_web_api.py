@@ -9,6 +9,8 @@ traversal; and a slow bot on one game while another game is served.
 from __future__ import annotations
 
 import json
+import math
+import re
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -22,6 +24,8 @@ from catena_zero.cli import main
 from catena_zero.game import GameConfig
 from catena_zero.game.match import Match
 from catena_zero.game.records import parse_record
+from catena_zero.game.render import BoardView, hex_centre
+from catena_zero.game.rules import Game
 from catena_zero.web.app import create_app
 from catena_zero.web.bots import BotPool
 from catena_zero.web.sessions import ServerConfig
@@ -117,15 +121,85 @@ def test_page_and_its_files_are_served_from_the_package_with_nothing_from_elsewh
     assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
     assert page.content == (folder / "index.html").read_bytes()
     assert "default-src 'self'" in page.headers["content-security-policy"]
-    for name, kind in (("app.js", "text/javascript"), ("style.css", "text/css")):
+    files = sorted(f.name for f in folder.iterdir() if f.name.endswith((".js", ".css")))
+    assert "app.js" in files and "style.css" in files and len(files) > 3
+    for name in files:
+        kind = "text/javascript" if name.endswith(".js") else "text/css"
         response = client.get(f"/static/{name}")
         assert response.status_code == 200 and response.headers["content-type"].startswith(kind)
         assert response.content == (folder / name).read_bytes()
     # Offline: no file of the page names another host (the SVG namespace is an identifier).
-    for name in ("index.html", "app.js", "style.css"):
+    for name in ["index.html", *files]:
         text = (folder / name).read_text().replace("http://www.w3.org/2000/svg", "")
         assert "http://" not in text and "https://" not in text and "//cdn" not in text, name
-    assert 'src="/static/app.js"' in page.text and 'href="/static/style.css"' in page.text
+    assert '<script type="module" src="/static/app.js">' in page.text and 'href="/static/style.css"' in page.text
+
+
+IMPORT = re.compile(r'^import (?:\{[^}]*\}|[\w$]+|\* as [\w$]+) from "\./([\w-]+\.js)";$', re.M)
+
+
+def test_every_module_the_page_imports_is_served_as_javascript_under_the_pages_policy(client):
+    """The page is ES modules (no build step): index.html loads app.js, which imports the rest by
+    relative path. A browser refuses a module served with a non-JavaScript type (nosniff makes
+    that strict), so each one reached from app.js must be served, as JavaScript, with the CSP."""
+    page = client.get("/")
+    entry = re.findall(r'<script type="module" src="/static/([\w-]+\.js)"></script>', page.text)
+    assert entry == ["app.js"] and "<script src" not in page.text  # one entry point, a module
+    assert "script-src 'self'" in page.headers["content-security-policy"]
+    seen, todo = set(), list(entry)
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        response = client.get(f"/static/{name}")
+        assert response.status_code == 200, name
+        assert response.headers["content-type"] == "text/javascript; charset=utf-8", name
+        assert response.headers["x-content-type-options"] == "nosniff"
+        assert "script-src 'self'" in response.headers["content-security-policy"]
+        text = response.text
+        statements = re.findall(r"^import\b[^;]*;", text, re.M)
+        assert all(IMPORT.fullmatch(s) for s in statements), (name, statements)  # relative, within static/
+        assert "import(" not in text and "require(" not in text, name
+        todo += IMPORT.findall(text)
+    shipped = {f.name for f in (resources.files("catena_zero.web") / "static").iterdir() if f.name.endswith(".js")}
+    assert seen == shipped, shipped ^ seen  # every module is used, and every one used is shipped
+    assert {"state.js", "board.js", "api.js", "game.js"} <= seen
+
+
+def test_the_pages_state_is_one_sealed_object_owned_by_state_js():
+    """app.js once kept eleven mutable globals; now no module has a variable of its own (no
+    top-level ``let`` or ``var``), and the state is one sealed object that only state.js makes."""
+    folder = resources.files("catena_zero.web") / "static"
+    for module in folder.iterdir():
+        if not module.name.endswith(".js"):
+            continue
+        text = module.read_text()
+        assert not re.search(r"^(let|var) ", text, re.M), module.name
+        assert ("Object.seal(" in text) == (module.name == "state.js"), module.name
+    state = (folder / "state.js").read_text()
+    fields = re.search(r"export const page = Object\.seal\(\{(.*?)\n\}\);", state, re.S).group(1)
+    assert {"info", "game", "busy", "reviewAt", "analysis"} <= set(re.findall(r"^  (\w+):", fields, re.M))
+
+
+def test_the_handlers_are_module_level_functions_over_one_state_record_and_create_app_only_wires():
+    import dataclasses
+    import types
+
+    from catena_zero.web import app as web_app
+
+    app = create_app(BotPool([QuickBot()]))
+    handlers = [route.endpoint for route in app.routes] + list(app.exception_handlers.values())
+    assert len(handlers) >= 20
+    for handler in handlers:  # a closure's qualified name is "create_app.<locals>.name"
+        assert handler.__qualname__ == handler.__name__ and getattr(web_app, handler.__name__) is handler, handler
+    nested = [c.co_name for c in web_app.create_app.__code__.co_consts if isinstance(c, types.CodeType)]
+    assert all(name.startswith("<") for name in nested), nested  # comprehensions only, no def inside
+    state = app.state.web
+    assert isinstance(state, web_app.AppState) and dataclasses.is_dataclass(state)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        state.store = None
+    assert app.state.store is state.store and app.state.pool is state.pools
 
 
 @pytest.mark.parametrize("target", [
@@ -170,11 +244,46 @@ def test_new_game_defaults_to_the_bots_options_with_the_person_first(client):
     assert state["choice"] == {"kind": "komi", "komi_min": 0, "komi_max": 15, "colours": []}
     assert len(state["cells"]) == 19 and state["cells"][0] == {"name": "A1", "col": 0, "row": 0, "stone": None,
                                                                "claimed": False, "unplayable": False,
-                                                               "move": None, "placed": None}
+                                                               "move": None, "placed": None, "x": 0.0, "y": -0.0}
+    assert state["chains"] == [] and len(state["labels"]) == 2 * (2 * 3 - 1)
     assert state["legal"] == [] and state["scores"] is None and state["komi"] is None
     assert state["button"] == {"exists": True, "holder": None, "can_take": False}
     assert len(state["id"]) == 22 and new_game(client)["id"] != state["id"]
     assert client.get(f"/api/games/{state['id']}").json() == state
+
+
+def test_the_page_gets_every_position_from_the_servers_board_view(client):
+    """The page draws cells, bands and labels where the state says, only scaling them: the cell
+    centres are BoardView's (render.py's one layout, the SVG's and the figure's too), and they,
+    the labels and the bands are where the page used to compute them itself (its old formulas,
+    written out here), so the page looks as it did."""
+    gid = new_game(client)["id"]
+    client.post(f"/api/games/{gid}/komi", json={"komi": 3})
+    client.post(f"/api/games/{gid}/colour", json={"colour": "black"})
+    for k in range(40):  # play until a ribbon is claimed (the bot answers; the person plays first legal)
+        state = client.get(f"/api/games/{gid}").json()
+        if state["chains"] or state["phase"] == "over":
+            break
+        if state["to_act_is"] == "bot":
+            client.post(f"/api/games/{gid}/bot", json={})
+        else:
+            client.post(f"/api/games/{gid}/move", json={"move": state["legal"][0]})
+    old_centre = lambda c, r: (math.sqrt(3) * (c - r / 2), -1.5 * r)  # app.js's own geometry before issue 27
+    game = Game.replay(GameConfig(3, "komi", "standard", komi=3),
+                       [e["event"] for e in state["events"] if not e["event"].startswith(("komi", "colour", "swap"))])
+    view = BoardView.of(game)
+    for i, cell in enumerate(state["cells"]):
+        assert (cell["x"], cell["y"]) == view.centres[i] == hex_centre(cell["col"], cell["row"])
+        assert (cell["x"], cell["y"]) == pytest.approx(old_centre(cell["col"], cell["row"]), abs=1e-12)
+    side = state["options"]["side"]
+    expected = [(str(r + 1), "row", old_centre(max(0, r - (side - 1)) - 1, r)) for r in range(2 * side - 1)] + \
+               [("ABCDE"[c], "column", old_centre(c, -1 if c < side else c - side)) for c in range(2 * side - 1)]
+    assert [(lb["text"], lb["kind"], pytest.approx((lb["x"], lb["y"]), abs=1e-12)) for lb in state["labels"]] == expected
+    # The bands: what app.js drew from the ribbons (claimed or limited, two stones or more).
+    bands = [{"cells": r["cells"], "owner": r["owner"] or "black"} for r in state["ribbons"]
+             if (r["claimed"] or r["limited"]) and len(r["cells"]) > 1]
+    assert state["chains"] == bands and bands, state["ribbons"]
+    assert client.get(f"/api/games/{gid}/review/{state['move_number']}").json()["chains"] == bands
 
 
 @pytest.mark.parametrize("body, status, fragment", [

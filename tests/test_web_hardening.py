@@ -218,7 +218,7 @@ def test_the_pages_own_writes_and_programs_are_served(server):
 def test_the_page_script_says_json_on_every_write():
     from importlib import resources
 
-    script = (resources.files("catena_zero.web") / "static" / "app.js").read_text()
+    script = (resources.files("catena_zero.web") / "static" / "api.js").read_text()  # every request goes through it
     api = script[script.index("async function api("):script.index("let response;", script.index("async function api("))]
     assert 'if (method !== "GET") options.headers["Content-Type"] = "application/json";' in api
 

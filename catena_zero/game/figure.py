@@ -28,11 +28,11 @@ def board_figure(game: Game, title: str = ""):
     spec = view.spec
     figure = Figure(figsize=(4.8, 4.6), dpi=80)
     axes = figure.add_subplot(1, 1, 1)
-    radius = 1 / math.sqrt(3)
+    radius = 1 / math.sqrt(3)  # cells one unit apart
     last = view.last_move
     for index, name in enumerate(spec.names):
-        c, r = (int(v) for v in spec.coords[index])
-        x, y = c - 0.5 * r, r * math.sqrt(3) / 2
+        x, y = view.centres[index]  # in cell radii, y down: scaled to this radius, y up
+        x, y = x * radius, -y * radius
         stone = view.stones[index]
         claimed = view.claimed[index]
         axes.add_patch(RegularPolygon((x, y), 6, radius=radius * 0.97, orientation=0.0,

@@ -132,6 +132,15 @@ def score_lines(game: Game) -> list[str]:
     return [f"{rule.name} scoring (R6): {parts['black']}; {parts['white']}"]
 
 
+def hex_centre(col: float, row: float, radius: float = 1.0) -> tuple[float, float]:
+    """The centre of cell (col, row), 0-based (R1), in the one layout every picture draws (the
+    SVG, the matplotlib figure, the page): pointy-top hexagons of ``radius`` (centre to corner),
+    rows horizontal, row 1 at the bottom, each row half a cell left of the one below and 1.5
+    radii higher; y grows downwards, as in SVG. Off-board (col, row) place the edge labels."""
+    w = math.sqrt(3.0) * radius  # distance between neighbouring cell centres
+    return w * (col - row / 2.0), -1.5 * radius * row
+
+
 @dataclass(frozen=True)
 class BoardView:
     """Everything a picture shows, read once from a Game (so renderers never touch rules).
@@ -145,6 +154,7 @@ class BoardView:
     move:     [N] the move number (1-based) that placed each stone, None on empty cells
     status:   the lines under the board: whose turn or which set-up step (R7), the button; at
               the end the result, who has the button and how, and how the scores come about
+    centres:  [N] (x, y) of each cell's centre in cell radii, y down (``hex_centre``)
     """
 
     config: GameConfig
@@ -164,6 +174,7 @@ class BoardView:
     winner: str | None  # only meaningful when is_over (None = draw)
     scores: dict[str, float]  # {"black": ..., "white": ...} (R6, brief's definition)
     status: tuple[str, ...]
+    centres: tuple[tuple[float, float], ...]  # [N]
 
     @classmethod
     def of(cls, game: Game, match: Optional[Match] = None) -> "BoardView":
@@ -211,6 +222,7 @@ class BoardView:
             winner=game.winner if game.is_over else None,
             scores=dict(game.scores()),
             status=tuple(status_lines(game, match)),
+            centres=tuple(hex_centre(c, r) for c, r in spec.coords.tolist()),
         )
 
 
@@ -413,11 +425,9 @@ def render_svg(
         raise ValueError(f"cell_radius must be > 0, got {cell_radius}")
     view = BoardView.of(game, match)
     spec, n, R = view.spec, view.spec.side, float(cell_radius)
-    w = math.sqrt(3.0) * R  # distance between neighbouring cell centres
 
     def centre(c: float, r: float) -> tuple[float, float]:
-        # Row r is shifted half a cell left per row and 1.5 R higher; y grows downwards in SVG.
-        return w * (c - r / 2.0), -1.5 * R * r
+        return hex_centre(c, r, R)
 
     letters, numbers = _ring(spec)
     points = [centre(c, r) for c, r in spec.coords.tolist()]

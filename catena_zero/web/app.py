@@ -4,7 +4,7 @@ Routes (every API answer is JSON; every refusal is ``{"error": "one line naming 
 with a 4xx status, or 503 when the server is full, and the game is unchanged):
 
     GET    /                           the page (static/index.html)
-    GET    /static/app.js, style.css   the page's script and style
+    GET    /static/{name}              the page's style and its script's ES modules (app.js imports the rest)
     GET    /api/info                   the bot's default options and every option set it supports
     POST   /api/games                  new game {side, game_type, scoring, seat, simulations | seconds} -> 201
                                        (simulations or seconds: the bot's budget per move, within the limits of /api/info)
@@ -26,9 +26,12 @@ Before any route, ``guard.Guard`` refuses requests for another ``Host`` (DNS reb
 requests that are not ``Content-Type: application/json`` or come from another site (CSRF), bodies over
 the limit, and requests beyond the cap in flight: see guard.py.
 
-Files: the page's three files are read from the package's ``static`` folder once, when the app
-is built, and served from memory by name; no request names a path on disk, so none can read or
-write a file (the server writes nothing at all).
+Files: the page's files (``static/*.html``, ``*.css``, ``*.js``, as pyproject's package data ships
+them) are read from the package once, when the app is built, and served from memory by name; no
+request names a path on disk, so none can read or write a file (the server writes nothing at all).
+
+Shape: ``create_app`` only wires; the handlers below are plain module-level functions of the
+request, reading one frozen ``AppState`` record from ``request.app.state.web``.
 """
 
 from __future__ import annotations
@@ -59,10 +62,12 @@ from .views import GameView, InfoView, OptionsView, PositionView, StrengthView, 
 
 log = logging.getLogger(__name__)
 
+# The page's files by suffix. Scripts are ES modules: browsers refuse a module served as anything
+# but a JavaScript type (and ``nosniff`` makes every type strict).
 STATIC_TYPES = {
-    "index.html": "text/html; charset=utf-8",
-    "style.css": "text/css; charset=utf-8",
-    "app.js": "text/javascript; charset=utf-8",
+    "html": "text/html; charset=utf-8",
+    "css": "text/css; charset=utf-8",
+    "js": "text/javascript; charset=utf-8",
 }
 # The page needs nothing from elsewhere; the policy makes the browser refuse it if it tried.
 PAGE_HEADERS = {
@@ -84,296 +89,351 @@ class Field:
 
 
 def load_static() -> dict[str, bytes]:
-    """The page's files, read once from the package (never from a path a request names)."""
+    """The page's files (every ``.html``, ``.css`` and ``.js`` of the package's ``static`` folder:
+    the page and the ES modules it imports), read once, never from a path a request names."""
     folder = resources.files(__package__) / "static"
-    return {name: (folder / name).read_bytes() for name in STATIC_TYPES}
+    return {entry.name: entry.read_bytes() for entry in sorted(folder.iterdir(), key=lambda e: e.name)
+            if entry.is_file() and _suffix(entry.name) in STATIC_TYPES}
+
+
+def _suffix(name: str) -> str:
+    return name.rsplit(".", 1)[-1] if "." in name else ""
+
+
+@dataclass(frozen=True)
+class AppState:
+    """What the handlers read, built once by ``create_app`` and kept on ``app.state.web``: the
+    handlers are plain functions of (request, this record), so none closes over anything."""
+
+    pools: BotPools  # every bot served; a game is played by the pool for its rules
+    store: SessionStore  # the live games
+    config: ServerConfig
+    static: dict[str, bytes]  # file name -> bytes (``load_static``)
+    info: InfoView  # GET /api/info; its ``default`` and ``supported`` also check new games
 
 
 def create_app(pool: BotPool | BotPools, config: ServerConfig = ServerConfig(),
                clock: Optional[Callable[[], float]] = None) -> Starlette:
     """The app for one bot pool, or for several (``BotPools``: every rule set any of them plays,
-    each game played by the pool for its rules); ``clock`` (monotonic seconds) lets tests drive expiry."""
+    each game played by the pool for its rules); ``clock`` (monotonic seconds) lets tests drive expiry.
+    It only wires: the state record, the routes to the module's handlers, the guard."""
     pools = pool if isinstance(pool, BotPools) else BotPools([pool])
     store = SessionStore(config, clock) if clock is not None else SessionStore(config)
-    static = load_static()
     bot = pools.reference
-    default = OptionsView(bot.game_config.side, bot.game_config.game_type, bot.game_config.scoring)
-    supported = supported_options(*(p.reference for p in pools.pools))
-    info = InfoView(default=default, supported=supported, seats=SEATS,
+    info = InfoView(default=OptionsView(bot.game_config.side, bot.game_config.game_type, bot.game_config.scoring),
+                    supported=supported_options(*(p.reference for p in pools.pools)), seats=SEATS,
                     komi_ranges={s: komi_range(s) for s in SCORINGS},
                     max_games=config.max_games, expire_s=float(config.expire_s),
                     strength=StrengthView.of(bot, config))
-
-    def state(session: GameSession, status: int = 200) -> JSONResponse:
-        return JSONResponse(to_json(GameView.of(session)), status_code=status, headers=API_HEADERS)
-
-    async def read_body(request: Request, fields: dict[str, Field]) -> dict[str, Any]:
-        """The JSON object of the body, checked against ``fields``; an empty body is ``{}``. The
-        guard has already checked the content type (JSON) and the size, and read the body whole."""
-        body = await request.body()
-        data: Any = {}
-        if body.strip():
-            try:
-                data = json.loads(body.decode("utf-8"))
-            except (UnicodeDecodeError, ValueError) as exc:
-                raise ApiError(400, f"the body is not valid JSON: {one_line(exc)[:200]}") from None
-            except RecursionError:  # 15 KB of "[": json recurses once per level
-                raise ApiError(400, "the body is not valid JSON for this API: nested too deeply") from None
-        if not isinstance(data, dict):
-            raise ApiError(400, f"the body must be a JSON object, got {type(data).__name__}")
-        for key, value in data.items():
-            spec = fields.get(key)
-            if spec is None:
-                known = ", ".join(fields) if fields else "none: send an empty body or {}"
-                raise ApiError(400, f"unknown field {key[:MAX_TEXT]!r} in the body (known fields: {known})")
-            if spec.kind is int and (isinstance(value, bool) or not isinstance(value, int)):
-                raise ApiError(400, f"{key} must be a whole number, got {json.dumps(value)[:MAX_TEXT]}")
-            if spec.kind is float and (isinstance(value, bool) or not isinstance(value, (int, float))):
-                raise ApiError(400, f"{key} must be a number, got {json.dumps(value)[:MAX_TEXT]}")
-            if spec.kind is str:
-                if not isinstance(value, str):
-                    raise ApiError(400, f"{key} must be a string, got {json.dumps(value)[:MAX_TEXT]}")
-                if len(value) > MAX_TEXT:
-                    raise ApiError(400, f"{key} is too long ({len(value)} characters; at most {MAX_TEXT})")
-        for key, spec in fields.items():
-            if spec.required and key not in data:
-                raise ApiError(400, f"missing field {key!r} in the body")
-        return data
-
-    def session_of(request: Request) -> GameSession:
-        return store.get(request.path_params["game_id"])
-
-    # ------------------------------------------------------------------ page
-    async def page(request: Request) -> Response:
-        return Response(static["index.html"], media_type=STATIC_TYPES["index.html"], headers=PAGE_HEADERS)
-
-    async def static_file(request: Request) -> Response:
-        name = request.path_params["name"]
-        if name not in STATIC_TYPES or name == "index.html":
-            raise ApiError(404, f"no such file: {name[:MAX_TEXT]!r} (the page's files are app.js and style.css)")
-        return Response(static[name], media_type=STATIC_TYPES[name], headers=PAGE_HEADERS)
-
-    # ------------------------------------------------------------------ games
-    async def get_info(request: Request) -> JSONResponse:
-        return JSONResponse(to_json(info), headers=API_HEADERS)
-
-    async def new_game(request: Request) -> JSONResponse:
-        data = await read_body(request, {"side": Field(int, False), "game_type": Field(str, False),
-                                         "scoring": Field(str, False), "seat": Field(str, False),
-                                         "simulations": Field(int, False), "seconds": Field(float, False)})
-        simulations, seconds = data.get("simulations"), data.get("seconds")
-        check_strength(simulations, seconds, config)
-        seat = data.get("seat", "first")
-        if seat not in SEATS:
-            raise ApiError(400, f"seat must be 'first' or 'second', got {seat!r}")
-        game_type = data.get("game_type", default.game_type)
-        scoring = data.get("scoring", default.scoring)
-        if game_type not in GAME_TYPES:
-            raise ApiError(400, f"game_type must be one of {', '.join(GAME_TYPES)}; got {game_type!r}")
-        if scoring not in SCORINGS:
-            raise ApiError(400, f"scoring must be one of {', '.join(SCORINGS)}; got {scoring!r}")
-        try:
-            options = GameConfig(side=data.get("side", default.side), game_type=game_type, scoring=scoring)
-        except UserError as exc:
-            raise ApiError(400, f"bad options: {exc}") from None
-        wanted = OptionsView(options.side, options.game_type, options.scoring)
-        if wanted not in supported:
-            plays = "; ".join(f"side {o.side} {o.game_type} {o.scoring}" for o in supported[:6])
-            more = f" and {len(supported) - 6} more (GET /api/info)" if len(supported) > 6 else ""
-            raise ApiError(400, f"the bot does not play side {options.side}, game type {options.game_type}, "
-                                f"{options.scoring} scoring; it plays: {plays}{more}")
-        session = store.create(options, seat)
-        session.set_strength(simulations, seconds, config)
-        return state(session, status=201)
-
-    async def get_game(request: Request) -> JSONResponse:
-        return state(session_of(request))
-
-    async def delete_game(request: Request) -> JSONResponse:
-        store.delete(request.path_params["game_id"])
-        return JSONResponse({"deleted": request.path_params["game_id"]}, headers=API_HEADERS)
-
-    async def komi(request: Request) -> JSONResponse:
-        session = session_of(request)
-        data = await read_body(request, {"komi": Field(int)})
-        session.choose_komi(data["komi"])
-        return state(session)
-
-    async def colour(request: Request) -> JSONResponse:
-        session = session_of(request)
-        data = await read_body(request, {"colour": Field(str)})
-        session.choose_colour(data["colour"])
-        return state(session)
-
-    async def move(request: Request) -> JSONResponse:
-        session = session_of(request)
-        data = await read_body(request, {"move": Field(str)})
-        session.play(data["move"])
-        return state(session)
-
-    async def variation(request: Request) -> JSONResponse:
-        """A new game from the position after ``move`` moves of this one (a branch to try a
-        line in; this game is unchanged): 201 with the new game's state."""
-        session = session_of(request)
-        data = await read_body(request, {"move": Field(int)})
-        return state(store.fork(session, data["move"]), status=201)
-
-    async def undo(request: Request) -> JSONResponse:
-        session = session_of(request)
-        await read_body(request, {})
-        session.undo()
-        return state(session)
-
-    async def bot_turn(request: Request) -> JSONResponse:
-        session = session_of(request)
-        await read_body(request, {})
-        version = session.begin_bot_turn()
-        snap = Snapshot.of(session.match)
-        budget = budget_kwargs(session.simulations, session.seconds)
-
-        async def think() -> None:
-            try:
-                answer = await pools.for_game(session.config).run(lambda b: bot_answer(b, snap, budget))
-                session.apply_bot(answer.event, version)
-                a = answer.analysis
-                if a is not None and snap.game is not None:  # the graph: the bot's view where it moved
-                    session.record_value(snap.game.move_number, a.to_move, a.value, a.score)
-            finally:
-                session.end_bot_turn()
-                session.last_seen = store.now()
-
-        # The think belongs to the game, not to the request: if the client goes away, the
-        # bot's answer is still applied (shield), so the game never stays half-done.
-        task = asyncio.ensure_future(think())
-        task.add_done_callback(_log_failure)
-        try:
-            await asyncio.shield(task)
-        except Exception as exc:  # the bot failed or answered an illegal event: the game is unchanged
-            return JSONResponse({"error": f"the bot failed: {one_line(exc) or type(exc).__name__}"},
-                                status_code=500, headers=API_HEADERS)
-        return state(session)
-
-    async def analysis(request: Request) -> JSONResponse:
-        session = session_of(request)
-        match = session.match
-        if session.thinking:
-            raise ApiError(409, "the bot is thinking about this game; ask for its evaluation after its move")
-        if match.game is None:
-            raise ApiError(409, "nothing to evaluate yet: the komi has not been chosen (R7)")
-        moves = match.game.move_number
-        text = request.query_params.get("move")
-        if text is None:
-            if match.phase == "over":
-                raise ApiError(409, "the game is over: see the result (or ask for ?move=k, a position to review)")
-            game = match.game.copy()
-        else:
-            if not (text.isascii() and text.isdigit()) or int(text) > moves:
-                raise ApiError(400, f"the move to evaluate after must be a whole number in 0..{moves} "
-                                    f"(the moves played), got {text[:MAX_TEXT]!r}")
-            game = Game.replay(match.game.config, match.game.history[:int(text)])
-        version = session.version
-        if game.is_over:
-            result, owned = _final_analysis(game)
-        elif not pools.for_game(session.config).reference.capabilities.analysis:
-            raise ApiError(409, "this bot does not analyse positions")
-        else:
-            budget = budget_kwargs(session.simulations, session.seconds)
-            try:
-                analysed, owned = await pools.for_game(session.config).run(
-                    lambda b: (b.analyze(game, **budget), b.ownership(game)))
-            except Exception as exc:
-                return JSONResponse({"error": f"the bot failed to evaluate: {one_line(exc) or type(exc).__name__}"},
-                                    status_code=500, headers=API_HEADERS)
-            result = {**to_json(analysed), "over": False}
-        if session.version == version:
-            session.record_value(game.move_number, game.to_move, result["value"], result["score"])
-        body = {"version": version, "move_number": game.move_number, "to_move": game.to_move,
-                "analysis": result,
-                # Black's view, cell name -> [-1, 1]: who the network expects to own each cell at the end
-                "ownership": {name: round(float(v), 3) for name, v in zip(game.spec.names, owned)}}
-        return JSONResponse(body, headers=API_HEADERS)
-
-    async def komi_advice(request: Request) -> JSONResponse:
-        session = session_of(request)
-        c = session.config
-        lo, hi = komi_range(c.scoring)
-        if c.game_type == "komi" and session.komi_advice is None:
-            options = GameConfig(side=c.side, game_type=c.game_type, scoring=c.scoring)
-            try:
-                session.komi_advice = await pools.for_game(options).run(lambda b: fair_komi_of(b, options))
-            except Exception as exc:
-                return JSONResponse({"error": f"the bot failed to estimate the komi: "
-                                              f"{one_line(exc) or type(exc).__name__}"},
-                                    status_code=500, headers=API_HEADERS)
-        return JSONResponse({"komi": session.komi_advice, "komi_min": lo, "komi_max": hi,
-                             "game_type": c.game_type}, headers=API_HEADERS)
-
-    async def review(request: Request) -> JSONResponse:
-        session = session_of(request)
-        text = request.path_params["move"]
-        game = session.match.game
-        moves = 0 if game is None else game.move_number
-        if not (text.isascii() and text.isdigit()) or int(text) > moves:
-            raise ApiError(400, f"the move to review must be a whole number in 0..{moves} "
-                                f"(the moves played), got {text[:MAX_TEXT]!r}")
-        return JSONResponse(to_json(PositionView.of(session, int(text))), headers=API_HEADERS)
-
-    async def record(request: Request) -> Response:
-        session = session_of(request)
-        c = session.config
-        name = f"catena-side{c.side}-{c.game_type}-{c.scoring}-{session.id[:8]}.txt"
-        return Response(format_record(session.match), media_type="text/plain; charset=utf-8",
-                        headers={**API_HEADERS, "Content-Disposition": f'attachment; filename="{name}"'})
-
-    # ------------------------------------------------------------------ errors
-    async def api_error(request: Request, exc: ApiError) -> JSONResponse:
-        return JSONResponse({"error": exc.message}, status_code=exc.status, headers=API_HEADERS)
-
-    async def http_error(request: Request, exc: HTTPException) -> JSONResponse:
-        if exc.status_code == 404:
-            message = f"no such page or API route: {request.url.path[:80]!r} (the API is under /api/, see /api/info)"
-        elif exc.status_code == 405:
-            allowed = exc.headers.get("Allow", "") if exc.headers else ""
-            message = f"method {request.method} is not allowed on {request.url.path[:80]!r} (allowed: {allowed})"
-        else:
-            message = str(exc.detail)
-        return JSONResponse({"error": message}, status_code=exc.status_code, headers=exc.headers)
-
-    async def client_gone(request: Request, exc: ClientDisconnect) -> Response:
-        # The client left mid-request (a partial body, or the request deadline closed it): nobody
-        # reads an answer, and it is no error of the server's, so nothing is logged.
-        return Response(status_code=400)
-
-    async def server_error(request: Request, exc: Exception) -> JSONResponse:
-        log.exception("internal error on %s %s", request.method, request.url.path)
-        return JSONResponse({"error": f"internal server error: {type(exc).__name__}"}, status_code=500)
-
-    game = "/api/games/{game_id}"
-    routes = [
-        Route("/", page, methods=["GET"]),
-        Route("/static/{name}", static_file, methods=["GET"]),
-        Route("/api/info", get_info, methods=["GET"]),
-        Route("/api/games", new_game, methods=["POST"]),
-        Route(game, get_game, methods=["GET"]),
-        Route(game, delete_game, methods=["DELETE"]),
-        Route(game + "/komi", komi, methods=["POST"]),
-        Route(game + "/colour", colour, methods=["POST"]),
-        Route(game + "/move", move, methods=["POST"]),
-        Route(game + "/undo", undo, methods=["POST"]),
-        Route(game + "/variation", variation, methods=["POST"]),
-        Route(game + "/bot", bot_turn, methods=["POST"]),
-        Route(game + "/analysis", analysis, methods=["GET"]),
-        Route(game + "/record", record, methods=["GET"]),
-        Route(game + "/komi-advice", komi_advice, methods=["GET"]),
-        Route(game + "/review/{move}", review, methods=["GET"]),
-    ]
-    app = Starlette(routes=routes, exception_handlers={ApiError: api_error, HTTPException: http_error,
-                                                        ClientDisconnect: client_gone, Exception: server_error},
-                    lifespan=_closing(pools))
+    app = Starlette(routes=ROUTES, exception_handlers=EXCEPTION_HANDLERS, lifespan=_lifespan)
     app.add_middleware(Guard, config=config)  # Host, cross-site and content-type checks; requests in flight
+    app.state.web = AppState(pools=pools, store=store, config=config, static=load_static(), info=info)
     app.state.store = store  # for tests and the serve command
     app.state.pool = pools
     return app
+
+
+def _web(request: Request) -> AppState:
+    return request.app.state.web
+
+
+def _state(session: GameSession, status: int = 200) -> JSONResponse:
+    return JSONResponse(to_json(GameView.of(session)), status_code=status, headers=API_HEADERS)
+
+
+def _session(request: Request) -> GameSession:
+    return _web(request).store.get(request.path_params["game_id"])
+
+
+async def read_body(request: Request, fields: dict[str, Field]) -> dict[str, Any]:
+    """The JSON object of the body, checked against ``fields``; an empty body is ``{}``. The
+    guard has already checked the content type (JSON) and the size, and read the body whole."""
+    body = await request.body()
+    data: Any = {}
+    if body.strip():
+        try:
+            data = json.loads(body.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError) as exc:
+            raise ApiError(400, f"the body is not valid JSON: {one_line(exc)[:200]}") from None
+        except RecursionError:  # 15 KB of "[": json recurses once per level
+            raise ApiError(400, "the body is not valid JSON for this API: nested too deeply") from None
+    if not isinstance(data, dict):
+        raise ApiError(400, f"the body must be a JSON object, got {type(data).__name__}")
+    for key, value in data.items():
+        spec = fields.get(key)
+        if spec is None:
+            known = ", ".join(fields) if fields else "none: send an empty body or {}"
+            raise ApiError(400, f"unknown field {key[:MAX_TEXT]!r} in the body (known fields: {known})")
+        if spec.kind is int and (isinstance(value, bool) or not isinstance(value, int)):
+            raise ApiError(400, f"{key} must be a whole number, got {json.dumps(value)[:MAX_TEXT]}")
+        if spec.kind is float and (isinstance(value, bool) or not isinstance(value, (int, float))):
+            raise ApiError(400, f"{key} must be a number, got {json.dumps(value)[:MAX_TEXT]}")
+        if spec.kind is str:
+            if not isinstance(value, str):
+                raise ApiError(400, f"{key} must be a string, got {json.dumps(value)[:MAX_TEXT]}")
+            if len(value) > MAX_TEXT:
+                raise ApiError(400, f"{key} is too long ({len(value)} characters; at most {MAX_TEXT})")
+    for key, spec in fields.items():
+        if spec.required and key not in data:
+            raise ApiError(400, f"missing field {key!r} in the body")
+    return data
+
+
+# ---------------------------------------------------------------------- page
+
+
+async def page(request: Request) -> Response:
+    return Response(_web(request).static["index.html"], media_type=STATIC_TYPES["html"], headers=PAGE_HEADERS)
+
+
+async def static_file(request: Request) -> Response:
+    name, static = request.path_params["name"], _web(request).static
+    if name not in static or name == "index.html":
+        files = ", ".join(n for n in static if n != "index.html")
+        raise ApiError(404, f"no such file: {name[:MAX_TEXT]!r} (the page's files are {files})")
+    return Response(static[name], media_type=STATIC_TYPES[_suffix(name)], headers=PAGE_HEADERS)
+
+
+# ---------------------------------------------------------------------- games
+
+
+async def get_info(request: Request) -> JSONResponse:
+    return JSONResponse(to_json(_web(request).info), headers=API_HEADERS)
+
+
+async def new_game(request: Request) -> JSONResponse:
+    web = _web(request)
+    default, supported = web.info.default, web.info.supported
+    data = await read_body(request, {"side": Field(int, False), "game_type": Field(str, False),
+                                     "scoring": Field(str, False), "seat": Field(str, False),
+                                     "simulations": Field(int, False), "seconds": Field(float, False)})
+    simulations, seconds = data.get("simulations"), data.get("seconds")
+    check_strength(simulations, seconds, web.config)
+    seat = data.get("seat", "first")
+    if seat not in SEATS:
+        raise ApiError(400, f"seat must be 'first' or 'second', got {seat!r}")
+    game_type = data.get("game_type", default.game_type)
+    scoring = data.get("scoring", default.scoring)
+    if game_type not in GAME_TYPES:
+        raise ApiError(400, f"game_type must be one of {', '.join(GAME_TYPES)}; got {game_type!r}")
+    if scoring not in SCORINGS:
+        raise ApiError(400, f"scoring must be one of {', '.join(SCORINGS)}; got {scoring!r}")
+    try:
+        options = GameConfig(side=data.get("side", default.side), game_type=game_type, scoring=scoring)
+    except UserError as exc:
+        raise ApiError(400, f"bad options: {exc}") from None
+    wanted = OptionsView(options.side, options.game_type, options.scoring)
+    if wanted not in supported:
+        plays = "; ".join(f"side {o.side} {o.game_type} {o.scoring}" for o in supported[:6])
+        more = f" and {len(supported) - 6} more (GET /api/info)" if len(supported) > 6 else ""
+        raise ApiError(400, f"the bot does not play side {options.side}, game type {options.game_type}, "
+                            f"{options.scoring} scoring; it plays: {plays}{more}")
+    session = web.store.create(options, seat)
+    session.set_strength(simulations, seconds, web.config)
+    return _state(session, status=201)
+
+
+async def get_game(request: Request) -> JSONResponse:
+    return _state(_session(request))
+
+
+async def delete_game(request: Request) -> JSONResponse:
+    _web(request).store.delete(request.path_params["game_id"])
+    return JSONResponse({"deleted": request.path_params["game_id"]}, headers=API_HEADERS)
+
+
+async def komi(request: Request) -> JSONResponse:
+    session = _session(request)
+    data = await read_body(request, {"komi": Field(int)})
+    session.choose_komi(data["komi"])
+    return _state(session)
+
+
+async def colour(request: Request) -> JSONResponse:
+    session = _session(request)
+    data = await read_body(request, {"colour": Field(str)})
+    session.choose_colour(data["colour"])
+    return _state(session)
+
+
+async def move(request: Request) -> JSONResponse:
+    session = _session(request)
+    data = await read_body(request, {"move": Field(str)})
+    session.play(data["move"])
+    return _state(session)
+
+
+async def variation(request: Request) -> JSONResponse:
+    """A new game from the position after ``move`` moves of this one (a branch to try a
+    line in; this game is unchanged): 201 with the new game's state."""
+    session = _session(request)
+    data = await read_body(request, {"move": Field(int)})
+    return _state(_web(request).store.fork(session, data["move"]), status=201)
+
+
+async def undo(request: Request) -> JSONResponse:
+    session = _session(request)
+    await read_body(request, {})
+    session.undo()
+    return _state(session)
+
+
+async def bot_turn(request: Request) -> JSONResponse:
+    web, session = _web(request), _session(request)
+    await read_body(request, {})
+    version = session.begin_bot_turn()
+    snap = Snapshot.of(session.match)
+    budget = budget_kwargs(session.simulations, session.seconds)
+
+    async def think() -> None:
+        try:
+            answer = await web.pools.for_game(session.config).run(lambda b: bot_answer(b, snap, budget))
+            session.apply_bot(answer.event, version)
+            a = answer.analysis
+            if a is not None and snap.game is not None:  # the graph: the bot's view where it moved
+                session.record_value(snap.game.move_number, a.to_move, a.value, a.score)
+        finally:
+            session.end_bot_turn()
+            session.last_seen = web.store.now()
+
+    # The think belongs to the game, not to the request: if the client goes away, the
+    # bot's answer is still applied (shield), so the game never stays half-done.
+    task = asyncio.ensure_future(think())
+    task.add_done_callback(_log_failure)
+    try:
+        await asyncio.shield(task)
+    except Exception as exc:  # the bot failed or answered an illegal event: the game is unchanged
+        return JSONResponse({"error": f"the bot failed: {one_line(exc) or type(exc).__name__}"},
+                            status_code=500, headers=API_HEADERS)
+    return _state(session)
+
+
+async def analysis(request: Request) -> JSONResponse:
+    web, session = _web(request), _session(request)
+    match = session.match
+    if session.thinking:
+        raise ApiError(409, "the bot is thinking about this game; ask for its evaluation after its move")
+    if match.game is None:
+        raise ApiError(409, "nothing to evaluate yet: the komi has not been chosen (R7)")
+    moves = match.game.move_number
+    text = request.query_params.get("move")
+    if text is None:
+        if match.phase == "over":
+            raise ApiError(409, "the game is over: see the result (or ask for ?move=k, a position to review)")
+        game = match.game.copy()
+    else:
+        if not (text.isascii() and text.isdigit()) or int(text) > moves:
+            raise ApiError(400, f"the move to evaluate after must be a whole number in 0..{moves} "
+                                f"(the moves played), got {text[:MAX_TEXT]!r}")
+        game = Game.replay(match.game.config, match.game.history[:int(text)])
+    version = session.version
+    if game.is_over:
+        result, owned = _final_analysis(game)
+    elif not web.pools.for_game(session.config).reference.capabilities.analysis:
+        raise ApiError(409, "this bot does not analyse positions")
+    else:
+        budget = budget_kwargs(session.simulations, session.seconds)
+        try:
+            analysed, owned = await web.pools.for_game(session.config).run(
+                lambda b: (b.analyze(game, **budget), b.ownership(game)))
+        except Exception as exc:
+            return JSONResponse({"error": f"the bot failed to evaluate: {one_line(exc) or type(exc).__name__}"},
+                                status_code=500, headers=API_HEADERS)
+        result = {**to_json(analysed), "over": False}
+    if session.version == version:
+        session.record_value(game.move_number, game.to_move, result["value"], result["score"])
+    body = {"version": version, "move_number": game.move_number, "to_move": game.to_move,
+            "analysis": result,
+            # Black's view, cell name -> [-1, 1]: who the network expects to own each cell at the end
+            "ownership": {name: round(float(v), 3) for name, v in zip(game.spec.names, owned)}}
+    return JSONResponse(body, headers=API_HEADERS)
+
+
+async def komi_advice(request: Request) -> JSONResponse:
+    web, session = _web(request), _session(request)
+    c = session.config
+    lo, hi = komi_range(c.scoring)
+    if c.game_type == "komi" and session.komi_advice is None:
+        options = GameConfig(side=c.side, game_type=c.game_type, scoring=c.scoring)
+        try:
+            session.komi_advice = await web.pools.for_game(options).run(lambda b: fair_komi_of(b, options))
+        except Exception as exc:
+            return JSONResponse({"error": f"the bot failed to estimate the komi: "
+                                          f"{one_line(exc) or type(exc).__name__}"},
+                                status_code=500, headers=API_HEADERS)
+    return JSONResponse({"komi": session.komi_advice, "komi_min": lo, "komi_max": hi,
+                         "game_type": c.game_type}, headers=API_HEADERS)
+
+
+async def review(request: Request) -> JSONResponse:
+    session = _session(request)
+    text = request.path_params["move"]
+    game = session.match.game
+    moves = 0 if game is None else game.move_number
+    if not (text.isascii() and text.isdigit()) or int(text) > moves:
+        raise ApiError(400, f"the move to review must be a whole number in 0..{moves} "
+                            f"(the moves played), got {text[:MAX_TEXT]!r}")
+    return JSONResponse(to_json(PositionView.of(session, int(text))), headers=API_HEADERS)
+
+
+async def record(request: Request) -> Response:
+    session = _session(request)
+    c = session.config
+    name = f"catena-side{c.side}-{c.game_type}-{c.scoring}-{session.id[:8]}.txt"
+    return Response(format_record(session.match), media_type="text/plain; charset=utf-8",
+                    headers={**API_HEADERS, "Content-Disposition": f'attachment; filename="{name}"'})
+
+
+# ---------------------------------------------------------------------- errors
+
+
+async def api_error(request: Request, exc: ApiError) -> JSONResponse:
+    return JSONResponse({"error": exc.message}, status_code=exc.status, headers=API_HEADERS)
+
+
+async def http_error(request: Request, exc: HTTPException) -> JSONResponse:
+    if exc.status_code == 404:
+        message = f"no such page or API route: {request.url.path[:80]!r} (the API is under /api/, see /api/info)"
+    elif exc.status_code == 405:
+        allowed = exc.headers.get("Allow", "") if exc.headers else ""
+        message = f"method {request.method} is not allowed on {request.url.path[:80]!r} (allowed: {allowed})"
+    else:
+        message = str(exc.detail)
+    return JSONResponse({"error": message}, status_code=exc.status_code, headers=exc.headers)
+
+
+async def client_gone(request: Request, exc: ClientDisconnect) -> Response:
+    # The client left mid-request (a partial body, or the request deadline closed it): nobody
+    # reads an answer, and it is no error of the server's, so nothing is logged.
+    return Response(status_code=400)
+
+
+async def server_error(request: Request, exc: Exception) -> JSONResponse:
+    log.exception("internal error on %s %s", request.method, request.url.path)
+    return JSONResponse({"error": f"internal server error: {type(exc).__name__}"}, status_code=500)
+
+
+_GAME = "/api/games/{game_id}"
+ROUTES = (  # every handler is a module-level function of (request); its state is request.app.state.web
+    Route("/", page, methods=["GET"]),
+    Route("/static/{name}", static_file, methods=["GET"]),
+    Route("/api/info", get_info, methods=["GET"]),
+    Route("/api/games", new_game, methods=["POST"]),
+    Route(_GAME, get_game, methods=["GET"]),
+    Route(_GAME, delete_game, methods=["DELETE"]),
+    Route(_GAME + "/komi", komi, methods=["POST"]),
+    Route(_GAME + "/colour", colour, methods=["POST"]),
+    Route(_GAME + "/move", move, methods=["POST"]),
+    Route(_GAME + "/undo", undo, methods=["POST"]),
+    Route(_GAME + "/variation", variation, methods=["POST"]),
+    Route(_GAME + "/bot", bot_turn, methods=["POST"]),
+    Route(_GAME + "/analysis", analysis, methods=["GET"]),
+    Route(_GAME + "/record", record, methods=["GET"]),
+    Route(_GAME + "/komi-advice", komi_advice, methods=["GET"]),
+    Route(_GAME + "/review/{move}", review, methods=["GET"]),
+)
+EXCEPTION_HANDLERS = {ApiError: api_error, HTTPException: http_error, ClientDisconnect: client_gone,
+                      Exception: server_error}
 
 
 def _final_analysis(game: Game) -> tuple[dict[str, Any], list[float]]:
@@ -389,17 +449,13 @@ def _final_analysis(game: Game) -> tuple[dict[str, Any], list[float]]:
             "best": None, "moves": [], "simulations": 0, "seconds": 0.0, "over": True}, owned
 
 
-def _closing(pool: BotPools):
-    """Lifespan: stop the bot workers when the server stops."""
-
-    @contextlib.asynccontextmanager
-    async def lifespan(app: Starlette):
-        try:
-            yield
-        finally:
-            pool.close()
-
-    return lifespan
+@contextlib.asynccontextmanager
+async def _lifespan(app: Starlette):
+    """Stop the bot workers when the server stops."""
+    try:
+        yield
+    finally:
+        app.state.web.pools.close()
 
 
 def _log_failure(task: "asyncio.Future[None]") -> None:

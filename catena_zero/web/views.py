@@ -5,9 +5,11 @@ claims, legal moves, ribbons with their claimed status, scores, button, result, 
 the HTTP layer never reaches into the rules. The records are plain data: ``to_json`` is
 ``dataclasses.asdict`` with tuples as lists.
 
-Board geometry is sent as each cell's 0-based (column, row) (spec.py, R1); the page draws the
-same layout as ``render.py`` (rows horizontal, row 1 at the bottom, each row half a cell left
-of the one below).
+Board geometry is sent, not recomputed by the page: each cell's 0-based (column, row) (spec.py,
+R1) and its centre (x, y) in cell radii, from ``BoardView`` (``render.hex_centre``, the layout
+the SVG and the matplotlib figure draw too: rows horizontal, row 1 at the bottom, each row half
+a cell left of the one below); the claimed chains the page links, from ``BoardView.chains``;
+and where the page writes the row numbers and column letters (``LabelView``).
 """
 
 from __future__ import annotations
@@ -21,8 +23,9 @@ import numpy as np
 
 from ..bot.review import Judged, MoveReview
 from ..game.options import GAME_TYPES, MAX_SIDE, MIN_SIDE, SCORINGS, GameConfig, komi_range
-from ..game.render import BoardView, status_lines
+from ..game.render import BoardView, hex_centre, status_lines
 from ..game.rules import Game
+from ..game.spec import COLUMN_LETTERS
 from .sessions import GameSession, ServerConfig
 
 
@@ -43,6 +46,28 @@ class CellView:
     unplayable: bool  # empty, and nobody can ever place here again (R3; every empty cell once over)
     move: Optional[int]  # the move number (1-based) that placed the stone; None when empty
     placed: Optional[str]  # the colour that placed it: differs from ``stone`` when a claim took it (R5)
+    x: float  # the cell's centre in cell radii (centre to corner), y down: BoardView.centres
+    y: float
+
+
+@dataclass(frozen=True)
+class ChainView:
+    """A claimed ribbon of two or more stones (R5; R8's end claim), which the page links by a band."""
+
+    cells: tuple[str, ...]  # in chain order
+    owner: str  # its colour (a claimed ribbon is one colour)
+
+
+@dataclass(frozen=True)
+class LabelView:
+    """A coordinate the page writes beside the board: a row number left of its row's first cell,
+    a column letter below its column's lowest cell; (x, y) is that off-board place's centre, in
+    cell radii as ``CellView``'s."""
+
+    text: str  # "1", "A"
+    kind: str  # "row" or "column"
+    x: float
+    y: float
 
 
 @dataclass(frozen=True)
@@ -108,6 +133,8 @@ class GameView:
     thinking: bool  # the bot is choosing its next event
     choice: Optional[ChoiceView]
     cells: tuple[CellView, ...]  # [N] in notation order
+    chains: tuple[ChainView, ...]  # the claimed chains the board links
+    labels: tuple[LabelView, ...]  # the row numbers and column letters around the board
     legal: tuple[str, ...]  # moves open to the person now (cells, then "button"); () when not their move
     ribbons: tuple[RibbonView, ...]
     button: ButtonView
@@ -131,7 +158,7 @@ class GameView:
         game = match.game
         board = game if game is not None else Game(config)  # an empty board before the komi choice
         ribbons = board.ribbons()
-        cells = cell_views(board)
+        view = BoardView.of(board)
         phase = match.phase
         human_to_act = s.to_act == s.human and not s.thinking
         legal = tuple(game.legal_moves()) if phase == "play" and human_to_act else ()
@@ -160,7 +187,9 @@ class GameView:
             second_stone=bool(game is not None and game.pending_second),
             thinking=s.thinking,
             choice=_choice(s),
-            cells=cells,
+            cells=cell_views(view),
+            chains=chain_views(view),
+            labels=edge_labels(config.side),
             legal=legal,
             ribbons=tuple(
                 RibbonView(cells=r.cells, length=r.length, black=r.black, white=r.white,
@@ -233,17 +262,34 @@ def move_losses(game: Game, values: dict[int, tuple[float, float]]) -> tuple[Mov
     return tuple(found)
 
 
-def cell_views(game: Game) -> tuple[CellView, ...]:
-    """[N] the cells of ``game`` as the page draws them: stone, claim, unplayable, who placed it
-    and when (so stones a claim took over stay recognisable, R5), read from ``BoardView``, the
-    one model of what a picture of a position shows."""
-    view = BoardView.of(game)
+def cell_views(view: BoardView) -> tuple[CellView, ...]:
+    """[N] the cells as the page draws them: where, stone, claim, unplayable, who placed it and
+    when (so stones a claim took over stay recognisable, R5), read from ``BoardView``, the one
+    model of what a picture of a position shows."""
     spec = view.spec
     return tuple(
         CellView(name=spec.names[i], col=c, row=r, stone=view.stones[i], claimed=view.claimed[i],
-                 unplayable=view.unplayable[i], move=view.move[i], placed=view.placed[i])
+                 unplayable=view.unplayable[i], move=view.move[i], placed=view.placed[i],
+                 x=view.centres[i][0], y=view.centres[i][1])
         for i, (c, r) in enumerate(spec.coords.tolist())
     )
+
+
+def chain_views(view: BoardView) -> tuple[ChainView, ...]:
+    """The claimed chains of ``view`` by cell name, each with its colour."""
+    names = view.spec.names
+    return tuple(ChainView(cells=tuple(names[i] for i in chain), owner=view.stones[chain[0]])
+                 for chain in view.chains)
+
+
+def edge_labels(side: int) -> tuple[LabelView, ...]:
+    """The page's coordinates for a board of ``side``: row k's number one cell left of the row's
+    first cell (column max(0, k - side + 1) - 1), then column c's letter one cell below its
+    lowest cell (row max(0, c - side + 1) - 1), as the terminal's board has them."""
+    rows = [LabelView(str(r + 1), "row", *hex_centre(max(0, r - (side - 1)) - 1, r)) for r in range(2 * side - 1)]
+    columns = [LabelView(COLUMN_LETTERS[c], "column", *hex_centre(c, max(0, c - (side - 1)) - 1))
+               for c in range(2 * side - 1)]
+    return tuple(rows + columns)
 
 
 @dataclass(frozen=True)
@@ -254,6 +300,7 @@ class PositionView:
     move: int  # moves played in this position
     moves: int  # moves in the whole game so far
     cells: tuple[CellView, ...]
+    chains: tuple[ChainView, ...]
     ribbons: tuple[RibbonView, ...]
     last_move: Optional[str]
     to_move: str
@@ -268,10 +315,12 @@ class PositionView:
         history = game.history
         position = Game.replay(game.config, history[:move])
         seats = match if move == len(history) else None  # the seats' names need the whole match
+        view = BoardView.of(position)
         return cls(
             move=move,
             moves=len(history),
-            cells=cell_views(position),
+            cells=cell_views(view),
+            chains=chain_views(view),
             ribbons=tuple(RibbonView(cells=r.cells, length=r.length, black=r.black, white=r.white,
                                      limited=r.limited, claimed=r.claimed, owner=r.owner)
                           for r in position.ribbons()),

@@ -1,0 +1,58 @@
+// The page's state: one object, defined here and nowhere else (no other module keeps a variable
+// of its own), and the questions every part asks of it. Sealed, so a misspelt field is an error
+// instead of a new field.
+
+import { cap } from "./util.js";
+
+export const page = Object.seal({
+  info: null,        // GET /api/info: the bot's default and supported options
+  game: null,        // the current game's state (GET /api/games/{id})
+  busy: false,       // a request that may change the game is in flight
+  analysisFor: -1,   // version of the state the analysis panel describes
+  analysisAt: -1,    // the move number of the position it describes
+  analysis: null,    // the bot's Analysis of that position
+  ownership: null,   // cell name -> Black's expected ownership there, [-1, 1] (same position)
+  analysing: false,  // a whole-game analysis is running (its button stops it)
+  reviewAt: null,    // the move number shown while reviewing; null: the game as it stands
+  reviewView: null,  // GET .../review/{k}: the position shown while reviewing
+  adviceFor: null,   // the game whose komi advice was asked for
+});
+
+export const gamePath = (suffix = "") => `/api/games/${page.game.id}${suffix}`;
+export const who = (seat) => (seat === page.game.human ? "you" : "the bot");
+
+export function seatOfColour(colour) {
+  for (const seat of ["first", "second"]) if (page.game.colours[seat] === colour) return seat;
+  return null;
+}
+
+// The review: the move number shown (the game as it stands, or a position before it).
+export const movesPlayed = () => (page.game ? page.game.move_number : 0);
+export const reviewing = () => page.reviewAt !== null && page.reviewAt !== movesPlayed();
+export const shownMove = () => (reviewing() ? page.reviewAt : movesPlayed());
+
+// Whether the analysis panel describes the position on the board now.
+export const analysisShown = () => page.analysis !== null && page.analysisFor === page.game.version && page.analysisAt === shownMove();
+
+// The (at most 3) moves that lost most value by the bot's evaluations, worst first: move -> loss.
+// Only real losses count (at least MISTAKE_VALUE of its player's value, -1..+1 scale).
+export const MISTAKE_VALUE = 0.1;
+export function mistakes() {
+  const worst = (page.game.losses || []).filter((l) => l.value_loss >= MISTAKE_VALUE)
+    .sort((a, b) => b.value_loss - a.value_loss).slice(0, 3);
+  return new Map(worst.map((l) => [l.move, l]));
+}
+
+export function turnText() {
+  const s = page.game;
+  if (s.phase === "over") {
+    const r = s.result;
+    return r.winner === null ? "Game over: a draw" : `Game over: ${r.human_won ? "you win" : "the bot wins"}`;
+  }
+  if (s.thinking || (page.busy && s.to_act_is === "bot")) return "The bot is thinking…";
+  const actor = s.to_act_is === "human" ? "You" : "The bot";
+  if (s.phase === "komi") return `${actor} (first player) choose${actor === "You" ? "" : "s"} the komi`;
+  if (s.phase === "colour") return `${actor} (second player) choose${actor === "You" ? "" : "s"} a colour`;
+  const colour = cap(s.to_move) + (s.second_stone ? ", second stone" : "");
+  return s.to_act_is === "human" ? `Your move (${colour})` : `The bot's move (${colour})`;
+}
