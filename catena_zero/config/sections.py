@@ -28,7 +28,7 @@ def _check(cond: bool, message: str) -> None:
 
 
 def _check_declared(section: Any, prefix: str) -> None:
-    """The first value of ``section`` its field's declaration refuses, as a ``ConfigError``."""
+    """``ConfigError`` for the first value of ``section`` that its field's declaration refuses."""
     for message in problems(section, prefix):
         raise ConfigError(message)
 
@@ -304,8 +304,7 @@ class ReplayConfig:
     # Most samples the bucket can hold: a learner that fell behind does not burst to catch up
     # (KataGo -max-train-bucket-size; its synchronous loop uses 500,000).
     max_credit: int = number(100_000, ge=1, up_to=10**12)
-    # each sample gets one of the 12 board symmetries at random (AlphaGo Zero: Go's 8; AlphaZero none)
-    symmetries: bool = True
+    symmetries: bool = True  # each sample gets one of the 12 board symmetries at random (AlphaGo Zero: Go's 8; AlphaZero none)
 
     def __post_init__(self) -> None:
         _check_declared(self, "replay.")
