@@ -53,8 +53,8 @@ def number(default: Any, *, ge: Optional[float] = None, gt: Optional[float] = No
     ``lt``) where a bound above is meaningful, else ``up_to`` tops its documented range (beyond it
     a value is absurd: refused when loaded). The range is [ge or gt, le or lt or up_to]. ``noun``
     goes before the bounds in the message ("a whole number >= 0")."""
-    assert (ge is None) != (gt is None), "a number field needs one bound below: ge or gt"
-    assert [le, lt, up_to].count(None) == 2, "a number field needs one of le, lt, up_to"
+    if (ge is None) == (gt is None) or [le, lt, up_to].count(None) != 2:  # a mistake in the declaration
+        raise ValueError("a number field declares one bound below (ge or gt) and one above (le, lt or up_to)")
     low = ge if ge is not None else gt
     if le is None and lt is None:
         says = f">= {ge}" if ge is not None else f"> {gt}"
