@@ -10,8 +10,8 @@ import os
 import sys
 from pathlib import Path
 
-from .common import CliError, check_distinct_files, check_minimums, check_outputs
-from .evaluate import set_threads
+from .common import (CliError, add_threads_flag, check_distinct_files, check_minimums, check_outputs,
+                     set_threads)
 
 HELP = "train variants of a config with several seeds for the same CPU time and decide which is stronger (docs/RESULTS.md)"
 
@@ -31,8 +31,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
                              "'-' writes none)")
     parser.add_argument("--no-train", action="store_true",
                         help="train nothing: measure the runs that reached their bound (with their seed's baseline)")
-    parser.add_argument("--threads", type=int, default=1, metavar="T",
-                        help="CPU threads of network inference in the matches (default 1)")
+    add_threads_flag(parser, "CPU threads of network inference in the matches (default 1)")
     parser.add_argument("--jobs", type=int, default=1, metavar="J",
                         help="matches played at once, each in its own process (default 1; one per core "
                              "divided by --threads; the table does not depend on it)")

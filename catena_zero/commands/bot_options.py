@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import argparse
 
+from .common import CliError, add_rule_flags, add_threads_flag, set_threads
+
 
 def add_bot_options(parser: argparse.ArgumentParser, required: bool, bot_help: str | None = None,
                     repeatable: bool = False) -> None:
@@ -18,32 +20,26 @@ def add_bot_options(parser: argparse.ArgumentParser, required: bool, bot_help: s
     parser.add_argument("--device", default="auto", help="where the network runs: auto, cpu, cuda, cuda:i (default auto)")
     parser.add_argument("--bot-seed", type=int, default=0, metavar="S",
                         help="the bot's seed: with --simulations the same position always gets the same move (default 0)")
-    parser.add_argument("--threads", type=int, default=1, metavar="T",
-                        help="torch CPU threads; one game at a time gains little from more and loses a lot "
-                             "when the cores are shared (default 1)")
+    add_threads_flag(parser, "torch CPU threads; one game at a time gains little from more and loses a lot when "
+                             "the cores are shared (default 1)")
 
 
 def load_bot(args: argparse.Namespace, path: str | None = None):
     """The ``Bot`` named by ``--bot`` (or ``path``) with the search flags; BotFileError is one line."""
-    import torch  # imported only when a bot is loaded
-
     from ..bot import Bot
-    from .common import CliError
 
     if args.threads < 1:
         raise CliError(f"--threads must be >= 1, got {args.threads}")
-    torch.set_num_threads(args.threads)  # this process runs the bot: its choice to make
+    set_threads(args.threads)  # this process runs the bot: its choice to make
     return Bot.load(path or args.bot, simulations=args.simulations, seconds=args.seconds,
                     device=args.device, seed=args.bot_seed)
 
 
 def add_rules_options(parser: argparse.ArgumentParser) -> None:
     """--side, --game-type, --scoring: the rules whose shipped bot to take when no --bot is given."""
-    from ..game.options import GAME_TYPES, SCORINGS
-
-    parser.add_argument("--side", type=int, help="without --bot: the shipped bot for this board side (R1)")
-    parser.add_argument("--game-type", choices=GAME_TYPES, help="without --bot: ... for this game type (R7/R8)")
-    parser.add_argument("--scoring", choices=SCORINGS, help="without --bot: ... for this scoring (R6)")
+    add_rule_flags(parser, {"side": "without --bot: the shipped bot for this board side (R1)",
+                            "game_type": "without --bot: ... for this game type (R7/R8)",
+                            "scoring": "without --bot: ... for this scoring (R6)"})
 
 
 def shipped_bot_path(args: argparse.Namespace, default=None):
@@ -54,7 +50,6 @@ def shipped_bot_path(args: argparse.Namespace, default=None):
     from ..bot.shipped import no_shipped_bot_line, shipped_bot_for, shipped_bots
     from ..errors import UserError
     from ..game.options import GameConfig
-    from .common import CliError
 
     flags = {key: getattr(args, key, None) for key in ("side", "game_type", "scoring")}
     chosen = {key: value for key, value in flags.items() if value is not None}

@@ -1,5 +1,6 @@
-"""What several commands share: the user-error type, game-option flags, where messages go, the
-check of a command's outputs against its inputs, and one-line descriptions."""
+"""What several commands share: the user-error type, the rule flags, --threads and the game-option
+flags, where messages go, the check of a command's outputs against its inputs, and one-line
+descriptions."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from ..artifacts.layout import is_run_folder
 from ..config import Config, config_from_dict, load_config
 from ..errors import UserError
 from ..fileio import check_writable, writes_to_stdout
-from ..game.options import GAME_TYPES, SCORINGS, GameConfig
+from ..game.options import GAME_TYPES, MAX_SIDE, MIN_SIDE, SCORINGS, GameConfig
 
 
 class CliError(UserError):
@@ -29,6 +30,47 @@ def check_minimums(args: argparse.Namespace, **minimums: int) -> None:
             raise CliError(f"--{name.replace('_', '-')} must be at least {minimum}, got {value}")
 
 
+# The rule flags, each declared once (what it takes); the help says what the flag does in the
+# command (set the game's options, pick the shipped bot), so each command passes its words.
+RULE_FLAGS: dict[str, dict] = {"side": {"type": int}, "game_type": {"choices": GAME_TYPES},
+                               "scoring": {"choices": SCORINGS}}
+
+
+def add_rule_flags(parser: argparse.ArgumentParser, helps: dict[str, str]) -> None:
+    """--side, --game-type, --scoring: those of them that ``helps`` (flag name -> help) names,
+    in that order."""
+    for name, takes in RULE_FLAGS.items():
+        if name in helps:
+            parser.add_argument(f"--{name.replace('_', '-')}", **takes, help=helps[name])
+
+
+def game_rule_helps(defaults: bool) -> dict[str, str]:
+    """The help of the rule flags where they set the options of the game played (R1, R6-R8); with
+    ``defaults``, each says its default (a GameConfig's)."""
+    helps = {"side": f"cells per board edge, {MIN_SIDE}..{MAX_SIDE} (R1)", "game_type": "R7/R8", "scoring": "R6"}
+    if defaults:
+        helps = {name: f"{words}; default {getattr(GameConfig(), name)}" for name, words in helps.items()}
+    return helps
+
+
+# --threads of the commands that play matches (evaluate, ladder).
+MATCH_THREADS_HELP = ("CPU threads of network inference (default 1: a match's batches are small, and spinning "
+                      "threads slow everything down on shared cores)")
+
+
+def add_threads_flag(parser: argparse.ArgumentParser, help: str) -> None:
+    """--threads T (default 1), the torch CPU threads of the process (``set_threads``)."""
+    parser.add_argument("--threads", type=int, default=1, metavar="T", help=help)
+
+
+def set_threads(threads: int) -> None:
+    """Torch's CPU threads for this process: the setting is per process, so the command that runs
+    the network (or the learner) owns it, and library code leaves it alone."""
+    import torch
+
+    torch.set_num_threads(threads)
+
+
 KOMI_HELP = "komi for White (R6), 0..15 (0..1000 for quadratic); default 0"
 
 
@@ -36,9 +78,7 @@ def add_game_options(parser: argparse.ArgumentParser, komi_help: str = KOMI_HELP
     """``--config`` and the game flags that override it; ``komi_help`` says what --komi does
     for this command (R6, R7)."""
     parser.add_argument("--config", metavar="FILE", help="YAML configuration (see configs/); the flags below override it")
-    parser.add_argument("--side", type=int, help="cells per board edge, 2..10 (R1); default 6")
-    parser.add_argument("--game-type", choices=GAME_TYPES, help="R7/R8; default komi")
-    parser.add_argument("--scoring", choices=SCORINGS, help="R6; default standard")
+    add_rule_flags(parser, game_rule_helps(defaults=True))
     parser.add_argument("--komi", type=int, metavar="K", help=komi_help)
     parser.add_argument("--seed", type=int, metavar="S",
                         help="seed of the random generator, a whole number >= 0 (default: the config's seed, 0)")

@@ -6,15 +6,8 @@ import argparse
 import math
 import sys
 
-from ..game.options import SCORINGS
-from .common import CliError, check_minimums, check_outputs
-
-
-def set_threads(threads: int) -> None:
-    """Inference threads for this process (torch's setting is per process; the command owns it)."""
-    import torch
-
-    torch.set_num_threads(threads)
+from .common import (MATCH_THREADS_HELP, CliError, add_rule_flags, add_threads_flag, check_minimums, check_outputs,
+                     game_rule_helps, set_threads)
 
 HELP = "play a match between two agents (bot files, checkpoints, run folders, random, greedy, mcts:K)"
 
@@ -45,12 +38,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--save-records", metavar="DIR", help="write every game as a record file into DIR (catena-zero show reads them)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the match's random generator (default 0)")
     parser.add_argument("--config", metavar="FILE", help="YAML config whose game section sets the options (default: the network's, else side 6)")
-    parser.add_argument("--side", type=int, help="cells per board edge, 2..10 (R1)")
-    parser.add_argument("--game-type", choices=("komi", "no_komi", "double"), help="R7/R8")
-    parser.add_argument("--scoring", choices=SCORINGS, help="R6")
-    parser.add_argument("--threads", type=int, default=1, metavar="T",
-                        help="CPU threads of network inference (default 1: a match's batches are small, and "
-                             "spinning threads slow everything down on shared cores)")
+    add_rule_flags(parser, game_rule_helps(defaults=False))
+    add_threads_flag(parser, MATCH_THREADS_HELP)
     parser.add_argument("--device", help="network device: cpu, cuda, cuda:i (default: the checkpoint's, auto)")
 
 

@@ -6,18 +6,18 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..game.options import SCORINGS, GameConfig
+from ..game.options import GameConfig
 from ..game.scoring import STANDARD
 from .bot_options import add_bot_options, load_bot, shipped_bot_path
-from .common import CliError
+from .common import CliError, add_rule_flags
 
 HELP = "the fair komi by a bot's own estimate (R7), with its value at each komi around it"
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
     add_bot_options(parser, required=False)
-    parser.add_argument("--side", type=int, help="board side (default: the bot's game)")
-    parser.add_argument("--scoring", choices=SCORINGS, help="scoring (default: the bot's game)")
+    add_rule_flags(parser, {"side": "board side (default: the bot's game)",
+                            "scoring": "scoring (default: the bot's game)"})
     parser.add_argument("--around", type=int, default=5, metavar="K",
                         help="show the komis within K of the fair one (default 5)")
     parser.add_argument("--all", action="store_true", help="show every komi of the range")

@@ -6,8 +6,8 @@ import argparse
 import os
 import sys
 
-from .common import check_distinct_files, check_folder_writable, check_minimums
-from .evaluate import set_threads
+from .common import (MATCH_THREADS_HELP, add_threads_flag, check_distinct_files, check_folder_writable, check_minimums,
+                     set_threads)
 
 HELP = "play a run's checkpoints and the baselines against each other and fit Elo ratings (re-running adds games)"
 
@@ -35,9 +35,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--komi", type=int, metavar="K", help="komi of every match (default: the book's, else "
                         "the fair komi of the rule set's shipped bot)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the matches (default 0)")
-    parser.add_argument("--threads", type=int, default=1, metavar="T",
-                        help="CPU threads of network inference (default 1: a match's batches are small, and "
-                             "spinning threads slow everything down on shared cores)")
+    add_threads_flag(parser, MATCH_THREADS_HELP)
     parser.add_argument("--device", help="network device: cpu, cuda, cuda:i (default: the checkpoints', auto)")
     parser.add_argument("--no-play", action="store_true", help="play nothing: refit and rewrite the outputs")
 

@@ -11,7 +11,7 @@ from typing import Optional
 
 from ..artifacts.layout import TENSORBOARD_DIR
 from ..config import load_config, parse_overrides
-from .common import CliError, check_folder_writable, program_words, run_folder_of, tensorboard_words
+from .common import CliError, check_folder_writable, program_words, run_folder_of, set_threads, tensorboard_words
 
 PROG = "catena-zero"
 
@@ -75,8 +75,6 @@ def resume_command(args: argparse.Namespace, run_name: str, extend: Optional[str
 
 
 def run(args: argparse.Namespace) -> int:
-    import torch
-
     from ..eval.inloop import evaluate_in_loop
     from ..selfplay.workers import RAY_LOST_STATUS
     from ..train.driver import NothingToDo, learner_threads, train
@@ -90,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
         overrides["seed"] = args.seed
     config = load_config(args.config, overrides)
     check_run_folder(args, config)  # before Ray starts
-    torch.set_num_threads(learner_threads(config))  # this process runs the learner: its threads to set
+    set_threads(learner_threads(config))  # this process runs the learner: its threads to set
     try:
         summary = train(config, Path(args.config).stem, args.run_name, args.resume, evaluate=evaluate_in_loop)
     except NothingToDo as done:  # nothing started, nothing written

@@ -3,8 +3,9 @@
 Every field has a documented default; unknown keys and bad values raise ``ConfigError`` with a
 one-line message naming the offending key. Loading has no side effects.
 
-    sections.py  the dataclasses (``Config`` and its sections) and their own checks
-    ranges.py    the documented range of every numeric field (``NUMERIC_RANGES``)
+    fields.py    how a field declares what it takes (``number``, ``one_of``, ...), and the checks read from it
+    sections.py  the dataclasses (``Config`` and its sections), each field with its declaration
+    ranges.py    the documented range of every numeric field (``NUMERIC_RANGES``), gathered from them
     loading.py   dicts and YAML in and out, ``--set`` overrides, diffs
 """
 
