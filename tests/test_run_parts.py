@@ -63,7 +63,8 @@ def _evaluate(config, weights, previous, komi_estimates, seed, step=0):
 def _schedule(config, evaluate=_evaluate):
     out = io.StringIO()
     log = _Log()
-    return inloop_schedule.InLoopSchedule(evaluate, config, np.random.SeedSequence(1), Progress(out, 60.0), log), log, out
+    schedule = inloop_schedule.InLoopSchedule(evaluate, config, np.random.SeedSequence(1), Progress(out, 60.0), log)
+    return schedule, log, out
 
 
 def test_the_schedule_is_due_at_its_interval_only():
@@ -89,7 +90,8 @@ def test_one_evaluation_at_a_time_its_result_logged_and_counted(monkeypatch):
     remote.finished = True
     schedule.poll(cpu)
     assert schedule.pending is None and schedule.last.step == 5 and log.points == [(5, schedule.last)]
-    assert schedule.last_cpu == 2.0 and cpu.evaluation == 2.0 and "step 5: network scores 75% vs random" in out.getvalue()
+    assert schedule.last_cpu == 2.0 and cpu.evaluation == 2.0
+    assert "step 5: network scores 75% vs random" in out.getvalue()
 
 
 def test_an_evaluation_over_the_cpu_share_is_skipped_unless_it_is_the_last(monkeypatch):
@@ -121,8 +123,9 @@ def test_finish_plays_the_last_evaluation_once_and_a_lost_one_is_skipped(monkeyp
 def test_no_evaluation_without_a_function_or_games(monkeypatch):
     remote = _Remote(monkeypatch)
     for schedule in (_schedule(_config(), evaluate=None)[0], _schedule(_config(games=0))[0]):
-        start = lambda final=False: schedule.start(5, CpuAccount(2.0), lambda: pytest.fail("no weights needed"),  # noqa: E731
-                                                   None, {}, final=final)
+        def start(final=False, schedule=schedule):
+            schedule.start(5, CpuAccount(2.0), lambda: pytest.fail("no weights needed"), None, {}, final=final)
+
         start()
         schedule.finish(5, CpuAccount(2.0), lambda: start(final=True))
         assert schedule.last is None and schedule.skipped == 0

@@ -38,7 +38,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="the bot's default game, a rule-set key such as side6-no_komi-standard (default: the "
                              "run's game); a multi-rule bot whose default game another shipped bot has as its own "
                              "is then the generalist there, and that specialist keeps those rules")
-    parser.add_argument("--index-only", action="store_true", help="only rewrite README.md from index.json and the files")
+    parser.add_argument("--index-only", action="store_true",
+                        help="only rewrite README.md from index.json and the files")
     parser.add_argument("--folder", metavar="DIR", help="the shipped bots' folder (default: catena_zero/bots)")
 
 
