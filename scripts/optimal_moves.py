@@ -1,66 +1,8 @@
-"""On side 3 (or 2): the share of each player's moves that are optimal by exhaustive search.
+"""Thin entry point: ``python scripts/optimal_moves.py ...`` = ``catena-zero optimal-moves ...``."""
 
-Plays a match between A and B (``catena-zero evaluate``'s agents: a bot file, checkpoint, run
-folder, random, greedy, mcts:K) from paired random openings, then judges every move after the
-opening (``catena_zero/eval/optimality.py``): outcome-optimal (keeps the best result the mover can
-force at the match's komi) and margin-optimal (keeps the best final score margin).
+import sys
 
-Run: .venv/bin/python scripts/optimal_moves.py A B [--games 20] [--komi 10] [--sims 400]
-The last line reads ``optimal_moves: A x% margin-optimal [lo, hi], y% outcome-optimal (n moves);
-B ...``. The first game's positions cost a few minutes (the margin solver's table fills); the
-rest are fast.
-"""
-
-from __future__ import annotations
-
-import argparse
-import time
-
-import numpy as np
-
-from catena_zero.eval.arena import play_match
-from catena_zero.eval.optimality import judge_moves
-from catena_zero.eval.specs import build_agent, parse_agent_spec
-from catena_zero.game.options import GameConfig
-from catena_zero.net.device import set_torch_threads
-
-
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("a", help="the player judged first (e.g. catena_zero/bots/side3.bot)")
-    parser.add_argument("b", help="its opponent (e.g. mcts:1000)")
-    parser.add_argument("--side", type=int, default=3, help="board side, 2 or 3 (default 3)")
-    parser.add_argument("--games", type=int, default=20, help="games, colours alternating (default 20)")
-    parser.add_argument("--komi", type=int, default=10,
-                        help="komi of the match (default 10: on side 3 Black wins at 10 and loses at 11)")
-    parser.add_argument("--sims", type=int, default=400, help="simulations per move of a network (default 400)")
-    parser.add_argument("--openings", type=int, default=1, help="random plies opening each pair (default 1)")
-    parser.add_argument("--seed", type=int, default=0)
-    args = parser.parse_args()
-    if args.side not in (2, 3):
-        raise SystemExit("optimal_moves: exhaustive search reaches sides 2 and 3 only")
-    set_torch_threads(1)
-    game = GameConfig(side=args.side, komi=args.komi)
-    agents = [build_agent(parse_agent_spec(text, simulations=args.sims)) for text in (args.a, args.b)]
-    started = time.perf_counter()
-    result = play_match(agents[0], agents[1], game, args.games, args.komi, np.random.default_rng(args.seed),
-                        opening_plies=args.openings)
-    tally = result.tally
-    print(f"match: {result.name_a} vs {result.name_b}, side {args.side} komi {args.komi}: "
-          f"+{tally.wins} ={tally.draws} -{tally.losses} ({time.perf_counter() - started:.0f} s)")
-    started = time.perf_counter()
-    judged = judge_moves(result.games, result.game)
-    print(f"judged in {time.perf_counter() - started:.0f} s")
-    parts = []
-    for name, share in zip((result.name_a, result.name_b), judged):
-        texts = []
-        for kind in ("margin", "outcome"):
-            lo, hi = share.interval(kind)
-            texts.append(f"{share.share(kind):.1%} {kind}-optimal [{lo:.1%}, {hi:.1%}]")
-        print(f"  {name}: {', '.join(texts)} of {share.moves} moves")
-        parts.append(f"{name} {texts[0]}, {texts[1]} ({share.moves} moves)")
-    print("optimal_moves: " + "; ".join(parts))
-
+from catena_zero.cli import main
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main(["optimal-moves", *sys.argv[1:]]))

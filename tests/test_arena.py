@@ -190,7 +190,7 @@ def test_checkpoint_and_run_folder_specs(tmp_path):
 class FakeNetwork(Agent):
     """A 'network' whose value head says Black's value is (fair - komi) / 10."""
 
-    capabilities = Capabilities(fair_komi=True)
+    capabilities = Capabilities(komi_curve=True)
 
     def __init__(self, name, step, fair):
         self.name, self.step, self.fair = name, step, fair

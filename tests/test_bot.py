@@ -11,7 +11,7 @@ import pytest
 from bot_files import komi_model, komi_model_value, save_tiny_checkpoint, tiny_config
 from catena_zero.bot import Bot, RuleSet, UnsupportedGame
 from catena_zero.bot.bot import better_than_even
-from catena_zero.search.komi import fair_komi, komi_curve_of
+from catena_zero.search.komi import fair_komi_of_curve, komi_curve_of
 from catena_zero.artifacts.botfile import export_bot, header_from_checkpoint
 from catena_zero.bot.players import RandomPlayer, choose_event, setup_choices
 from catena_zero.cli import main
@@ -165,7 +165,7 @@ class KomiStub:
 def stub_fair_komi(value, score, scoring="standard") -> tuple[int, np.ndarray]:
     env = VecEnv(GameConfig(side=3, scoring=scoring))
     komis, v, s = komi_curve_of(KomiStub(env, value, score), env)
-    return fair_komi(komis, v, s), komis
+    return fair_komi_of_curve(komis, v, s), komis
 
 
 def test_fair_komi_balances_the_value():
@@ -516,7 +516,7 @@ def test_a_bot_file_makes_the_same_set_up_in_every_command(komi_bot_path):
     bot = Bot.load(komi_bot_path, simulations=2, device="cpu")
     agent = build_agent(str(komi_bot_path), device="cpu")
     player = AgentPlayer(agent)
-    assert agent.capabilities.setup == bot.capabilities.setup == JUDGED and agent.capabilities.fair_komi
+    assert agent.capabilities.setup == bot.capabilities.setup == JUDGED and agent.capabilities.komi_curve
     rng = np.random.default_rng(0)
     answers = []
     for events in ([], ["komi 2"], ["komi 11"]):  # the komi; the colour at a komi good for White, for Black

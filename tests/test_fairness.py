@@ -1,4 +1,4 @@
-"""Fair-komi checks (eval/fairness.py, scripts/fair_komi.py): worked by hand, and tiny runs on side 2."""
+"""Fair-komi checks (eval/fairness.py, catena-zero komi-check): worked by hand, and tiny runs on side 2."""
 
 import runpy
 import sys
@@ -47,10 +47,12 @@ def test_black_share_of_random_self_play_on_side_2(tmp_path):
     assert komi_settling(tmp_path, "side2-komi-standard") is None  # no TensorBoard events there
 
 
-def test_fair_komi_script_even_split_of_a_baseline(monkeypatch, capsys):
+def test_the_komi_check_script_is_the_command_even_split_of_a_baseline(monkeypatch, capsys):
     argv = ["fair_komi.py", "random", "--side", "2", "--komis", "0-2", "--games", "4", "--openings", "1"]
     monkeypatch.setattr(sys, "argv", argv)
-    runpy.run_path(str(ROOT / "scripts" / "fair_komi.py"), run_name="__main__")
+    with pytest.raises(SystemExit) as exit_:
+        runpy.run_path(str(ROOT / "scripts" / "fair_komi.py"), run_name="__main__")
+    assert exit_.value.code == 0
     lines = capsys.readouterr().out.strip().splitlines()
     assert [line.split()[1] for line in lines[:3]] == ["0:", "1:", "2:"]
-    assert lines[-1].startswith("fair_komi: random against itself, side 2 standard: splits most evenly at komi ")
+    assert lines[-1].startswith("komi-check: random against itself, side 2 standard: splits most evenly at komi ")

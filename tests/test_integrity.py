@@ -117,7 +117,7 @@ def test_resume_falls_back_to_the_newest_intact_checkpoint_and_says_so(tmp_path,
     run_dir, config = prepare_run(config, "t", "t", resume=False)
     first = TrainingRun(config, run_dir, resume=False, progress=Progress(io.StringIO(), 60.0))
     for step in (10, 20, 30):
-        first.counters.step = step
+        first.state.counters.step = step
         first._checkpoint()
     first.log.close()
     newest = list_checkpoints(run_dir)[-1][1]
@@ -125,10 +125,10 @@ def test_resume_falls_back_to_the_newest_intact_checkpoint_and_says_so(tmp_path,
     resumed = TrainingRun(config, run_dir, resume=True, progress=Progress(io.StringIO(), 60.0))
     resumed.log.close()
     err = capsys.readouterr().err
-    assert resumed.counters.step == 20 and resumed.last_checkpoint.name == "step-00000020.pt"
+    assert resumed.state.counters.step == 20 and resumed.checkpoints.last.name == "step-00000020.pt"
     assert "skipping a damaged checkpoint" in err and "step-00000030.pt" in err
     assert "resuming from step-00000020.pt" in err
-    assert resumed.previous_weights is not None  # step 10's
+    assert resumed.checkpoints.previous_weights is not None  # step 10's
 
 
 def _run_with_checkpoints(tmp_path, steps=(10, 20)):
@@ -143,7 +143,7 @@ def _run_with_checkpoints(tmp_path, steps=(10, 20)):
     run_dir, config = prepare_run(config, "t", "t", resume=False)
     first = TrainingRun(config, run_dir, resume=False, progress=Progress(io.StringIO(), 60.0))
     for step in steps:
-        first.counters.step = step
+        first.state.counters.step = step
         first._checkpoint()
     first.log.close()
     return config, run_dir, first
@@ -177,7 +177,7 @@ def test_a_damaged_replay_buffer_does_not_block_resume(tmp_path, capsys, damage)
     capsys.readouterr()
     resumed = _resume(config, run_dir)
     err = capsys.readouterr().err
-    assert resumed.counters.step == 20 and len(resumed.replay) == 0
+    assert resumed.state.counters.step == 20 and len(resumed.replay) == 0
     lines = [line for line in err.splitlines() if "replay" in line]
     assert len(lines) == 1 and "resuming with an empty replay buffer" in lines[0] and "replay.npz" in lines[0], err
     assert all(torch.equal(a, b) for a, b in zip(resumed.learner.weights().values(), first.learner.weights().values()))
@@ -196,7 +196,7 @@ def test_resume_removes_the_temporary_files_a_killed_write_left(tmp_path, capsys
     capsys.readouterr()
     resumed = _resume(config, run_dir)
     err = capsys.readouterr().err
-    assert resumed.counters.step == 10
+    assert resumed.state.counters.step == 10
     assert not any(p.exists() for p in stale) and all(p.exists() for p in kept)
     assert "removed 3 temporary file(s)" in err and err.count("temporary") == 1, err
 

@@ -12,15 +12,14 @@ import pytest
 import catena_zero
 from catena_zero.bot.players import (
     CONFIGURED, JUDGED, RANDOM, Capabilities, Player, RandomPlayer, UnsupportedGame, check_plays, choose_event,
-    setup_answer,
+    own_fair_komi, setup_answer,
 )
-from catena_zero.commands.play import fair_komi_estimate
 from catena_zero.config import Config
 from catena_zero.eval.specs import make_player
 from catena_zero.game import GameConfig
 from catena_zero.game.match import Match
 from catena_zero.game.options import RuleSet
-from catena_zero.web.bots import Snapshot, bot_answer, fair_komi_of
+from catena_zero.web.bots import Snapshot, bot_answer
 
 PACKAGE = Path(catena_zero.__file__).resolve().parent
 
@@ -87,22 +86,23 @@ def test_players_declare_what_they_do():
     assert RandomPlayer.capabilities.setup == RANDOM and isinstance(RandomPlayer(), Player)
     assert make_player("random", config).capabilities.setup == RANDOM
     uct = make_player("mcts:2", config).capabilities
-    assert (uct.setup, uct.fair_komi, uct.analysis, uct.rule_sets) == (CONFIGURED, False, False, None)
+    assert (uct.setup, uct.komi_curve, uct.analysis, uct.rule_sets) == (CONFIGURED, False, False, None)
 
 
 def test_optional_parts_are_used_only_where_declared():
     config = GameConfig(side=3)
     bare = Stub(Capabilities(setup=JUDGED))
-    assert fair_komi_estimate(bare, config) is None and fair_komi_of(bare, config) is None
+    assert own_fair_komi(bare, config) is None and own_fair_komi(None, config) is None
     match = Match(GameConfig(side=3, game_type="double"))
     assert bot_answer(bare, Snapshot.of(match)).analysis is None  # select_move, not play_and_analyze
 
     class Curve:
         komi = 4
 
-    full = Stub(Capabilities(setup=JUDGED, fair_komi=True))
+    full = Stub(Capabilities(setup=JUDGED, komi_curve=True))
     full.komi_curve = lambda c: Curve()
-    assert fair_komi_estimate(full, config) == 4 and fair_komi_of(full, config) == 4
+    assert own_fair_komi(full, config) == 4
+    assert own_fair_komi(full, GameConfig(side=3, game_type="no_komi")) is None  # no komi to choose
 
 
 # getattr/hasattr on a player, a bot or an agent: how capabilities were found before issue 27.

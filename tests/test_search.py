@@ -923,7 +923,7 @@ def test_net_player_plays_a_checkpoint_and_estimates_the_komi(tmp_path):
     game = Game.replay(KOMI3, ["C3"])
     assert player.choose(game, np.random.default_rng(0)) in game.legal_moves()
     env = VecEnv(KOMI3)
-    assert player.capabilities.fair_komi
+    assert player.capabilities.komi_curve
     assert player.komi_curve(KOMI3).komi == estimate_fair_komi(env, NetEvaluator(model, env, config.net)).komi
     assert player.komi_curve(GameConfig(side=3, game_type="no_komi")) is None
     with pytest.raises(ValueError, match="was trained for side 3"):

@@ -90,7 +90,7 @@ class Agent(ABC):
         """Forget anything kept between calls (search trees) before a new set of games."""
 
     def komi_estimate(self, game: GameConfig) -> Optional[KomiEstimate]:
-        """The fair komi by this agent's own estimate (``capabilities.fair_komi``: it has a value
+        """The fair komi by this agent's own estimate (``capabilities.komi_curve``: it has a value
         head), or None without one or without komi (R7 no_komi, R8)."""
         return None
 
@@ -217,7 +217,7 @@ class NetAgent(SearchAgent):
         self.default_game = default_game
         self.rule_sets = rule_sets
         self.seconds = None if seconds is None else float(seconds)
-        self.capabilities = Capabilities(setup=setup, rule_sets=rule_sets, fair_komi=True)
+        self.capabilities = Capabilities(setup=setup, rule_sets=rule_sets, komi_curve=True)
         super().__init__(name, search, lambda env: self.evaluator(env))  # looked up when needed
 
     def evaluator(self, env: VecEnv):
@@ -244,7 +244,7 @@ class NetAgent(SearchAgent):
 
         One forward pass over the empty board at every komi of the scoring's range (R6: 0-15, or
         0-1000 for quadratic); the network takes komi as an input, which is what lets it read off
-        the fair komi (DESIGN.md sec. 4, KataGo). The choice is the bot's (``search.komi.fair_komi``):
+        the fair komi (DESIGN.md sec. 4, KataGo). The choice is the bot's (``search.komi.fair_komi_of_curve``):
         the value closest to even, ties (a saturated or untrained head) by the score head's margin
         closest to 0, so a match's fair komi is the komi an exported bot of this network would name.
         Game types without komi (R7 no_komi, R8) have none to choose: None.
@@ -330,7 +330,7 @@ class AgentPlayer:
         return env.spec.action_name(action)
 
     def komi_curve(self, config: GameConfig) -> Optional[KomiEstimate]:
-        """``capabilities.fair_komi``: the network's fair-komi estimate for ``config``'s rule set
+        """``capabilities.komi_curve``: the network's fair-komi estimate for ``config``'s rule set
         (``search/komi.py``); None without komi (R7 no_komi, R8)."""
         return self.agent.komi_estimate(config)
 

@@ -34,7 +34,7 @@ agent's judgement, ``agent.py``; the bot adds its checks and lock):
   value head is saturated (|V| rounds to the same value at several komis, as it does far from the
   fair komi or with an untrained network) the score head decides: the komi whose predicted
   margin for Black, S(k), is closest to 0 (the score moves one point per komi point, so it keeps
-  ordering komis where the win probability no longer does). Hence ``fair_komi``: the k with the
+  ordering komis where the win probability no longer does). Hence ``search.komi.fair_komi_of_curve``: the k with the
   smallest (|V(k)| rounded to VALUE_RESOLUTION, |S(k)|).
 - Colour (second player, game type komi): Black if Black's (value, score) at that komi is better
   than even, else White.
@@ -216,7 +216,7 @@ class Bot:
     def capabilities(self) -> Capabilities:
         """As a ``Player``: the R7 set-up by its heads, the rule sets of its file, its fair komi
         (``komi_curve``) and its analysis (``play_and_analyze``, ``analyze``, ``ownership``)."""
-        return Capabilities(setup=JUDGED, rule_sets=self.trained_for, fair_komi=True, analysis=True)
+        return Capabilities(setup=JUDGED, rule_sets=self.trained_for, komi_curve=True, analysis=True)
 
     def supports(self, config: GameConfig) -> bool:
         """Whether it was trained for ``config``'s side, game type and scoring (any komi)."""

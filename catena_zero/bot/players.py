@@ -13,7 +13,8 @@ terminal is a player too, ``commands/play.py``):
   at random (``random_setup``); ``ASKED``: it is asked through ``choose_setup(match, rng)`` (a
   person types the choice).
 - ``rule_sets``: the rule sets it plays (None: any); ``check_plays`` refuses others in one line.
-- ``fair_komi``: it estimates a fair komi, ``komi_curve(config) -> KomiEstimate``.
+- ``komi_curve``: it estimates a fair komi, ``komi_curve(config) -> KomiEstimate`` (``own_fair_komi``
+  reads the komi off it).
 - ``analysis``: it analyses, ``play_and_analyze(game, **budget)``, ``analyze(game, **budget)``
   and ``ownership(game)`` (``bot.Bot``).
 
@@ -62,7 +63,7 @@ class Capabilities:
 
     setup: str = CONFIGURED  # how it makes the R7 set-up choices: one of SETUP_POLICIES
     rule_sets: Optional[tuple[RuleSet, ...]] = None  # the rule sets it plays; None: any game
-    fair_komi: bool = False  # komi_curve(config) -> KomiEstimate: its own fair komi (game type komi)
+    komi_curve: bool = False  # komi_curve(config) -> KomiEstimate: its own fair komi (game type komi)
     analysis: bool = False  # play_and_analyze, analyze, ownership (bot.Bot's analysis API)
 
     def __post_init__(self) -> None:
@@ -87,6 +88,17 @@ class Player(Protocol):
     def choose(self, game: "Game", rng: np.random.Generator) -> str:
         """A legal move for ``game.to_move`` in R10 notation (a cell like "D5", or "button")."""
         ...
+
+
+def own_fair_komi(player: Optional[Player], config: GameConfig) -> Optional[int]:
+    """The fair komi of ``config``'s rule set by the player's own estimate (``catena-zero komi
+    --bot`` computes the same), offered where the komi is chosen (R7); None for no player, for a
+    game type without komi, and for a player that declares no ``komi_curve`` (without a network
+    its guess would mislead)."""
+    if player is None or not player.capabilities.komi_curve or config.game_type != "komi":
+        return None
+    curve = player.komi_curve(config)  # type: ignore[attr-defined]  # declared by capabilities.komi_curve
+    return None if curve is None else int(curve.komi)
 
 
 def check_plays(player: Player, config: GameConfig, who: str = "this player") -> RuleSet:

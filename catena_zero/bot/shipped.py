@@ -3,7 +3,7 @@
 ``play``, ``engine`` and ``serve`` use the shipped bot for the chosen rules when no ``--bot`` is
 given (``shipped_bot_for``), and say which. A shipped bot is an ordinary bot file, checked on
 loading like any other (``artifacts/botfile.py``); the folder's ``index.json`` adds what a file cannot
-say about itself (how long it trained, how strong it measured), and ``scripts/ship_bot.py`` writes
+say about itself (how long it trained, how strong it measured), and ``catena-zero ship`` writes
 the bot, the index and the README together.
 
 Choice among several bots for one rule set: a specialist (its default game has these rules) before

@@ -1,2 +1,2 @@
 """The trained bots that ship with catena-zero: ``*.bot`` files (``catena-zero export``) and their
-index, README.md (``scripts/ship_bot.py`` writes both; ``catena_zero.bot.shipped`` finds them)."""
+index, README.md (``catena-zero ship`` writes both; ``catena_zero.bot.shipped`` finds them)."""

@@ -39,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
         bots = shipped_bots()
         if not bots:
             raise CliError("no bot ships with this installation: pass --bot FILE")
-        print(fair_komi_table([(b.name, load_bot(args, str(b.path))) for b in bots]), end="", file=sys.stdout)
+        print(trained_rules_table([(b.name, load_bot(args, str(b.path))) for b in bots]), end="", file=sys.stdout)
         return 0
     path = args.bot
     if path is None:
@@ -50,14 +50,14 @@ def run(args: argparse.Namespace) -> int:
     config = GameConfig(side=args.side if args.side is not None else default.side, game_type="komi",
                         scoring=args.scoring or default.scoring)
     if args.table:
-        print(fair_komi_table([(Path(path).name, bot)]), end="", file=sys.stdout)
+        print(trained_rules_table([(Path(path).name, bot)]), end="", file=sys.stdout)
         return 0
     curve = bot.komi_curve(config)
     print(komi_table(curve, around=None if args.all else args.around), end="", file=sys.stdout)
     return 0
 
 
-def fair_komi_table(bots) -> str:
+def trained_rules_table(bots) -> str:
     """Markdown: for each (name, bot) of ``bots`` and each komi rule set it was trained for, the fair
     komi and the interval where Black's value crosses even around it."""
     lines = ["| bot | side | scoring | fair komi | Black ahead up to | Black behind from | Black's value at the fair komi |",

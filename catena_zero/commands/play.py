@@ -26,7 +26,7 @@ from typing import Optional, TextIO
 
 import numpy as np
 
-from ..bot.players import ASKED, Capabilities, Player, check_plays, choose_event, setup_choices
+from ..bot.players import ASKED, Capabilities, Player, check_plays, choose_event, own_fair_komi, setup_choices
 from ..errors import UserError
 from ..eval.specs import make_player, player_kinds
 from ..fileio import MAX_LINE_CHARS, bounded_lines, writes_to_stdout
@@ -505,23 +505,13 @@ KOMI_MATTERS = ("Why it matters: the second player then takes whichever colour i
                 "so the first player gets the worse side of an unfair komi.")
 
 
-def fair_komi_estimate(player: Optional[Player], config) -> Optional[int]:
-    """A network player's own fair komi for ``config`` (game type komi), as ``catena-zero komi
-    --bot`` computes it; None for players that declare none (without a network their guess
-    would mislead)."""
-    if player is None or not player.capabilities.fair_komi:
-        return None
-    curve = player.komi_curve(config)  # type: ignore[attr-defined]  # declared by fair_komi
-    return None if curve is None else int(curve.komi)
-
-
 def _komi_advice(match: Match, players: dict[str, Optional[Player]]) -> str:
     """Said where the komi is chosen (R7): the network opponent's fair-komi estimate, if any,
     and why the choice matters."""
     programs = [p for p in (players[s] for s in SEATS) if p is not None]
     fair = None
     for program in programs:
-        fair = fair_komi_estimate(program, match.config)
+        fair = own_fair_komi(program, match.config)
         if fair is not None:
             break
     lines = [] if fair is None else [

@@ -291,7 +291,7 @@ def play_games(agent_a: Agent, agent_b: Agent, env: VecEnv, komi: int, openings:
 
 
 def _is_network(agent: Agent) -> bool:
-    return agent.capabilities.fair_komi  # declared: it has a value head that names a fair komi
+    return agent.capabilities.komi_curve  # declared: it has a value head that names a fair komi
 
 
 def check_komi(game: GameConfig, komi: int) -> int:

@@ -1,6 +1,6 @@
 """Does the fair komi a network names mean something? (R6, R7)
 
-Three checks, printed by ``scripts/fair_komi.py``:
+Three checks, printed by ``catena-zero komi-check``:
 
 - **Black's share in self-play.** The network plays itself (the same search on both sides, no
   noise) from varied openings (``opening_plies`` random plies, distinct up to symmetry, each played

@@ -24,7 +24,7 @@ from ..game.options import RuleSet
 from ..train.inloop import InLoopResult
 
 
-def evaluate_in_loop(config: Config, weights: dict, previous: Optional[dict], fair_komi: dict[RuleSet, int],
+def evaluate_in_loop(config: Config, weights: dict, previous: Optional[dict], komi_estimates: dict[RuleSet, int],
                      seed: int, step: int = 0) -> InLoopResult:
     """Play the configured matches of the network with ``weights`` (a CPU state dict)."""
     import torch
@@ -42,7 +42,7 @@ def evaluate_in_loop(config: Config, weights: dict, previous: Optional[dict], fa
     if reference is not None:
         komi = reference.komi
     else:
-        komi = fair_komi.get(rules, 0) if rules.game_type == "komi" else 0
+        komi = komi_estimates.get(rules, 0) if rules.game_type == "komi" else 0
     game = rules.game(komi)
     book = shipped_book(rules)
     fits = book is not None and book.komi == komi and evaluation.games % 2 == 0 and len(book) >= evaluation.games // 2

@@ -36,7 +36,7 @@ class KomiEstimate:
     the fair komi read off them: the one record of a fair-komi estimate (self-play, matches, bot)."""
 
     rules: RuleSet  # the rule set estimated
-    komi: int  # the fair komi: ``fair_komi`` of the curve; 0 under game types without komi
+    komi: int  # the fair komi: ``fair_komi_of_curve`` of the curve; 0 under game types without komi
     komis: np.ndarray  # [K] int64 every komi of the range ([1] zero without komi)
     black_value: np.ndarray  # [K] float64 value for Black to move on the empty board
     black_score: np.ndarray  # [K] float64 expected score margin for Black (points)
@@ -82,7 +82,7 @@ def closest_to_even(keys: np.ndarray, black_value: np.ndarray, black_score: np.n
     return int(keys[order[0]])
 
 
-def fair_komi(komis: np.ndarray, black_value: np.ndarray, black_score: np.ndarray) -> int:
+def fair_komi_of_curve(komis: np.ndarray, black_value: np.ndarray, black_score: np.ndarray) -> int:
     """The komi with Black's value closest to even (``closest_to_even``)."""
     return closest_to_even(komis, black_value, black_score)
 
@@ -110,5 +110,5 @@ def estimate_fair_komi(env: "VecEnv", eval_fn: "EvalFn", source: str = "") -> Ko
         return KomiEstimate(rules=rules, komi=0, komis=np.zeros(1, np.int64), black_value=zero, black_score=zero,
                             source=source)
     komis, value, score = komi_curve_of(eval_fn, env)
-    return KomiEstimate(rules=rules, komi=fair_komi(komis, value, score), komis=komis, black_value=value,
+    return KomiEstimate(rules=rules, komi=fair_komi_of_curve(komis, value, score), komis=komis, black_value=value,
                         black_score=score, source=source)

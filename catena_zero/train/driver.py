@@ -28,15 +28,14 @@ import os
 import signal
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
 import numpy as np
 import torch
 
-from ..artifacts.checkpoint import (Checkpoint, list_checkpoints, load_checkpoint, newest_intact_checkpoint,
-                                    newest_intact_checkpoint_of, prune_checkpoints, save_checkpoint)
+from ..artifacts.checkpoint import Checkpoint, list_checkpoints, newest_intact_checkpoint
 from ..artifacts.layout import CHECKPOINT_DIR, CONFIG_FILE, REPLAY_FILE
 from ..artifacts.network import weights_for
 from ..config import RESUMABLE_KEYS, Config, ConfigError, NetConfig, RunConfig, config_diff, config_to_yaml, load_config
@@ -44,10 +43,13 @@ from ..errors import UserError
 from ..fileio import remove_stale_temp_files, write_text_atomic
 from ..game.options import RuleSet
 from ..net import CatenaNet, model_from_weights
-from ..selfplay.workers import RayNodeLost, RemoteTaskLost, SelfPlayPool, poll_remote, run_remote, start_ray, stop_ray, wait_remote
+from ..selfplay.workers import RayNodeLost, SelfPlayPool, start_ray, stop_ray
+from .checkpointer import Checkpointer
 from .cputime import CpuAccount, CpuReport
 from .inloop import InLoopEvaluation, InLoopResult
+from .inloop_schedule import InLoopSchedule
 from .learner import Learner, TrainingDiverged
+from .losses import Losses
 from .progress import Progress
 from .replay import ReplayBuffer, ReplayError
 from .runlog import RunLog, SelfPlayWindow
@@ -219,20 +221,38 @@ class _Counters:
                 "cpu_seconds": self.cpu_seconds}
 
 
+@dataclass(slots=True)  # slots: a misspelt or new field fails at once instead of appearing on the fly
+class RunState:
+    """What one session of a run changes as it goes, in one record (``counters`` is what every
+    checkpoint saves of it; the learner, the replay buffer and the RNG keep their own state)."""
+
+    counters: _Counters = field(default_factory=_Counters)
+    window: SelfPlayWindow = field(default_factory=SelfPlayWindow)  # self-play since the last TensorBoard point
+    komi_estimates: dict[RuleSet, int] = field(default_factory=dict)  # self-play's fair komi per rule set
+    nodes: set[str] = field(default_factory=set)  # Ray nodes that self-play ran on
+    last_losses: Optional[Losses] = None  # the last learner step's (the progress line)
+    last_board_step: Optional[int] = None  # the step of the last self-play board drawn to TensorBoard
+    bound: Optional[Bound] = None  # the bound reached, once reached
+
+
 class TrainingRun:
-    """One session of a run (a fresh start or a resume), driven by ``run()``."""
+    """One session of a run (a fresh start or a resume), driven by ``run()``: the loop over its
+    parts, the state it changes (``RunState``), the checkpoints (``Checkpointer``) and the in-loop
+    matches (``InLoopSchedule``)."""
+
+    # Every attribute of a session is declared here: none is made on the fly (an assignment to
+    # another name fails), so this list is the whole of what a session holds.
+    __slots__ = ("config", "run_dir", "progress", "rule_sets", "rng", "actor_seeds", "cpus", "learner", "replay",
+                 "state", "cpu", "checkpoints", "log", "evaluations")
 
     def __init__(self, config: Config, run_dir: Path, resume: bool, progress: Progress,
                  evaluate: Optional[InLoopEvaluation] = None) -> None:
         self.config = config
-        self.evaluate = evaluate  # the in-loop matches (eval/inloop.py); None: no learning curve
         self.run_dir = run_dir
         self.progress = progress
         self.rule_sets = config.rule_sets()
-        self.seeds = np.random.SeedSequence(config.seed)
-        learner_seed, replay_seed, actor_seed, eval_seed = self.seeds.spawn(4)
+        learner_seed, replay_seed, actor_seed, eval_seed = np.random.SeedSequence(config.seed).spawn(4)
         self.rng = np.random.default_rng(replay_seed)
-        self.eval_seeds = eval_seed
         self.actor_seeds = actor_seed
         self.cpus = float(config.run.num_cpus or os.cpu_count() or 1)
         generator = torch.Generator().manual_seed(int(learner_seed.generate_state(1)[0]))
@@ -246,21 +266,13 @@ class TrainingRun:
         self.replay = ReplayBuffer(config.replay, self.rule_sets)
         if replay_source is not None:
             self._initial_replay(replay_source)
-        self.counters = _Counters()
-        self.window = SelfPlayWindow()
-        self.fair_komi: dict[RuleSet, int] = {}
-        self.last_eval: Optional[InLoopResult] = None
-        self.pending_eval = None  # (ref, step) of the in-loop matches in flight
-        self.previous_weights: Optional[dict] = None  # the last kept checkpoint's, for "previous"
-        self.last_checkpoint: Optional[Path] = None
-        self.nodes: set[str] = set()  # Ray nodes that self-play ran on
-        self.cpu = CpuAccount(self.cpus)
-        self.evaluations_skipped = 0
-        self.bound: Optional[Bound] = None  # the bound reached, once reached
-        self.last_eval_cpu = 0.0  # CPU seconds of the last in-loop evaluation (the next one's estimate)
+        self.state = RunState()
+        self.cpu = CpuAccount(self.cpus)  # anew when the loop starts: this session's CPU time
+        self.checkpoints = Checkpointer(run_dir, config.run)
         if restoring:
             self._restore()
-        self.log = RunLog(run_dir, self.counters.step, None if resume else config)
+        self.log = RunLog(run_dir, self.state.counters.step, None if resume else config)
+        self.evaluations = InLoopSchedule(evaluate, config, eval_seed, progress, self.log)
 
     # -- resume ----------------------------------------------------------------------------------
 
@@ -299,57 +311,42 @@ class TrainingRun:
 
     def _restore(self) -> None:
         """Load the newest intact checkpoint (the caller saw that the folder has one)."""
-        found = list_checkpoints(self.run_dir)
-        checkpoint, skipped = newest_intact_checkpoint(self.run_dir)
-        for line in skipped:  # a damaged newest checkpoint: resume from the newest intact one
-            print(f"warning: skipping a damaged checkpoint: {line}", file=sys.stderr)
+        checkpoint = self.checkpoints.restore()
         if checkpoint is None:
+            found = list_checkpoints(self.run_dir)
             raise RunError(f"cannot resume {self.run_dir}: none of its {len(found)} checkpoint(s) is intact")
-        if skipped:
-            print(f"resuming from {checkpoint.path.name}, the newest intact checkpoint", file=sys.stderr)
-        found = [(step, path) for step, path in found if step <= checkpoint.step]
         self.learner.load_state_dict(checkpoint.extra["learner"])
         counters = checkpoint.counters
-        self.counters = _Counters(step=checkpoint.step, positions=int(counters.get("positions", 0)),
-                                  games=int(counters.get("games", 0)), samples=int(counters.get("samples", 0)),
-                                  seconds=float(counters.get("seconds", 0.0)),
-                                  cpu_seconds=float(counters.get("cpu_seconds", 0.0)))
+        self.state.counters = _Counters(step=checkpoint.step, positions=int(counters.get("positions", 0)),
+                                        games=int(counters.get("games", 0)), samples=int(counters.get("samples", 0)),
+                                        seconds=float(counters.get("seconds", 0.0)),
+                                        cpu_seconds=float(counters.get("cpu_seconds", 0.0)))
         self.rng.bit_generator.state = checkpoint.extra["rng"]
-        self.fair_komi = {RuleSet.from_key(key): int(komi) for key, komi in checkpoint.extra.get("fair_komi", {}).items()}
-        self.last_checkpoint = found[-1][1]
-        if len(found) > 1:
-            previous, _ = newest_intact_checkpoint_of(found[:-1])
-            self.previous_weights = previous.model if previous is not None else None
-        replay_path = self.run_dir / REPLAY_FILE
-        if replay_path.exists():
-            try:
-                self.replay.load(replay_path)
-            except ReplayError as exc:
-                # A damaged buffer must not block the run: its network and optimiser are the
-                # checkpoint's, and self-play refills the buffer (the learner waits for it).
-                self.replay = ReplayBuffer(self.config.replay, self.rule_sets)
-                print(f"warning: {exc}; resuming with an empty replay buffer (the checkpoint's network, "
-                      f"optimiser and step are kept; {REPLAY_FILE} is rewritten at the next checkpoint)",
-                      file=sys.stderr)
+        # "fair_komi": the checkpoint's key for self-play's estimates (a file format: kept)
+        self.state.komi_estimates = {RuleSet.from_key(key): int(komi)
+                                     for key, komi in checkpoint.extra.get("fair_komi", {}).items()}
+        if not self.checkpoints.load_replay(self.replay):
+            self.replay = ReplayBuffer(self.config.replay, self.rule_sets)  # what a failed load left: dropped
 
     # -- the loop --------------------------------------------------------------------------------
 
     def run(self) -> RunSummary:
-        config = self.config
+        config, state = self.config, self.state
+        counters = state.counters
         start_ray(config.run.address, config.run.num_cpus)
         session_start = time.perf_counter()
         self.cpu = CpuAccount(self.cpus)
-        seconds_before, cpu_before = self.counters.seconds, self.counters.cpu_seconds
+        seconds_before, cpu_before = counters.seconds, counters.cpu_seconds
         stop_reason = "interrupted"
         pool = None
         previous_sigterm = signal.signal(signal.SIGTERM, _raise_keyboard_interrupt)
         try:
             pool = SelfPlayPool(config, self.actor_seeds)
-            pool.publish(self._selfplay_weights(), self.counters.step)
-            self.progress.start(self.counters.step, self.config.run.bounds(), self.counters.seconds)
+            pool.publish(self._selfplay_weights(), counters.step)
+            self.progress.start(counters.step, self.config.run.bounds(), counters.seconds)
             while True:
-                self.counters.seconds = seconds_before + time.perf_counter() - session_start
-                self.counters.cpu_seconds = cpu_before + self.cpu.report().used
+                counters.seconds = seconds_before + time.perf_counter() - session_start
+                counters.cpu_seconds = cpu_before + self.cpu.report().used
                 stop_reason = self._bound_reached()
                 if stop_reason:
                     break
@@ -357,8 +354,8 @@ class TrainingRun:
                 self._collect(pool.poll(timeout=0.0 if trainable else 0.25))
                 for _ in range(min(trainable, 4, self._steps_left())):
                     self._train_step(pool)
-                self._poll_eval()
-                self.progress.update(self.counters.step, self._progress_fields(pool))
+                self.evaluations.poll(self.cpu)
+                self.progress.update(counters.step, self._progress_fields(pool))
         except KeyboardInterrupt:
             stop_reason = "interrupted (Ctrl-C)"
         except RayNodeLost as exc:  # the learner's state is intact: checkpoint it below
@@ -368,79 +365,82 @@ class TrainingRun:
             self.learner.load_state_dict(self._last_good_state())
         finally:
             signal.signal(signal.SIGTERM, previous_sigterm)
-            self.counters.seconds = seconds_before + time.perf_counter() - session_start
-            self.counters.cpu_seconds = cpu_before + self.cpu.report().used
+            counters.seconds = seconds_before + time.perf_counter() - session_start
+            counters.cpu_seconds = cpu_before + self.cpu.report().used
             if not stop_reason.startswith("stopped"):
                 self._checkpoint()
             if stop_reason.startswith("bound"):
-                self._finish_eval()
+                self.evaluations.finish(counters.step, self.cpu, lambda: self._start_eval(final=True))
             self.progress.close()
             restarts = pool.restarts if pool is not None else 0
             if pool is not None:
                 pool.shutdown()
             stop_ray()
             self.log.close()
-        return RunSummary(run_dir=self.run_dir, checkpoint=self.last_checkpoint, step=self.counters.step,
-                          positions=self.counters.positions, games=self.counters.games,
-                          minutes=self.counters.seconds / 60, stop_reason=stop_reason, last_eval=self.last_eval,
-                          actor_restarts=restarts, actor_nodes=len(self.nodes), cpu=self.cpu.report(),
-                          evaluations_skipped=self.evaluations_skipped, bound=self.bound)
+        return RunSummary(run_dir=self.run_dir, checkpoint=self.checkpoints.last, step=counters.step,
+                          positions=counters.positions, games=counters.games,
+                          minutes=counters.seconds / 60, stop_reason=stop_reason, last_eval=self.evaluations.last,
+                          actor_restarts=restarts, actor_nodes=len(state.nodes), cpu=self.cpu.report(),
+                          evaluations_skipped=self.evaluations.skipped, bound=state.bound)
 
     def _run_progress(self) -> float:
         """How far the run is toward the first bound it will reach, 0..1 (0 without bounds)."""
-        c = self.counters
+        c = self.state.counters
         done = {"steps": c.step, "positions": c.positions, "minutes": c.seconds / 60,
                 "cpu_minutes": c.cpu_seconds / 60}
         return min(1.0, max((done[k] / bound for k, bound in self.config.run.bounds().items()), default=0.0))
 
     def _steps_left(self) -> int:
         bound = self.config.run.max_steps
-        return bound - self.counters.step if bound is not None else 1 << 30
+        return bound - self.state.counters.step if bound is not None else 1 << 30
 
     def _bound_reached(self) -> str:
-        bound = bound_reached(self.config.run, self.counters)
+        bound = bound_reached(self.config.run, self.state.counters)
         if bound is None:
             return ""
-        self.bound = bound
+        self.state.bound = bound
         return f"bound reached: {bound.describe()}"
 
     def _collect(self, chunks) -> None:
+        state = self.state
+        counters = state.counters
         for chunk in chunks:
-            self.nodes.add(chunk.node)
+            state.nodes.add(chunk.node)
             for trajectory in chunk.trajectories:
                 self.replay.add(trajectory)
-                self.counters.positions += trajectory.num_positions
-                self.window.staleness_sum += float((self.counters.step - trajectory.version).sum())
-                self.window.staleness_count += trajectory.num_positions
-            self.counters.games += chunk.stats.games
-            self.window.stats = self.window.stats + chunk.stats
+                counters.positions += trajectory.num_positions
+                state.window.staleness_sum += float((counters.step - trajectory.version).sum())
+                state.window.staleness_count += trajectory.num_positions
+            counters.games += chunk.stats.games
+            state.window.stats = state.window.stats + chunk.stats
             self.cpu.add_actor(chunk.actor, chunk.process_cpu_seconds, chunk.stats.inference_cpu_seconds,
                                chunk.stats.plies)
-            self.fair_komi.update(chunk.fair_komi)
-            if chunk.trajectories and self._due(self.config.run.sample_game_interval_steps, "_last_image"):
-                self.log.board(self.counters.step, chunk.trajectories[0])
+            state.komi_estimates.update(chunk.fair_komi)
+            if chunk.trajectories and self._board_due():
+                self.log.board(counters.step, chunk.trajectories[0])
 
-    def _due(self, interval: int, attribute: str) -> bool:
-        """True once every ``interval`` learner steps (tracked per purpose in ``attribute``)."""
+    def _board_due(self) -> bool:
+        """True once every ``run.sample_game_interval_steps`` learner steps (0: never): time to
+        draw a self-play board."""
+        interval, step = self.config.run.sample_game_interval_steps, self.state.counters.step
         if interval <= 0:
             return False
-        last = getattr(self, attribute, None)
-        if last is None or self.counters.step - last >= interval:
-            setattr(self, attribute, self.counters.step)
+        if self.state.last_board_step is None or step - self.state.last_board_step >= interval:
+            self.state.last_board_step = step
             return True
         return False
 
     def _train_step(self, pool) -> None:
-        config = self.config
+        config, counters = self.config, self.state.counters
         cpu_started = time.process_time()
         batch = self.replay.sample(config.train.batch_size, self.rng)
         losses = self.learner.step(batch, self._run_progress())
         self.cpu.learner += time.process_time() - cpu_started
         self.replay.record_trained(config.train.batch_size)
-        self.counters.step += 1
-        self.counters.samples += config.train.batch_size
-        step = self.counters.step
-        self.last_losses = losses
+        counters.step += 1
+        counters.samples += config.train.batch_size
+        step = counters.step
+        self.state.last_losses = losses
         if step % config.run.publish_interval_steps == 0:
             pool.publish(self._selfplay_weights(), step)
         if step % 10 == 0:
@@ -448,7 +448,7 @@ class TrainingRun:
                             self.learner.last_grad_norm)
         if step % config.run.checkpoint_interval == 0:
             self._checkpoint()
-        if config.eval.interval_steps and step % config.eval.interval_steps == 0:
+        if self.evaluations.due(step):
             self._start_eval()
         if step % 50 == 0:
             self._log_selfplay()
@@ -457,98 +457,48 @@ class TrainingRun:
         """What the actors play: the average, unless ``train.ema_selfplay`` is false (then the raw weights)."""
         return self.learner.averaged_weights() if self.config.train.ema_selfplay else self.learner.weights()
 
+    def _start_eval(self, final: bool = False) -> None:
+        """The in-loop matches of the averaged network at this step (``InLoopSchedule.start``)."""
+        self.evaluations.start(self.state.counters.step, self.cpu, self.learner.averaged_weights,
+                               self.checkpoints.previous_weights, self.state.komi_estimates, final=final)
+
     # -- checkpoints -----------------------------------------------------------------------------
 
     def _checkpoint(self) -> None:
-        run = self.config.run
+        """A checkpoint of this step, with what a resume needs (``Checkpointer.save``)."""
+        state = self.state
         checkpoint = Checkpoint(
-            step=self.counters.step,
+            step=state.counters.step,
             config=self.config,
             model=self.learner.averaged_weights(),  # the average when train.ema_decay > 0
             optimizer=None,
-            counters=self.counters.as_dict(),
+            counters=state.counters.as_dict(),
             extra={"learner": self.learner.state_dict(), "rng": self.rng.bit_generator.state,
-                   "fair_komi": {rules.key: komi for rules, komi in self.fair_komi.items()}},
+                   "fair_komi": {rules.key: komi for rules, komi in state.komi_estimates.items()}},
         )
-        self.replay.save(self.run_dir / REPLAY_FILE)  # first: a checkpoint never refers to newer data
-        if self.last_checkpoint is not None and self.last_checkpoint.exists():
-            self.previous_weights = load_checkpoint(self.last_checkpoint).model
-        self.last_checkpoint = save_checkpoint(self.run_dir, checkpoint)
-        prune_checkpoints(self.run_dir, run.keep_last, run.keep_every)
+        self.checkpoints.save(checkpoint, self.replay)
 
     def _last_good_state(self) -> dict:
-        if self.last_checkpoint is None:
+        state = self.checkpoints.last_learner_state()
+        if state is None:
             raise RunError("the loss diverged before the first checkpoint; lower train.learning_rate")
-        return load_checkpoint(self.last_checkpoint).extra["learner"]
+        return state
 
-    # -- in-loop evaluation ----------------------------------------------------------------------
-
-    def _start_eval(self, final: bool = False) -> None:
-        if self.evaluate is None or self.pending_eval is not None or not self.config.eval.games:
-            return  # one at a time: a slow evaluation is skipped, never queued
-        if not final and not self.cpu.evaluation_allowed(self.config.eval.max_cpu_share, self.last_eval_cpu):
-            self.evaluations_skipped += 1  # over its CPU share: self-play and the learner come first
-            return
-        seed = int(self.eval_seeds.spawn(1)[0].generate_state(1)[0])
-        ref = run_remote(self.evaluate, self.config, self.learner.averaged_weights(),
-                                      self.previous_weights, dict(self.fair_komi), seed, self.counters.step)
-        self.pending_eval = (ref, self.counters.step)
-
-    def _poll_eval(self) -> None:
-        if self.pending_eval is None:
-            return
-        try:
-            done, result = poll_remote(self.pending_eval[0])
-        except RemoteTaskLost as exc:
-            self._lost_eval(exc)
-            return
-        if done:
-            self._record_eval(result, self.pending_eval[1])
-            self.pending_eval = None
-
-    def _finish_eval(self) -> None:
-        """At the end of a run: wait for the matches in flight, or play them now if none ran yet."""
-        try:
-            if self.pending_eval is None and self.config.eval.games and (
-                    self.last_eval is None or self.last_eval.step != self.counters.step):
-                self._start_eval(final=True)
-            if self.pending_eval is not None:
-                self.progress.note("finishing the in-loop evaluation ...")
-                ref, step = self.pending_eval
-                self._record_eval(wait_remote(ref), step)
-                self.pending_eval = None
-        except RemoteTaskLost as exc:
-            self._lost_eval(exc)
-        except KeyboardInterrupt:
-            self.pending_eval = None
-
-    def _lost_eval(self, exc: RemoteTaskLost) -> None:
-        """The matches' process died (out of memory, killed): skip them; the next ones start at their interval."""
-        self.progress.note(f"step {self.pending_eval[1]}: in-loop evaluation lost: {exc}; skipped")
-        self.pending_eval = None
-        self.evaluations_skipped += 1
-
-    def _record_eval(self, result: InLoopResult, step: int) -> None:
-        self.last_eval = result
-        self.last_eval_cpu = result.cpu_seconds
-        self.cpu.evaluation += result.cpu_seconds
-        self.log.evaluation(step, result)
-        self.progress.note(f"step {step}: {result.describe()}")
-
-    # -- TensorBoard -----------------------------------------------------------------------------
+    # -- TensorBoard and the progress line -------------------------------------------------------
 
     def _log_selfplay(self) -> None:
-        self.log.selfplay(self.counters.step, self.window, len(self.replay), self.replay.window,
-                          self.counters.positions, self.fair_komi, self.cpu.report(), self.evaluations_skipped)
-        self.window = SelfPlayWindow()
+        state = self.state
+        self.log.selfplay(state.counters.step, state.window, len(self.replay), self.replay.window,
+                          state.counters.positions, state.komi_estimates, self.cpu.report(), self.evaluations.skipped)
+        state.window = SelfPlayWindow()
 
     def _progress_fields(self, pool) -> dict[str, str]:
-        fields = {"pos": f"{self.counters.positions:,}", "games": f"{self.counters.games:,}"}
-        losses = getattr(self, "last_losses", None)
-        if losses is not None:
-            fields["loss"] = f"{float(losses.total):.3f}"
-        if self.last_eval is not None:
-            fields["eval"] = self.last_eval.short()
+        counters = self.state.counters
+        fields = {"pos": f"{counters.positions:,}", "games": f"{counters.games:,}"}
+        if self.state.last_losses is not None:
+            fields["loss"] = f"{float(self.state.last_losses.total):.3f}"
+        if self.evaluations.last is not None:
+            fields["eval"] = self.evaluations.last.short()
         if pool.restarts:
             fields["restarts"] = str(pool.restarts)
         return fields

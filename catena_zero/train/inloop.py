@@ -36,9 +36,9 @@ class InLoopResult:
 
 
 class InLoopEvaluation(Protocol):
-    """``evaluate(config, weights, previous, fair_komi, seed, step) -> InLoopResult``: the matches of
+    """``evaluate(config, weights, previous, komi_estimates, seed, step) -> InLoopResult``: the matches of
     the network with ``weights`` (a CPU state dict) against ``config.eval``'s opponents, ``previous``
     the last kept checkpoint's weights (or None), at self-play's fair-komi estimates."""
 
-    def __call__(self, config: Config, weights: dict, previous: Optional[dict], fair_komi: dict[RuleSet, int],
+    def __call__(self, config: Config, weights: dict, previous: Optional[dict], komi_estimates: dict[RuleSet, int],
                  seed: int, step: int = 0) -> InLoopResult: ...

@@ -59,7 +59,7 @@ class RunLog:
         self.writer.add_scalar("loss/grad_norm", grad_norm, step)
 
     def selfplay(self, step: int, window: SelfPlayWindow, replay_size: int, replay_window: int, positions: int,
-                 fair_komi: dict[RuleSet, int], cpu: CpuReport, evaluations_skipped: int) -> None:
+                 komi_estimates: dict[RuleSet, int], cpu: CpuReport, evaluations_skipped: int) -> None:
         """The window's self-play figures, the replay buffer, the CPU shares and the fair komi."""
         s = window.stats
         seconds = max(time.perf_counter() - window.started, 1e-9)
@@ -89,7 +89,7 @@ class RunLog:
             scalars[f"cpu/share_{use}"] = share
         scalars["cpu/positions_per_selfplay_cpu_second"] = cpu.positions_per_selfplay_cpu_second
         scalars["eval/skipped_for_cpu"] = evaluations_skipped
-        for rules, komi in fair_komi.items():
+        for rules, komi in komi_estimates.items():  # the tag keeps its name: runs logged before read the same
             scalars[f"selfplay/fair_komi/{rules.key}"] = komi
         for tag, value in scalars.items():
             self.writer.add_scalar(tag, value, step)

@@ -50,12 +50,13 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from ..bot.players import own_fair_komi
 from ..errors import UserError
 from ..game.options import GAME_TYPES, SCORINGS, GameConfig, komi_range
 from ..game.records import format_record
 from ..game.rules import Game
 from ..messages import one_line
-from .bots import BotPool, BotPools, Snapshot, bot_answer, budget_kwargs, fair_komi_of
+from .bots import BotPool, BotPools, Snapshot, bot_answer, budget_kwargs
 from .guard import Guard
 from .sessions import SEATS, ApiError, GameSession, ServerConfig, SessionStore, check_strength
 from .views import GameView, InfoView, OptionsView, PositionView, StrengthView, supported_options, to_json
@@ -356,7 +357,7 @@ async def komi_advice(request: Request) -> JSONResponse:
     if c.game_type == "komi" and session.komi_advice is None:
         options = GameConfig(side=c.side, game_type=c.game_type, scoring=c.scoring)
         try:
-            session.komi_advice = await web.pools.for_game(options).run(lambda b: fair_komi_of(b, options))
+            session.komi_advice = await web.pools.for_game(options).run(lambda b: own_fair_komi(b, options))
         except Exception as exc:
             return JSONResponse({"error": f"the bot failed to estimate the komi: "
                                           f"{one_line(exc) or type(exc).__name__}"},

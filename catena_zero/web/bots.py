@@ -101,14 +101,6 @@ def bot_answer(bot: BotLike, snap: Snapshot, budget: Optional[dict[str, Any]] = 
     return BotAnswer(bot_event(bot, snap))
 
 
-def fair_komi_of(bot: BotLike, config: GameConfig) -> Optional[int]:
-    """The bot's own fair-komi estimate for ``config`` (``catena-zero komi --bot``), None for a
-    bot that declares none (a stand-in: no number that could mislead)."""
-    if not bot.capabilities.fair_komi or config.game_type != "komi":
-        return None
-    return int(bot.komi_curve(config).komi)  # type: ignore[attr-defined]  # declared by fair_komi
-
-
 def bot_event(bot: BotLike, snap: Snapshot) -> str:
     """The bot's next event in R10 notation for the phase of ``snap`` (R7, then play).
 

@@ -1,0 +1,130 @@
+"""``catena-zero ship CHECKPOINT NAME``: ship a trained bot with the project (for its maintainers).
+
+Exports a checkpoint (or a run folder's newest) into ``catena_zero/bots/NAME.bot`` and rewrites the
+folder's index (``index.json``, ``README.md``) from every shipped bot's header:
+
+    catena-zero ship CHECKPOINT_OR_RUN NAME --simulations 400 \\
+        --trained "60 min on 2 CPU cores, ..." --strength "92.5% [78, 97] vs mcts:1000 at komi 7, 40 games"
+
+The figures in --trained and --strength are what you measured (docs/RESULTS.md has the commands);
+they are written as given. ``--index-only`` rewrites README.md from index.json and the files.
+Unlike ``export`` (default 400 simulations), a shipped bot keeps the checkpoint's search budget
+unless ``--simulations`` says otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import sys
+from pathlib import Path
+
+from .common import CliError, check_minimums
+
+HELP = "ship a trained bot with catena-zero: export it into catena_zero/bots/ and rewrite that folder's index"
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("checkpoint", nargs="?", metavar="CHECKPOINT|RUN_DIR",
+                        help="a checkpoint file or a run folder (its newest checkpoint)")
+    parser.add_argument("name", nargs="?", metavar="NAME", help="the bot's file name in the folder (without .bot)")
+    parser.add_argument("--trained", default="", help="how it was trained (measured), for the index")
+    parser.add_argument("--strength", default="", help="its measured strength, for the index")
+    parser.add_argument("--simulations", type=int, metavar="N",
+                        help="the bot's default simulations a move (default: the checkpoint's search config); "
+                             "the strength in the index should be measured at it")
+    parser.add_argument("--default-rules", metavar="KEY",
+                        help="the bot's default game, a rule-set key such as side6-no_komi-standard (default: the "
+                             "run's game); a multi-rule bot whose default game another shipped bot has as its own "
+                             "is then the generalist there, and that specialist keeps those rules")
+    parser.add_argument("--index-only", action="store_true",
+                        help="only rewrite README.md from index.json and the files")
+    parser.add_argument("--folder", metavar="DIR", help="the shipped bots' folder (default: catena_zero/bots)")
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..bot.shipped import SHIPPED_DIR, shipped_bots  # torch: only when the command runs
+    from ..fileio import write_text_atomic
+
+    folder = Path(args.folder) if args.folder else SHIPPED_DIR
+    if not folder.is_dir():
+        raise CliError(f"--folder {folder}: not a folder")
+    if not args.index_only:
+        ship(args, folder)
+    write_text_atomic(folder / "README.md", index_readme(shipped_bots(folder)))
+    print(f"ship: index of {len(shipped_bots(folder))} bot(s) written to {folder / 'README.md'}")
+    return 0
+
+
+def ship(args: argparse.Namespace, folder: Path) -> None:
+    """Write ``folder/NAME.bot`` from the checkpoint and its entry in ``folder/index.json``."""
+    from ..artifacts.botfile import header_from_checkpoint, write_bot
+    from ..artifacts.checkpoint import load_checkpoint, resolve_checkpoint
+    from ..bot.shipped import INDEX_FILE
+    from ..config import NUMERIC_RANGES
+    from ..fileio import write_text_atomic
+    from ..game.options import RuleSet
+
+    if not args.checkpoint or not args.name:
+        raise CliError("CHECKPOINT and NAME are needed (or --index-only)")
+    if "/" in args.name or args.name in (".", "..") or args.name.endswith(".bot"):
+        raise CliError(f"NAME is a plain file name without .bot, e.g. side6, got {args.name!r}")
+    most = NUMERIC_RANGES["search.num_simulations"][1]
+    check_minimums(args, simulations=1)
+    if args.simulations is not None and args.simulations > most:
+        raise CliError(f"--simulations must be 1..{most:,}, got {args.simulations}")
+    rules = None
+    if args.default_rules:
+        try:
+            rules = RuleSet.from_key(args.default_rules)
+        except ValueError as exc:
+            raise CliError(f"--default-rules: {exc}") from None
+    index_path = folder / INDEX_FILE
+    index = _read_index(index_path)
+    path = resolve_checkpoint(args.checkpoint)
+    checkpoint = load_checkpoint(path)
+    header = header_from_checkpoint(checkpoint, simulations=args.simulations)
+    if rules is not None:
+        if rules not in header.trained_for:
+            raise CliError(f"--default-rules {args.default_rules}: the network was not trained for it")
+        header = dataclasses.replace(header, game=rules.game())
+    out = folder / f"{args.name}.bot"
+    write_bot(out, header, checkpoint.model)
+    index[out.name] = {"trained": args.trained, "strength": args.strength, "source": str(path)}
+    write_text_atomic(index_path, json.dumps(index, indent=1, sort_keys=True) + "\n")
+    print(f"ship: {out} ({out.stat().st_size:,} bytes): {header.describe()}", file=sys.stdout)
+
+
+def _read_index(path: Path) -> dict:
+    if not path.exists():
+        return {}
+    try:
+        index = json.loads(path.read_text(encoding="utf-8"))
+    except ValueError:
+        raise CliError(f"{path}: not a readable bot index (JSON)") from None
+    if not isinstance(index, dict):
+        raise CliError(f"{path}: not a bot index (a JSON object of file names)")
+    return index
+
+
+def index_readme(bots) -> str:
+    """The shipped bots' README.md: one table row per bot (``bot.shipped.ShippedBot``)."""
+    lines = [
+        "# Shipped bots",
+        "",
+        "Trained networks that come with catena-zero, as bot files (`catena-zero export`). `play`, "
+        "`engine` and `serve` use the one for the chosen rules when no `--bot` is given (and say "
+        "which); `--bot FILE` takes any other. How each was trained and measured: "
+        "[docs/RESULTS.md](../../docs/RESULTS.md).",
+        "",
+        "| file | trained for | default game | step | network | trained | strength |",
+        "| --- | --- | --- | ---: | --- | --- | --- |",
+    ]
+    for bot in bots:
+        h = bot.header
+        rules = ", ".join(str(r) for r in h.trained_for)
+        game = f"side {h.game.side} {h.game.game_type} {h.game.scoring}"
+        lines.append(f"| `{bot.name}` | {rules} | {game} | {h.step:,} | {h.net.blocks}x{h.net.channels} | "
+                     f"{bot.trained or '-'} | {bot.strength or '-'} |")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,104 @@
+"""The measuring and shipping tools as commands (issue 27): ``komi-check``, ``optimal-moves`` and
+``ship``. Bad input is one line and status 2, never a traceback; scripts/ keeps thin entry points."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bot_files import save_tiny_checkpoint, tiny_config
+from catena_zero.bot.shipped import SHIPPED_DIR, shipped_bots
+from catena_zero.cli import COMMANDS, main
+from catena_zero.commands.ship import index_readme
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def one_line_error(capsys, argv: list[str], fragment: str) -> None:
+    code = main(argv)
+    out, err = capsys.readouterr()
+    assert code == 2, (out, err)
+    assert err.startswith("catena-zero: error: ") and err.count("\n") == 1 and "Traceback" not in err, err
+    assert fragment in err, err
+
+
+@pytest.mark.parametrize("argv, fragment", [
+    (["komi-check", "random", "--komis", "5"], "--komis is LO-HI"),
+    (["komi-check", "random", "--komis", "a-b"], "--komis is LO-HI"),
+    (["komi-check", "random", "--komis", "9-3"], "LO <= HI"),
+    (["komi-check", "random", "--side", "2", "--komis", "0-99"], "komi is 0..15"),
+    (["komi-check", "random", "--games", "0"], "--games must be at least 1"),
+    (["komi-check", "random", "--sims", "0"], "--sims must be at least 1"),
+    (["komi-check", "random"], "names no fair komi"),
+    (["komi-check", "mcts"], "needs a simulation count"),
+    (["komi-check", "no/such/run"], "no/such/run"),
+    (["optimal-moves", "random", "random", "--side", "4"], "--side must be 2 or 3"),
+    (["optimal-moves", "random", "random", "--games", "0"], "--games must be at least 1"),
+    (["optimal-moves", "random", "random", "--komi", "99"], "komi"),
+    (["optimal-moves", "random", "nobody"], "nobody"),
+    (["ship", "--folder", "no/such/folder"], "not a folder"),
+])
+def test_bad_input_is_one_line_and_status_2(capsys, argv, fragment):
+    one_line_error(capsys, argv, fragment)
+
+
+def test_optimal_moves_on_side_2_judges_both_players(capsys):
+    assert main(["optimal-moves", "random", "greedy", "--side", "2", "--komi", "1", "--games", "2"]) == 0
+    last = capsys.readouterr().out.strip().splitlines()[-1]
+    assert last.startswith("optimal-moves: random ") and "; greedy " in last and "outcome-optimal" in last
+
+
+@pytest.fixture
+def folder(tmp_path):
+    folder = tmp_path / "bots"
+    folder.mkdir()
+    return folder
+
+
+def test_ship_writes_the_bot_its_index_entry_and_the_readme(tmp_path, folder, capsys):
+    run = tmp_path / "run"
+    save_tiny_checkpoint(run, step=5)
+    argv = ["ship", str(run), "tiny", "--folder", str(folder), "--simulations", "20", "--trained", "a minute",
+            "--strength", "weak", "--default-rules", "side3-komi-standard"]
+    assert main(argv) == 0, capsys.readouterr().err
+    (bot,) = shipped_bots(folder)
+    assert bot.name == "tiny.bot" and bot.header.search.num_simulations == 20 and bot.strength == "weak"
+    assert json.loads((folder / "index.json").read_text())["tiny.bot"]["trained"] == "a minute"
+    assert "| `tiny.bot` |" in (folder / "README.md").read_text()
+    assert "ship: index of 1 bot(s)" in capsys.readouterr().out
+    assert main(["ship", str(run), "plain", "--folder", str(folder)]) == 0  # the checkpoint's budget
+    assert shipped_bots(folder)[0].header.search.num_simulations == tiny_config().search.num_simulations
+
+
+@pytest.mark.parametrize("argv, fragment", [
+    (["ship"], "CHECKPOINT and NAME are needed"),
+    (["ship", "RUN", "a/b"], "plain file name"),
+    (["ship", "RUN", "x.bot"], "plain file name"),
+    (["ship", "RUN", "x", "--simulations", "0"], "--simulations must be at least 1"),
+    (["ship", "RUN", "x", "--default-rules", "six"], "not a rule-set key"),
+    (["ship", "RUN", "x", "--default-rules", "side6-komi-standard"], "not trained for it"),
+])
+def test_ship_refuses_bad_input_in_one_line_and_writes_nothing(tmp_path, folder, capsys, argv, fragment):
+    save_tiny_checkpoint(tmp_path / "run", step=5)
+    argv = [str(tmp_path / "run") if word == "RUN" else word for word in argv] + ["--folder", str(folder)]
+    one_line_error(capsys, argv, fragment)
+    assert list(folder.iterdir()) == []
+
+
+def test_the_shipped_readme_is_what_ship_writes():
+    assert index_readme(shipped_bots()) == (SHIPPED_DIR / "README.md").read_text()
+
+
+@pytest.mark.parametrize("script, command", [("fair_komi", "komi-check"), ("optimal_moves", "optimal-moves"),
+                                             ("ship_bot", "ship")])
+def test_the_old_scripts_are_thin_entry_points_of_the_commands(script, command):
+    assert command in COMMANDS
+    text = (ROOT / "scripts" / f"{script}.py").read_text()
+    assert f'main(["{command}", *sys.argv[1:]])' in text and "argparse" not in text
+    done = subprocess.run([sys.executable, str(ROOT / "scripts" / f"{script}.py"), "--help"], capture_output=True,
+                          text=True, cwd=ROOT, timeout=120)
+    assert done.returncode == 0 and f"catena-zero {command}" in done.stdout, done.stderr
