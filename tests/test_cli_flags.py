@@ -25,7 +25,7 @@ RULES = ["--game-type", "--scoring", "--side"]
 # The commands that have the flags, as their --help says.
 HAVE = {"play": sorted(FLAGS), "random-game": RULES, "evaluate": sorted(FLAGS), "ladder": ["--threads"],
         "book": RULES, "ablate": ["--threads"], "komi": ["--scoring", "--side", "--threads"], "analyze": ["--threads"],
-        "engine": sorted(FLAGS), "analysis": sorted(FLAGS), "serve": sorted(FLAGS)}
+        "engine": sorted(FLAGS), "analysis": sorted(FLAGS), "serve": sorted(FLAGS), "komi-check": ["--side"], "optimal-moves": ["--side"]}
 
 
 def _who_adds_the_flags(monkeypatch) -> dict[str, dict[str, str]]:

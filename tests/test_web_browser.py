@@ -388,6 +388,19 @@ def test_komi_advice_rules_strength_review_numbers_graph_and_result_explanation(
         first = [e for e in state["events"] if not e["event"].startswith(("komi", "colour"))][0]["event"]
         stones = d.find_elements(By.CSS_SELECTOR, "#board .stone")
         assert [s.get_attribute("data-cell") for s in stones] == ([] if first == "button" else [first])
+        # The hover line while reviewing describes the position shown, and is said again after a
+        # step (the pointer stays put, so no new hover event comes): never the position before.
+        empty = [c["name"] for c in state["cells"] if c["name"] not in {first}][-1]
+        ActionChains(d).move_to_element(d.find_element(By.CSS_SELECTOR, f"#board .cell[data-cell={empty}]")).perform()
+        hover = d.find_element(By.ID, "hover")
+        WebDriverWait(d, WAIT_S).until(lambda _: hover.text.startswith(f"{empty}: reviewing move 1:"))
+        assert "Play from here" in hover.text
+        body.send_keys("\ue014")  # Right arrow, the pointer still on the cell
+        WebDriverWait(d, WAIT_S).until(lambda _: d.find_element(By.ID, "rv-where").text == f"move 2 of {n}")
+        WebDriverWait(d, WAIT_S).until(lambda _: hover.text.startswith(f"{empty}: ")
+                                       and any(said in hover.text for said in ("reviewing move 2:", "stone, move 2", "nobody can ever")))
+        body.send_keys("\ue012")  # Left arrow: back to move 1
+        WebDriverWait(d, WAIT_S).until(lambda _: d.find_element(By.ID, "rv-where").text == f"move 1 of {n}")
         d.find_element(By.ID, "opt-numbers").click()  # move numbers on the stones
         if first != "button":  # an untrained bot may open by taking the button
             assert d.find_element(By.CSS_SELECTOR, f"#board .stone[data-cell={first}] .label").text == "1"

@@ -26,7 +26,10 @@ import sys
 import time
 from pathlib import Path
 
-from .common import CliError, check_minimums
+from ..game.scoring import STANDARD
+from .common import CliError, add_rule_flags, check_minimums
+
+KOMIS_SIDE = 4  # --komis without --side: side 4, the quick config's board
 
 HELP = "check the fair komi a network names: self-play at it and 2 either side, the run's estimate, exact search"
 PREFIX = "komi-check"  # the summary line's first word, for logs and docs/RESULTS.md
@@ -41,7 +44,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--openings", type=int, default=2, help="random plies opening each pair (default 2)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the games' random generator (default 0)")
     parser.add_argument("--komis", metavar="LO-HI", help="play every komi of this range (a baseline such as mcts:K)")
-    parser.add_argument("--side", type=int, default=4, help="board side for --komis (default 4)")
+    add_rule_flags(parser, {"side": f"board side for --komis (default {KOMIS_SIDE})"})
 
 
 def run(args: argparse.Namespace) -> int:
@@ -94,7 +97,7 @@ def check_named_komi(agent, args: argparse.Namespace) -> None:
             settled = f"; settled [{low:g}, {high:g}] over the last third ({len(logged[0])} values)"
             print(f"  self-play's estimate over the last third of the run: {low:g}..{high:g}")
     exact = ""
-    if game.side <= 3 and game.scoring == "standard":
+    if game.side <= 3 and game.scoring_rule is STANDARD:  # the solver scores standard only
         from ..search.solver import exact_fair_komi
 
         a, b = exact_fair_komi(dataclasses.replace(game, komi=0))
@@ -127,7 +130,7 @@ def even_split(agent, args: argparse.Namespace, komis: tuple[int, int]) -> None:
     from ..eval.fairness import most_even_komi
     from ..game.options import GameConfig, komi_range
 
-    game = agent.default_game or GameConfig(side=args.side)
+    game = agent.default_game or GameConfig(side=args.side or KOMIS_SIDE)
     lo, hi = komi_range(game.scoring)
     if not lo <= komis[0] <= komis[1] <= hi:
         raise CliError(f"--komis {args.komis}: komi is {lo}..{hi} under {game.scoring} scoring")

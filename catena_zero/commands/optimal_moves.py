@@ -18,7 +18,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from .common import CliError, check_minimums
+from .common import CliError, add_rule_flags, check_minimums
 
 HELP = "on side 2 or 3: the share of each player's moves in a match that exhaustive search finds optimal"
 PREFIX = "optimal-moves"  # the summary line's first word, for logs and docs/RESULTS.md
@@ -28,7 +28,7 @@ SIDES = (2, 3)  # what exhaustive search reaches
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("agent_a", metavar="A", help="the player judged first (e.g. catena_zero/bots/side3.bot)")
     parser.add_argument("agent_b", metavar="B", help="its opponent (e.g. mcts:1000)")
-    parser.add_argument("--side", type=int, default=3, help="board side, 2 or 3 (default 3)")
+    add_rule_flags(parser, {"side": "board side, 2 or 3 (default 3)"})
     parser.add_argument("--games", type=int, default=20, help="games, colours alternating (default 20)")
     parser.add_argument("--komi", type=int, default=10,
                         help="komi of the match (default 10: on side 3 Black wins at 10 and loses at 11)")
@@ -46,6 +46,8 @@ def run(args: argparse.Namespace) -> int:
     from ..game.options import GameConfig
     from ..net.device import set_torch_threads
 
+    if args.side is None:
+        args.side = 3
     if args.side not in SIDES:
         raise CliError(f"--side must be 2 or 3 (what exhaustive search reaches), got {args.side}")
     check_minimums(args, games=1, sims=1, openings=0)

@@ -25,7 +25,6 @@ from .spec import BUTTON, board_spec
 COLOURS = ("black", "white")
 SWAP = "swap"
 
-EVENT_KINDS = ("place", "button", "komi", "colour", "swap")
 
 _CELL_FORM = re.compile(r"[A-Za-z][0-9]+")
 _WHOLE_NUMBER = re.compile(r"[0-9]+")

@@ -79,8 +79,8 @@ export function renderBoard(play) {
         points: hexagon.map(([dx, dy]) => `${dx.toFixed(2)},${dy.toFixed(2)}`).join(" ") }));
     }
     g.addEventListener("click", () => onCell(cell, play));
-    g.addEventListener("mouseenter", () => onHover(cell));
-    g.addEventListener("mouseleave", () => { $("hover").innerHTML = "&nbsp;"; $("hover").className = "hint"; });
+    g.addEventListener("mouseenter", () => enter(cell));
+    g.addEventListener("mouseleave", leave);
     layerCells.append(g);
   }
 
@@ -104,7 +104,8 @@ export function renderBoard(play) {
     const label = numbers() && cell.move ? String(cell.move) : cell.name;
     g.append(el("text", { class: `label${numbers() ? " number" : ""}`, y: (0.05 * R).toFixed(2) }, label));
     g.addEventListener("click", () => onCell(cell, play));
-    g.addEventListener("mouseenter", () => onHover(cell));
+    g.addEventListener("mouseenter", () => enter(cell));
+    g.addEventListener("mouseleave", leave);
     layerStones.append(g);
   }
   if (analysisShown()) {
@@ -120,6 +121,9 @@ export function renderBoard(play) {
     layerStones.append(el("circle", { class: "last-move", cx: x.toFixed(2), cy: y.toFixed(2), r: (0.93 * R).toFixed(2),
                                       "data-cell": shown.last_move }));
   }
+
+  const under = shown.cells.find((cell) => cell.name === page.hovered);
+  if (under) onHover(under);  // the line describes the position drawn now, not the one before
 
   // Coordinates along the edges, as on the terminal board: row numbers on the left of each
   // row, column letters below the bottom row and along the lower-right edge.
@@ -144,14 +148,29 @@ function cellVerdict(cell) {
   };
   if (cell.stone) return [false, stone(cell), "neutral"];
   if (cell.unplayable) return [false, "nobody can ever play here: every group must stay a ribbon (R3)", "neutral"];
+  if (reviewing()) {  // a past position: the game goes on (or ended) elsewhere
+    return [false, `reviewing move ${page.reviewAt}: "Play from here" tries a move in a variation, End returns`, "neutral"];
+  }
   if (!page.game || page.game.phase === "over") return [false, "the game is over", "neutral"];
-  if (reviewing()) return [false, "reviewing: press End to return to the game", "neutral"];
   if (page.game.phase !== "play") return [false, "set-up first: " + turnText().toLowerCase(), "neutral"];
   if (page.game.to_act_is !== "human" || page.busy || page.game.thinking) return [false, "wait for the bot's move", "neutral"];
   if (page.game.legal.includes(cell.name)) return [true, `you may place ${page.game.to_move} here`, "ok"];
   return [false, page.game.options.game_type === "double" && !page.game.second_stone
     ? "not allowed: every group must stay a ribbon (R3), and the second stone needs a cell (R8)"
     : "not allowed: every group must stay a ribbon (R3)", "no"];
+}
+
+// The pointer entered or left a cell (or its stone). A redraw does not move the pointer, so no
+// new "mouseenter" comes: renderBoard says the line again for the cell still under it.
+function enter(cell) {
+  page.hovered = cell.name;
+  onHover(cell);
+}
+
+function leave() {
+  page.hovered = null;
+  $("hover").innerHTML = "&nbsp;";
+  $("hover").className = "hint";
 }
 
 function onHover(cell) {

@@ -16,6 +16,8 @@ export const page = Object.seal({
   reviewAt: null,    // the move number shown while reviewing; null: the game as it stands
   reviewView: null,  // GET .../review/{k}: the position shown while reviewing
   adviceFor: null,   // the game whose komi advice was asked for
+  hovered: null,     // the name of the cell under the pointer: the hover line is said again for
+                     // every position shown, so it never describes the position before a step
 });
 
 export const gamePath = (suffix = "") => `/api/games/${page.game.id}${suffix}`;
