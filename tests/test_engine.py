@@ -344,3 +344,27 @@ def test_a_streaming_analysis_reports_until_the_next_command(bot, command):
     totals = [sum(int(x.split()[3]) for x in r.split("info ")[1:]) for r in reports]
     assert totals[1] > totals[0]  # the search grows between reports
     assert engine.game.move_number == 0  # analysis plays nothing
+
+
+def test_without_a_bot_file_boardsize_plays_the_shipped_bot_for_the_new_rules():
+    """Found by hand: `catena-zero engine` without --bot answered `boardsize 4` with "this bot was
+    trained for side 6" although side4.bot ships; a GTP controller cannot name a bot per size."""
+    from catena_zero.cli import build_parser
+    from catena_zero.commands.engine import shipped_bots_loader
+
+    args = build_parser().parse_args(["engine", "--simulations", "2", "--device", "cpu"])
+    bot_for = shipped_bots_loader(args)
+    engine = Engine(bot_for(GameConfig(side=6)), bot_for)
+    steps = {}
+    for side in (4, 3, 6):
+        ok(engine, f"boardsize {side}")
+        assert engine.config.side == side and engine.bot.supports(engine.config)
+        steps[side] = engine.bot.header.step
+        ok(engine, "genmove black")
+    assert len(set(steps.values())) == 3  # three shipped bots, each loaded once
+    assert bot_for(GameConfig(side=4)) is bot_for(GameConfig(side=4))
+    assert bot_for(GameConfig(side=5)) is None  # none ships: the engine keeps its bot and says why
+    assert engine.handle("boardsize 5").text.startswith("this bot was trained for side 6")
+    # A bot file named on the command line is the only bot: no switch.
+    fixed = Engine(bot_for(GameConfig(side=6)))
+    assert fixed.handle("boardsize 4").text.startswith("this bot was trained for side 6")

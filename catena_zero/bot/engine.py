@@ -188,8 +188,12 @@ class AnalysisStream:
 class Engine:
     """The protocol's state (options, game) around a ``Bot``; ``handle`` answers one line."""
 
-    def __init__(self, bot: "Bot") -> None:
+    def __init__(self, bot: "Bot", bot_for: "Optional[Callable[[GameConfig], Optional[Bot]]]" = None) -> None:
+        """``bot_for`` (the shipped bots, when no bot file was named): the bot for options the
+        current bot does not play, or None; a GTP controller's ``boardsize 4`` then gets the
+        side-4 bot, as ``serve`` gives each game the bot for its rules."""
         self.bot = bot
+        self._bot_for = bot_for
         self.config: GameConfig = bot.game_config
         self.game = Game(self.config)
         self.finished = False  # set by quit
@@ -374,6 +378,8 @@ class Engine:
         lo, hi = komi_range(values["scoring"])
         komi = self.config.komi if values["type"] == "komi" and lo <= self.config.komi <= hi else 0
         config = GameConfig(side=values["side"], game_type=values["type"], scoring=values["scoring"], komi=komi)
+        if not self.bot.supports(config) and self._bot_for is not None:
+            self.bot = self._bot_for(config) or self.bot
         self.bot.check_supported(config)  # UnsupportedGame: the bot was not trained for it
         self.config, self.game = config, Game(config)
         return ""

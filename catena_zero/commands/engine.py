@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .bot_options import add_bot_options, add_rules_options, stdio_bot
+from .bot_options import add_bot_options, add_rules_options, load_bot, stdio_bot
 
 HELP = "run a bot behind a GTP-style text protocol on stdin/stdout (for GUIs and programs)"
 
@@ -20,4 +20,24 @@ def run(args: argparse.Namespace) -> int:
 
     bot = stdio_bot(args, "engine")
     print(f"catena-zero engine: {bot!r}; waiting for commands (list_commands, quit)", file=sys.stderr)
-    return Engine(bot).run(sys.stdin, sys.stdout, sys.stderr)
+    return Engine(bot, None if args.bot is not None else shipped_bots_loader(args)).run(sys.stdin, sys.stdout, sys.stderr)
+
+
+def shipped_bots_loader(args: argparse.Namespace):
+    """The shipped bot for a game's options, each file loaded once with the command's bot options
+    (None where none ships): the engine switches to it when told other options (``boardsize``)."""
+    from ..bot.shipped import shipped_bot_for
+
+    loaded = {}
+
+    def bot_for(config):
+        found = shipped_bot_for(config)
+        if found is None:
+            return None
+        if found.path not in loaded:
+            loaded[found.path] = load_bot(args, found.path)
+            print(f"catena-zero engine: {loaded[found.path]!r} for side {config.side} {config.game_type} "
+                  f"{config.scoring}", file=sys.stderr)
+        return loaded[found.path]
+
+    return bot_for
