@@ -88,7 +88,7 @@ def test_rule_randomisation_covers_every_rule_set():
     result = player.play(30)
     seen = {(t.game.side, t.game.scoring) for t in result.trajectories}
     assert seen == {(2, "standard"), (2, "longest"), (3, "standard"), (3, "longest")}
-    assert {rules.key for rules in player.fair_komi()} == {"side2-komi-standard", "side2-komi-longest",
+    assert {rules.key for rules in player.komi_estimates()} == {"side2-komi-standard", "side2-komi-longest",
                                                           "side3-komi-standard", "side3-komi-longest"}
 
 

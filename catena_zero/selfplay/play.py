@@ -134,7 +134,7 @@ class _Group:
         self.low_value_run = np.zeros((games, 2), np.int64)
         self.would_resign = np.full(games, EMPTY, np.int8)  # [G] colour that (would have) resigned
         self.resign_allowed = np.ones(games, bool)  # [G] False for the no-resignation share
-        self.fair_komi = 0
+        self.komi_estimate = 0  # the komi its games are centred on: the value head's fair komi
         self.opening: Optional[np.ndarray] = None  # [A] no_komi first-stone distribution (R7), per version
         self.opening_black_value: Optional[np.ndarray] = None  # [A] Black's value after each first stone
         self.num_cells = cells
@@ -159,7 +159,7 @@ class SelfPlayer:
         self.evaluate_many = _TimedBatchEvaluator(shared.evaluate_many)
         self.groups = [_Group(rules.game(), per_set, self.model, config, shared) for rules in sets]
         for group in self.groups:
-            group.fair_komi = self._estimate_fair_komi(group)
+            group.komi_estimate = self._estimate_fair_komi(group)
             self._start_games(group, np.arange(group.size))
 
     # -- weights ---------------------------------------------------------------------------------
@@ -170,14 +170,14 @@ class SelfPlayer:
         self.model.eval()
         self.version = int(version)
         for group in self.groups:
-            group.fair_komi = self._estimate_fair_komi(group)
+            group.komi_estimate = self._estimate_fair_komi(group)
             group.opening = None  # recomputed with the new weights when a game needs it
             if self.config.selfplay.reset_trees_on_new_weights:
                 group.search.reset()  # else the kept trees' statistics stay, one chunk old
 
-    def fair_komi(self) -> dict[RuleSet, int]:
+    def komi_estimates(self) -> dict[RuleSet, int]:
         """The current fair-komi estimate of every rule set (what new games are centred on)."""
-        return {RuleSet.of(g.game): g.fair_komi for g in self.groups}
+        return {RuleSet.of(g.game): g.komi_estimate for g in self.groups}
 
     def _estimate_fair_komi(self, group: _Group) -> int:
         return estimate_fair_komi(group.env, group.evaluator).komi
@@ -391,7 +391,7 @@ class SelfPlayer:
         rule = group.game.scoring_rule
         lo, hi = rule.komi_range
         scale = rule.komi_scale  # komi_std is in points of the 0..15 range; quadratic's range is 0..1000
-        centred = np.rint(self.rng.normal(group.fair_komi, play.komi_std * scale, count))
+        centred = np.rint(self.rng.normal(group.komi_estimate, play.komi_std * scale, count))
         spread = self.rng.integers(lo, hi + 1, count)
         komi = np.where(self.rng.random(count) < play.komi_spread_prob, spread, centred)
         return np.clip(komi, lo, hi).astype(np.int64)

@@ -257,7 +257,7 @@ class Chunk:
     trajectories: list[Trajectory]
     stats: SelfPlayStats
     version: int  # weight version the chunk ended with
-    fair_komi: dict[RuleSet, int]  # the actor's fair-komi estimate per rule set
+    komi_estimates: dict[RuleSet, int]  # the actor's fair-komi estimate per rule set
     process_cpu_seconds: float  # the actor process's CPU time so far (train/cputime.py)
 
 
@@ -279,7 +279,7 @@ class _SelfPlayActor:
     def play(self, plies: int) -> Chunk:
         result = self.player.play(plies)
         return Chunk(actor=self.actor, node=self.node, trajectories=result.trajectories, stats=result.stats,
-                     version=self.player.version, fair_komi=self.player.fair_komi(),
+                     version=self.player.version, komi_estimates=self.player.komi_estimates(),
                      process_cpu_seconds=time.process_time())
 
     def pid(self) -> int:

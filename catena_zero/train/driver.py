@@ -415,7 +415,7 @@ class TrainingRun:
             state.window.stats = state.window.stats + chunk.stats
             self.cpu.add_actor(chunk.actor, chunk.process_cpu_seconds, chunk.stats.inference_cpu_seconds,
                                chunk.stats.plies)
-            state.komi_estimates.update(chunk.fair_komi)
+            state.komi_estimates.update(chunk.komi_estimates)
             if chunk.trajectories and self._board_due():
                 self.log.board(counters.step, chunk.trajectories[0])
 
