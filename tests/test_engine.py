@@ -350,11 +350,14 @@ def test_without_a_bot_file_boardsize_plays_the_shipped_bot_for_the_new_rules():
     """Found by hand: `catena-zero engine` without --bot answered `boardsize 4` with "this bot was
     trained for side 6" although side4.bot ships; a GTP controller cannot name a bot per size."""
     from catena_zero.cli import build_parser
+    from catena_zero.bot.shipped import shipped_bot_for
+    from catena_zero.commands.bot_options import load_bot
     from catena_zero.commands.engine import shipped_bots_loader
 
     args = build_parser().parse_args(["engine", "--simulations", "2", "--device", "cpu"])
-    bot_for = shipped_bots_loader(args)
-    engine = Engine(bot_for(GameConfig(side=6)), bot_for)
+    first = load_bot(args, str(shipped_bot_for(GameConfig(side=6)).path))
+    bot_for = shipped_bots_loader(args, first)
+    engine = Engine(first, bot_for)
     steps = {}
     for side in (4, 3, 6):
         ok(engine, f"boardsize {side}")
@@ -362,6 +365,7 @@ def test_without_a_bot_file_boardsize_plays_the_shipped_bot_for_the_new_rules():
         steps[side] = engine.bot.header.step
         ok(engine, "genmove black")
     assert len(set(steps.values())) == 3  # three shipped bots, each loaded once
+    assert engine.bot is first  # back on side 6: the bot the engine started with, not a second copy
     assert bot_for(GameConfig(side=4)) is bot_for(GameConfig(side=4))
     assert bot_for(GameConfig(side=5)) is None  # none ships: the engine keeps its bot and says why
     assert engine.handle("boardsize 5").text.startswith("this bot was trained for side 6")

@@ -247,13 +247,6 @@ class Bot:
                    game.move_number, *game.actions]
         return np.random.default_rng(np.random.SeedSequence(entropy))
 
-    def _budget(self, simulations: Optional[int], seconds: Optional[float]) -> tuple[Optional[int], Optional[float]]:
-        """This search's (simulations, seconds): the bot's own, unless one of them is given."""
-        if simulations is None and seconds is None:
-            return self.simulations, self.seconds
-        check_budget(simulations, seconds)
-        return simulations, None if seconds is None else float(seconds)
-
     def _search(self, game: Game, simulations: Optional[int] = None,
                 seconds: Optional[float] = None) -> tuple[SearchOutput, "MCTS", VecEnv, int, float]:
         """One search of ``game`` by the agent, with the position's generator (``position_rng``)."""
@@ -284,10 +277,10 @@ class Bot:
         rules = self.check_supported(game.config)
         legal = game.legal_moves()
         if len(legal) == 1:  # nothing to think about
-            self._budget(simulations, seconds)  # still refuse a bad budget
+            self._budget_kwargs(simulations, seconds)  # still refuse a bad budget
             return legal[0]
         if game.config.game_type == "no_komi" and game.move_number == 0:
-            self._budget(simulations, seconds)
+            self._budget_kwargs(simulations, seconds)
             env = self._env(rules)
             return env.spec.action_name(self.agent.first_stone(env))
         return None

@@ -20,24 +20,29 @@ def run(args: argparse.Namespace) -> int:
 
     bot = stdio_bot(args, "engine")
     print(f"catena-zero engine: {bot!r}; waiting for commands (list_commands, quit)", file=sys.stderr)
-    return Engine(bot, None if args.bot is not None else shipped_bots_loader(args)).run(sys.stdin, sys.stdout, sys.stderr)
+    bot_for = None if args.bot is not None else shipped_bots_loader(args, bot)
+    return Engine(bot, bot_for).run(sys.stdin, sys.stdout, sys.stderr)
 
 
-def shipped_bots_loader(args: argparse.Namespace):
+def shipped_bots_loader(args: argparse.Namespace, first):
     """The shipped bot for a game's options, each file loaded once with the command's bot options
-    (None where none ships): the engine switches to it when told other options (``boardsize``)."""
+    (``first``, the bot already loaded, among them; None where none ships): the engine switches
+    to it when told other options (``boardsize``)."""
+    from pathlib import Path
+
     from ..bot.shipped import shipped_bot_for
 
-    loaded = {}
+    loaded = {Path(first.path).resolve(): first}
 
     def bot_for(config):
         found = shipped_bot_for(config)
         if found is None:
             return None
-        if found.path not in loaded:
-            loaded[found.path] = load_bot(args, found.path)
-            print(f"catena-zero engine: {loaded[found.path]!r} for side {config.side} {config.game_type} "
+        key = Path(found.path).resolve()
+        if key not in loaded:
+            loaded[key] = load_bot(args, found.path)
+            print(f"catena-zero engine: {loaded[key]!r} for side {config.side} {config.game_type} "
                   f"{config.scoring}", file=sys.stderr)
-        return loaded[found.path]
+        return loaded[key]
 
     return bot_for
