@@ -81,6 +81,7 @@ class Agent(ABC):
     # What it can do as a single-game player (``AgentPlayer``): declared, never probed. A baseline
     # makes the R7 set-up choices by the configured komi and a random colour, and plays any game.
     capabilities: Capabilities = Capabilities(setup=CONFIGURED)
+    _rule_envs: Optional[dict[RuleSet, VecEnv]] = None  # env_for's env per rule set (single games)
 
     @abstractmethod
     def act(self, env: VecEnv, state: EnvState, rng: np.random.Generator) -> np.ndarray:
@@ -102,11 +103,12 @@ class Agent(ABC):
     def env_for(self, config: GameConfig) -> VecEnv:
         """The agent's env of ``config``'s rule set for single games (komi 0: each state carries
         its game's komi), one per rule set, so its searches are kept from move to move."""
-        envs = self.__dict__.setdefault("_rule_envs", {})
+        if self._rule_envs is None:  # made on first use: subclasses need not call an __init__ here
+            self._rule_envs = {}
         rules = RuleSet.of(config)
-        if rules not in envs:
-            envs[rules] = VecEnv(rules.game())
-        return envs[rules]
+        if rules not in self._rule_envs:
+            self._rule_envs[rules] = VecEnv(rules.game())
+        return self._rule_envs[rules]
 
 
 class EnvSearch:
