@@ -343,7 +343,7 @@ class TrainingRun:
         try:
             pool = SelfPlayPool(config, self.actor_seeds)
             pool.publish(self._selfplay_weights(), counters.step)
-            self.progress.start(counters.step, self.config.run.bounds(), counters.seconds)
+            self.progress.start(counters.step, self.config.run.bounds(), counters.seconds, self._done(counters))
             while True:
                 counters.seconds = seconds_before + time.perf_counter() - session_start
                 counters.cpu_seconds = cpu_before + self.cpu.report().used
@@ -355,7 +355,7 @@ class TrainingRun:
                 for _ in range(min(trainable, 4, self._steps_left())):
                     self._train_step(pool)
                 self.evaluations.poll(self.cpu)
-                self.progress.update(counters.step, self._progress_fields(pool))
+                self.progress.update(counters.step, self._progress_fields(pool), self._done(counters))
         except KeyboardInterrupt:
             stop_reason = "interrupted (Ctrl-C)"
         except RayNodeLost as exc:  # the learner's state is intact: checkpoint it below
@@ -389,6 +389,11 @@ class TrainingRun:
         done = {"steps": c.step, "positions": c.positions, "minutes": c.seconds / 60,
                 "cpu_minutes": c.cpu_seconds / 60}
         return min(1.0, max((done[k] / bound for k, bound in self.config.run.bounds().items()), default=0.0))
+
+    @staticmethod
+    def _done(counters) -> dict[str, float]:
+        """The run's progress toward its positions and CPU bounds (the progress line's ETA)."""
+        return {"positions": counters.positions, "cpu_minutes": counters.cpu_seconds / 60}
 
     def _steps_left(self) -> int:
         bound = self.config.run.max_steps

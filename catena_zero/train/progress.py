@@ -23,12 +23,16 @@ class Progress:
         self._started = 0.0
         self._start_step = 0
         self._seconds_before = 0.0
+        self._done_at_start: dict[str, float] = {}
 
-    def start(self, step: int, bounds: dict[str, float], seconds_before: float = 0.0) -> None:
+    def start(self, step: int, bounds: dict[str, float], seconds_before: float = 0.0,
+              done: dict[str, float] | None = None) -> None:
         """``seconds_before``: training time of the run's earlier sessions (a resume), which
-        counts against the minutes bound."""
+        counts against the minutes bound. ``done``: how far the run is toward its other bounds
+        (``positions``, ``cpu_minutes``), whose ETAs extrapolate this session's rate."""
         self._bounds = bounds
         self._seconds_before = seconds_before
+        self._done_at_start = dict(done or {})
         self._started = time.perf_counter()
         self._start_step = step
         self._last_line = self._started
@@ -39,7 +43,8 @@ class Progress:
             self.bar = tqdm(total=total, initial=step, unit="step", file=self.out, dynamic_ncols=True,
                             desc="training", smoothing=0.1)
 
-    def update(self, step: int, fields: dict[str, str]) -> None:
+    def update(self, step: int, fields: dict[str, str], done: dict[str, float] | None = None) -> None:
+        """``done``: the run's current ``positions`` and ``cpu_minutes`` (as in ``start``)."""
         now = time.perf_counter()
         if self.bar is not None:
             self.bar.n = step
@@ -56,15 +61,20 @@ class Progress:
             elapsed = now - self._started
             rate = (step - self._start_step) / max(elapsed, 1e-9)
             text = " ".join(f"{k} {v}" for k, v in fields.items())
-            print(f"[{elapsed / 60:5.1f} min] step {step} ({rate:.2f}/s) {text}{self._eta(step, rate, elapsed)}",
+            print(f"[{elapsed / 60:5.1f} min] step {step} ({rate:.2f}/s) {text}{self._eta(step, rate, elapsed, done or {})}",
                   file=self.out, flush=True)
 
-    def _eta(self, step: int, rate: float, elapsed: float) -> str:
+    def _eta(self, step: int, rate: float, elapsed: float, done: dict[str, float]) -> str:
         etas = []
         if "steps" in self._bounds and rate > 0:
             etas.append((self._bounds["steps"] - step) / rate)
         if "minutes" in self._bounds:
             etas.append(self._bounds["minutes"] * 60 - self._seconds_before - elapsed)
+        for kind in ("positions", "cpu_minutes"):  # at this session's rate so far
+            if kind in self._bounds and kind in done and kind in self._done_at_start and elapsed > 0:
+                kind_rate = (done[kind] - self._done_at_start[kind]) / elapsed
+                if kind_rate > 0:
+                    etas.append((self._bounds[kind] - done[kind]) / kind_rate)
         return f" eta {max(min(etas), 0) / 60:.1f} min" if etas else ""
 
     def note(self, text: str) -> None:
