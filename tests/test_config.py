@@ -111,6 +111,9 @@ def test_every_shipped_config_loads():
     rule_sets = load_config(CONFIGS / "side6_all.yaml").rule_sets()
     assert len(rule_sets) == 9 and {r.side for r in rule_sets} == {6}
     assert {(r.game_type, r.scoring) for r in rule_sets} == {(t, c) for t in GAME_TYPES for c in SCORINGS}
+    # sides trains one network for the sides without a specialist bot, each side unpadded.
+    sides = load_config(CONFIGS / "sides.yaml")
+    assert [r.side for r in sides.rule_sets()] == [7, 5, 8] and sides.net.mixed_sides == "by_side"
 
 
 def test_negative_seed_is_refused_for_every_command():

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import time
 
 import pytest
@@ -43,3 +46,32 @@ def test_evaluation_is_allowed_only_within_its_share(monkeypatch):
     assert not account.evaluation_allowed(0.1, 6.0)
     clock[0] += 100.0
     assert account.evaluation_allowed(0.1, 25.0)
+
+
+def test_ray_processes_are_reported_apart_from_idle():
+    report = CpuReport(wall=100.0, cpus=2.0, selfplay_search=30.0, inference=90.0, learner=40.0, evaluation=10.0,
+                       driver_other=5.0, positions=1200, ray_processes=6.0)
+    assert report.idle == pytest.approx(19.0) and report.used == pytest.approx(175.0)  # not in the CPU bound
+    assert report.shares()["ray_processes"] == pytest.approx(0.03)
+    assert sum(report.shares().values()) == pytest.approx(1.0)
+    assert "ray processes 3%, idle 10%" in report.describe()
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="reads /proc (Linux)")
+def test_a_busy_child_that_reports_nothing_is_counted_as_ray_processes_not_idle():
+    # Ray's raylet and GCS run below the driver and report nothing: their CPU must not read as idle.
+    account = CpuAccount(cpus=2.0)
+    child = subprocess.Popen([sys.executable, "-c", "import time\nt = time.process_time()\n"
+                              "while time.process_time() - t < 0.5: pass\ninput()"], stdin=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 30
+        while account.report(ray_processes=True).ray_processes < 0.5 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        report = account.report(ray_processes=True)
+        assert report.ray_processes >= 0.5
+        account.add_actor(0, report.ray_processes, 0.0, 0)  # the same seconds reported by an actor ...
+        assert account.report(ray_processes=True).ray_processes < 0.1  # ... are the actor's, not Ray's
+        assert account.report().ray_processes == 0.0  # the loop's cheap report does not read /proc
+    finally:
+        child.stdin.close()
+        child.wait(timeout=10)

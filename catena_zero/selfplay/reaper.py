@@ -12,7 +12,8 @@ recycled pid is never killed); when stdin ends, because the driver closed it aft
 ``ray.shutdown`` or because the driver died, the reaper kills whichever of them is still running.
 
 Linux only (``/proc``); ``workers.start_ray`` does without it elsewhere. Also imported by
-``workers`` for ``descendants`` and ``start_time``.
+``workers`` for ``descendants`` and ``start_time``, and by ``train/cputime`` for ``cpu_seconds``
+(the CPU of Ray's own processes, which a run's CPU line reports apart from idle).
 """
 
 from __future__ import annotations
@@ -35,6 +36,18 @@ def start_time(pid: int) -> Optional[str]:
     if not fields or fields[0] in ("Z", "X"):
         return None
     return fields[19]
+
+
+def cpu_seconds(pid: int) -> float:
+    """CPU seconds (user + system, fields 14 and 15 of ``/proc/PID/stat``) process ``pid`` has used
+    so far; 0 when it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            stat = f.read().decode("ascii", "replace")
+    except OSError:
+        return 0.0
+    fields = stat[stat.rfind(")") + 2:].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def descendants(pid: int) -> list[int]:

@@ -1,17 +1,25 @@
 """Where a training run's CPU time goes: self-play search, network inference, the learner, the
-in-loop evaluation, the rest of the driver, and idle (what nobody used of wall time x CPUs).
+in-loop evaluation, the rest of the driver, Ray's own processes, and idle (what nobody used of
+wall time x CPUs).
 
 Each process measures its own CPU time with ``time.process_time``: a self-play actor reports its
 process's running total and its inference seconds with every chunk (``selfplay/workers.Chunk``),
 the in-loop evaluation task its own seconds (``InLoopResult.cpu_seconds``), and the driver its
 learner steps and its whole process. On 2 cores these shares decide the split of learner and actors
 (docs/TRAINING.md), so they are logged to TensorBoard (``cpu/*``) and printed at the end of a run.
+Ray's own processes (raylet, GCS, agents, idle workers' start-up) report nothing; on Linux their CPU
+is read from ``/proc`` as what the driver's descendants used beyond the actors and the evaluation
+(``CpuAccount.report(ray_processes=True)``), so that idle is only what nobody used. It is not part
+of ``used`` (``run.max_cpu_minutes``), which stays the run's own work.
 """
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass, field
+
+from ..selfplay import reaper
 
 
 @dataclass(frozen=True)
@@ -26,6 +34,7 @@ class CpuReport:
     evaluation: float  # the in-loop matches
     driver_other: float  # the rest of the driver process: replay, polling, checkpoints, TensorBoard
     positions: int  # self-play positions made in the session
+    ray_processes: float = 0.0  # Ray's own processes (raylet, GCS, agents, idle workers), Linux; not in used
 
     @property
     def used(self) -> float:
@@ -34,7 +43,7 @@ class CpuReport:
 
     @property
     def idle(self) -> float:
-        return max(0.0, self.wall * self.cpus - self.used)
+        return max(0.0, self.wall * self.cpus - self.used - self.ray_processes)
 
     @property
     def positions_per_selfplay_cpu_second(self) -> float:
@@ -45,7 +54,8 @@ class CpuReport:
         total = max(self.wall * self.cpus, 1e-9)
         return {"selfplay_search": self.selfplay_search / total, "inference": self.inference / total,
                 "learner": self.learner / total, "evaluation": self.evaluation / total,
-                "driver_other": self.driver_other / total, "idle": self.idle / total}
+                "driver_other": self.driver_other / total, "ray_processes": self.ray_processes / total,
+                "idle": self.idle / total}
 
     def describe(self) -> str:
         """One line for the end of a run."""
@@ -67,6 +77,9 @@ class CpuAccount:
     driver_started: float = field(default_factory=time.process_time)
     _actor_latest: dict[int, float] = field(default_factory=dict)  # slot -> the process's running total
     _actor_retired: float = 0.0  # totals of actor processes that were replaced
+    # CPU seconds the driver's descendants had used when the session started (a resumed session's
+    # driver starts with none; a test's may have some)
+    _below_at_start: float = field(default_factory=lambda: _cpu_below(os.getpid()))
 
     def add_actor(self, slot: int, process_seconds: float, inference_seconds: float, positions: int) -> None:
         """A chunk's figures: its actor process's running CPU total and the chunk's inference."""
@@ -77,16 +90,35 @@ class CpuAccount:
         self.inference += inference_seconds
         self.positions += positions
 
-    def report(self) -> CpuReport:
+    def report(self, ray_processes: bool = False) -> CpuReport:
+        """The session so far; ``ray_processes``: also read Ray's own processes from ``/proc`` (a
+        few ms, so for the end of a session and the TensorBoard log, not every loop)."""
         actors = self._actor_retired + sum(self._actor_latest.values())
         driver = time.process_time() - self.driver_started
         return CpuReport(wall=time.perf_counter() - self.started, cpus=self.cpus,
                          selfplay_search=max(0.0, actors - self.inference), inference=self.inference,
                          learner=self.learner, evaluation=self.evaluation,
-                         driver_other=max(0.0, driver - self.learner), positions=self.positions)
+                         driver_other=max(0.0, driver - self.learner), positions=self.positions,
+                         ray_processes=self._ray_processes() if ray_processes else 0.0)
+
+    def _ray_processes(self) -> float:
+        """CPU seconds of the driver's descendants since the session started beyond what the actors
+        and the evaluation reported: Ray's raylet, GCS and agents (0 off Linux, or when the Ray is a
+        cluster's, whose processes are not below this one)."""
+        if not os.path.isdir("/proc/self"):
+            return 0.0
+        below = _cpu_below(os.getpid())
+        return max(0.0, below - self._below_at_start - sum(self._actor_latest.values()) - self.evaluation)
 
     def evaluation_allowed(self, max_share: float, expected_seconds: float) -> bool:
         """Would one more evaluation of ``expected_seconds`` keep evaluation within ``max_share``
         of the session's wall x cpus? (The first one is always allowed: its cost is unknown.)"""
         budget = max_share * self.cpus * (time.perf_counter() - self.started)
         return self.evaluation + expected_seconds <= budget
+
+
+def _cpu_below(pid: int) -> float:
+    """CPU seconds of the running processes below ``pid`` (0 off Linux)."""
+    if not os.path.isdir("/proc/self"):
+        return 0.0
+    return sum(reaper.cpu_seconds(child) for child in reaper.descendants(pid))

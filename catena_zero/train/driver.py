@@ -380,7 +380,8 @@ class TrainingRun:
         return RunSummary(run_dir=self.run_dir, checkpoint=self.checkpoints.last, step=counters.step,
                           positions=counters.positions, games=counters.games,
                           minutes=counters.seconds / 60, stop_reason=stop_reason, last_eval=self.evaluations.last,
-                          actor_restarts=restarts, actor_nodes=len(state.nodes), cpu=self.cpu.report(),
+                          actor_restarts=restarts, actor_nodes=len(state.nodes),
+                          cpu=self.cpu.report(ray_processes=True),
                           evaluations_skipped=self.evaluations.skipped, bound=state.bound)
 
     def _run_progress(self) -> float:
@@ -494,7 +495,8 @@ class TrainingRun:
     def _log_selfplay(self) -> None:
         state = self.state
         self.log.selfplay(state.counters.step, state.window, len(self.replay), self.replay.window,
-                          state.counters.positions, state.komi_estimates, self.cpu.report(), self.evaluations.skipped)
+                          state.counters.positions, state.komi_estimates, self.cpu.report(ray_processes=True),
+                          self.evaluations.skipped)
         state.window = SelfPlayWindow()
 
     def _progress_fields(self, pool) -> dict[str, str]:
