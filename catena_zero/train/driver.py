@@ -373,6 +373,7 @@ class TrainingRun:
                 self.evaluations.finish(counters.step, self.cpu, lambda: self._start_eval(final=True))
             self.progress.close()
             restarts = pool.restarts if pool is not None else 0
+            cpu = self.cpu.report(ray_processes=True)  # while Ray's processes still run
             if pool is not None:
                 pool.shutdown()
             stop_ray()
@@ -381,8 +382,7 @@ class TrainingRun:
                           positions=counters.positions, games=counters.games,
                           minutes=counters.seconds / 60, stop_reason=stop_reason, last_eval=self.evaluations.last,
                           actor_restarts=restarts, actor_nodes=len(state.nodes),
-                          cpu=self.cpu.report(ray_processes=True),
-                          evaluations_skipped=self.evaluations.skipped, bound=state.bound)
+                          cpu=cpu, evaluations_skipped=self.evaluations.skipped, bound=state.bound)
 
     def _run_progress(self) -> float:
         """How far the run is toward the first bound it will reach, 0..1 (0 without bounds)."""
