@@ -211,8 +211,8 @@ def test_fair_komi_is_the_references_else_the_stronger_networks_else_the_config(
     assert reference is not None and "the shipped side3.bot" in reference.source
     for a, b in ((early, late), (late, early), (RandomAgent(), early)):
         assert resolve_komi(a, b, GameConfig(side=3, komi=4), None)[:2] == (reference.komi, reference.source)
-    # No shipped bot for side 5: the stronger network's own estimate, and the source says why.
-    game = GameConfig(side=5, komi=4)
+    # No shipped bot for side 9: the stronger network's own estimate, and the source says why.
+    game = GameConfig(side=9, komi=4)
     komi, source, _ = resolve_komi(early, late, game, None)
     assert komi == 6 and source.startswith("late (no shipped bot")  # the later step decides
     assert resolve_komi(late, early, game, None)[0] == 6

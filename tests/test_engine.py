@@ -367,8 +367,9 @@ def test_without_a_bot_file_boardsize_plays_the_shipped_bot_for_the_new_rules():
     assert len(set(steps.values())) == 3  # three shipped bots, each loaded once
     assert engine.bot is first  # back on side 6: the bot the engine started with, not a second copy
     assert bot_for(GameConfig(side=4)) is bot_for(GameConfig(side=4))
-    assert bot_for(GameConfig(side=5)) is None  # none ships: the engine keeps its bot and says why
-    assert engine.handle("boardsize 5").text.startswith("this bot was trained for side 6")
+    assert bot_for(GameConfig(side=7)).supports(GameConfig(side=7))  # side5-7-8.bot
+    assert bot_for(GameConfig(side=9)) is None  # none ships: the engine keeps its bot and says why
+    assert engine.handle("boardsize 9").text.startswith("this bot was trained for side 6")
     # A bot file named on the command line is the only bot: no switch.
     fixed = Engine(bot_for(GameConfig(side=6)))
     assert fixed.handle("boardsize 4").text.startswith("this bot was trained for side 6")

@@ -70,7 +70,7 @@ def test_one_komi_for_every_match_of_a_rule_set():
     estimate = reference_komi(GameConfig(side=4))
     assert estimate is not None and estimate.komi == shipped_book(RuleSet(4, "komi", "standard")).komi
     assert "reference network, the shipped side4.bot" in estimate.source
-    assert reference_komi(GameConfig(side=5)) is None  # no shipped bot for side 5
+    assert reference_komi(GameConfig(side=9)) is None  # no shipped bot for side 9
     assert reference_komi(GameConfig(side=4, game_type="no_komi")) is None
 
 
