@@ -24,16 +24,22 @@ import sys
 from typing import Optional
 
 
-def start_time(pid: int) -> Optional[str]:
-    """Process ``pid``'s start time (field 22 of ``/proc/PID/stat``), or None when it is gone or a
-    zombie (dead, not yet collected by its parent)."""
+def _stat(pid: int | str) -> Optional[list[str]]:
+    """The fields of ``/proc/PID/stat`` from field 3 (the state) on, or None when it is gone: the
+    one reading of the file, after "(comm)", which may hold spaces."""
     try:
         with open(f"/proc/{pid}/stat", "rb") as f:
             stat = f.read().decode("ascii", "replace")
     except OSError:
         return None
-    fields = stat[stat.rfind(")") + 2:].split()  # after "(comm)", which may hold spaces
-    if not fields or fields[0] in ("Z", "X"):
+    return stat[stat.rfind(")") + 2:].split() or None
+
+
+def start_time(pid: int) -> Optional[str]:
+    """Process ``pid``'s start time (field 22 of ``/proc/PID/stat``), or None when it is gone or a
+    zombie (dead, not yet collected by its parent)."""
+    fields = _stat(pid)
+    if fields is None or fields[0] in ("Z", "X"):
         return None
     return fields[19]
 
@@ -41,13 +47,8 @@ def start_time(pid: int) -> Optional[str]:
 def cpu_seconds(pid: int) -> float:
     """CPU seconds (user + system, fields 14 and 15 of ``/proc/PID/stat``) process ``pid`` has used
     so far; 0 when it is gone."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            stat = f.read().decode("ascii", "replace")
-    except OSError:
-        return 0.0
-    fields = stat[stat.rfind(")") + 2:].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    fields = _stat(pid)
+    return 0.0 if fields is None else (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def descendants(pid: int) -> list[int]:
@@ -56,13 +57,9 @@ def descendants(pid: int) -> list[int]:
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
-        try:
-            with open(f"/proc/{entry}/stat", "rb") as f:
-                stat = f.read().decode("ascii", "replace")
-        except OSError:
-            continue
-        parent = int(stat[stat.rfind(")") + 2:].split()[1])
-        children.setdefault(parent, []).append(int(entry))
+        fields = _stat(entry)
+        if fields is not None:
+            children.setdefault(int(fields[1]), []).append(int(entry))
     found, queue = [], [pid]
     while queue:
         for child in children.get(queue.pop(), []):

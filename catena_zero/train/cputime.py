@@ -105,8 +105,6 @@ class CpuAccount:
         """CPU seconds of the driver's descendants since the session started beyond what the actors
         and the evaluation reported: Ray's raylet, GCS and agents (0 off Linux, or when the Ray is a
         cluster's, whose processes are not below this one)."""
-        if not os.path.isdir("/proc/self"):
-            return 0.0
         below = _cpu_below(os.getpid())
         return max(0.0, below - self._below_at_start - sum(self._actor_latest.values()) - self.evaluation)
 

@@ -61,8 +61,8 @@ class Progress:
             elapsed = now - self._started
             rate = (step - self._start_step) / max(elapsed, 1e-9)
             text = " ".join(f"{k} {v}" for k, v in fields.items())
-            print(f"[{elapsed / 60:5.1f} min] step {step} ({rate:.2f}/s) {text}{self._eta(step, rate, elapsed, done or {})}",
-                  file=self.out, flush=True)
+            eta = self._eta(step, rate, elapsed, done or {})
+            print(f"[{elapsed / 60:5.1f} min] step {step} ({rate:.2f}/s) {text}{eta}", file=self.out, flush=True)
 
     def _eta(self, step: int, rate: float, elapsed: float, done: dict[str, float]) -> str:
         etas = []
