@@ -47,6 +47,7 @@ COMMANDS = {
     "ship": "ship",
     "evaluate": "evaluate",
     "ladder": "ladder",
+    "curves": "curves",
     "book": "book",
     "ablate": "ablate",
     "komi": "komi",

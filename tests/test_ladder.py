@@ -83,8 +83,9 @@ def test_ladder_writes_ratings_and_a_rerun_adds_games(tmp_path):
         assert float(r["elo_low95"]) <= float(r["elo"]) <= float(r["elo_high95"])
         assert float(r["elo"]) == pytest.approx(first.fit.rating(r["player"]), abs=0.05)
     md = (run / "ladder" / "ratings.md").read_text()
-    assert "| player | step | training time | Elo | 95% interval | games | score |" in md
-    assert "| random |  |  | 0 | anchor |" in md and "| step-00000020 | 20 | 0.7 min |" in md
+    assert "| player | step | training time | CPU-hours | Elo | 95% interval | games | score |" in md
+    assert "| random |  |  |  | 0 | anchor |" in md and "| step-00000020 | 20 | 0.7 min |  |" in md
+    assert [r["cpu_hours"] for r in rows] == ["", "", "", ""]  # make_run's checkpoints count no CPU
     png = (run / "ladder" / "ratings.png").read_bytes()
     assert png.startswith(b"\x89PNG") and len(png) > 10_000
     scalars = read_scalars(run / "tensorboard" / "ladder")
@@ -174,3 +175,96 @@ def test_a_ladder_over_a_book_plays_one_komi_and_the_books_next_openings(tmp_pat
         run_ladder(run, games=3, baselines=("random",), book="4")
     with pytest.raises(LadderError, match="was played with book"):
         run_ladder(run, games=4, baselines=("random",), book="6")  # another book: another ladder
+
+
+# ----------------------------------------------------------------------------- CPU-hours and curves
+
+
+def with_cpu(run, cpu_by_step, init_from=""):
+    """Rewrite ``run``'s checkpoints with CPU counters (and a ``train.init_from``)."""
+    import dataclasses
+
+    from catena_zero.artifacts.checkpoint import Checkpoint, load_checkpoint, save_checkpoint
+
+    for step, cpu in cpu_by_step.items():
+        old = load_checkpoint(run / "ckpt" / f"step-{step:08d}.pt")
+        config = dataclasses.replace(old.config, train=dataclasses.replace(old.config.train, init_from=init_from))
+        save_checkpoint(run, Checkpoint(step=step, config=config, model=old.model,
+                                        counters={**old.counters, "cpu_seconds": cpu}))
+    return run
+
+
+def test_cpu_hours_count_the_network_a_run_started_from(tmp_path):
+    from catena_zero.eval.ladder import inherited_cpu_seconds
+
+    first = with_cpu(make_run(tmp_path / "first", steps=(1, 2)), {1: 300.0, 2: 600.0})
+    # A curriculum's second stage, started from the first run's folder (its newest checkpoint, 600 s):
+    second = with_cpu(make_run(tmp_path / "second", steps=(5, 6)), {5: 360.0, 6: 720.0}, init_from=str(first))
+    assert [p.cpu_seconds for p in checkpoint_players(first)] == [300.0, 600.0]
+    assert [p.cpu_seconds for p in checkpoint_players(second)] == [960.0, 1320.0]
+    # and a third stage from the second's step-5 checkpoint: 360 + 600 inherited
+    third = with_cpu(make_run(tmp_path / "third", steps=(9,)), {9: 60.0},
+                     init_from=str(second / "ckpt" / "step-00000005.pt"))
+    assert [p.cpu_seconds for p in checkpoint_players(third)] == [1020.0]
+    import dataclasses
+    import shutil
+
+    from catena_zero.artifacts.botfile import export_bot
+    from catena_zero.artifacts.checkpoint import load_checkpoint
+
+    assert inherited_cpu_seconds(load_checkpoint(third).config) == 960.0
+    # Not known: a bot file keeps no counters; a source gone since.
+    bot = tmp_path / "first.bot"
+    export_bot(load_checkpoint(first), bot)
+    from_bot = with_cpu(make_run(tmp_path / "from-bot", steps=(3,)), {3: 120.0}, init_from=str(bot))
+    assert inherited_cpu_seconds(load_checkpoint(from_bot).config) is None
+    assert [p.cpu_seconds for p in checkpoint_players(from_bot)] == [120.0]  # its own CPU only
+    shutil.rmtree(first)
+    assert inherited_cpu_seconds(load_checkpoint(second).config) is None
+    # a run from random weights inherits nothing
+    config = load_checkpoint(third).config
+    assert inherited_cpu_seconds(dataclasses.replace(config, train=dataclasses.replace(config.train, init_from=""))) == 0.0
+
+
+def test_curves_put_runs_on_one_chart_by_cpu_hours(tmp_path, capsys):
+    from catena_zero.eval.curves import read_curve
+
+    a = with_cpu(make_run(tmp_path / "a", steps=(1, 2)), {1: 1800.0, 2: 3600.0})
+    b = with_cpu(make_run(tmp_path / "b", steps=(4,)), {4: 1800.0}, init_from=str(a / "ckpt" / "step-00000001.pt"))
+    for run in (a, b):
+        run_ladder(run, games=2, simulations=1, baselines=("random", "greedy"))
+    curve = read_curve(b)
+    assert curve.run == "b" and [(p.step, p.cpu_hours) for p in curve.points] == [(4, 1.0)]
+    assert [name for name, _ in curve.baselines] == ["random", "greedy"]
+    with open(a / "ladder" / "ratings.csv") as f:
+        rows = list(csv.DictReader(f))
+    assert [r["cpu_hours"] for r in rows[2:]] == ["0.5", "1.0"]
+    assert "| step-00000002 | 2 | 0.1 min | 1.00 |" in (a / "ladder" / "ratings.md").read_text()
+    out = tmp_path / "curves.png"
+    assert main(["curves", str(a), str(b), "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "| a | 2 | 1.00 |" in printed and "| b | 4 | 1.00 |" in printed and "| greedy |" in printed
+    assert out.read_bytes().startswith(b"\x89PNG") and out.stat().st_size > 10_000
+
+
+def assert_curves_error(capsys, argv, fragment):
+    code = main(argv)
+    assert_one_line_error(code, capsys.readouterr().err, fragment)
+
+
+def test_curves_one_line_errors(tmp_path, capsys):
+    no_cpu = make_run(tmp_path / "no-cpu", steps=(1,))
+    unrated = make_run(tmp_path / "unrated", steps=(1,))
+    run_ladder(no_cpu, games=2, simulations=1, baselines=("random",))
+    out = str(tmp_path / "c.png")
+    assert_curves_error(capsys, ["curves", str(unrated), "--out", out], "has no ladder yet")
+    assert_curves_error(capsys, ["curves", str(no_cpu), "--out", out], "has no CPU-hours")
+    assert_curves_error(capsys, ["curves", str(tmp_path / "none"), "--out", out], "no such run folder")
+    ratings = no_cpu / "ladder" / "ratings.csv"
+    ratings.write_text(ratings.read_text().replace("cpu_hours", "cpu"))
+    assert_curves_error(capsys, ["curves", str(no_cpu), "--out", out], "--no-play")
+    ratings.write_text("player,kind,step,cpu_hours,elo,elo_stderr\nstep-1,checkpoint,1,0.5,nan,1\n")
+    assert_curves_error(capsys, ["curves", str(no_cpu), "--out", out], "not finite")
+    # the chart may not be written into a run folder (its inputs)
+    assert_curves_error(capsys, ["curves", str(unrated), "--out", str(unrated / "c.png")], "lies inside")
+    assert not (tmp_path / "c.png").exists()

@@ -5,11 +5,12 @@ results file ``<run>/ladder/results.json`` (written atomically after each match,
 ladder keeps what it finished, and a re-run ADDS games to the same pairs instead of starting over),
 fits Bradley-Terry ratings over all results so far (``ratings.fit_ratings``, anchored random = 0),
 and writes into ``<run>/ladder/``:
-    ratings.csv    one row per player: kind, step, training time, Elo, standard error, 95% interval,
-                   games, score rate
+    ratings.csv    one row per player: kind, step, training time, CPU-hours, Elo, standard error,
+                   95% interval, games, score rate
     ratings.md     the same as a Markdown table
-    ratings.png    Elo against training step and against training time, with 95% error bars and
-                   the baselines as horizontal lines (matplotlib, Agg backend)
+    ratings.png    Elo against training step and against CPU-hours (training time for checkpoints
+                   written before runs counted their CPU), with 95% error bars and the baselines as
+                   horizontal lines (matplotlib, Agg backend)
 and logs the checkpoints' ratings to the run's TensorBoard (``<run>/tensorboard/ladder``, tag
 ``ladder/elo`` at each checkpoint's step, and ``ladder/elo_stderr``), replacing the previous
 ladder's event files there so that a re-run does not plot every point twice.
@@ -20,7 +21,10 @@ checkpoint, and the baselines against each other, which connects every player to
 
 Player ids: ``random``, ``greedy``, ``mcts:K`` and ``step-XXXXXXXX`` (a checkpoint's file stem).
 Training time of a checkpoint: its ``counters['seconds']`` when every checkpoint has one, else its
-file's modification time, counted from the first checkpoint's.
+file's modification time, counted from the first checkpoint's. CPU-hours of a checkpoint: its
+``counters['cpu_seconds']`` (every process of the run, all sessions: ``train/cputime.py``) plus the
+CPU that made the network the run started from (``inherited_cpu_seconds``: a curriculum's earlier
+stage counts), so runs that started differently compare at equal CPU (``eval/curves.py``).
 
 Komi and openings: with a book (``book=``, ``eval/book.py``), every match plays the book's openings,
 each twice with colours swapped, at the book's komi (or ``komi=``): one komi for the whole ladder,
@@ -40,7 +44,7 @@ import time
 import zlib
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Callable, Optional, Sequence
+from typing import TYPE_CHECKING, Callable, Optional, Sequence
 
 import numpy as np
 
@@ -52,6 +56,9 @@ from .agents import Agent
 from .arena import DEFAULT_OPENING_PLIES, play_match
 from .ratings import Z95, PairResult, RatingFit, fit_ratings
 from .specs import AgentSpec, build_agent, parse_agent_spec
+
+if TYPE_CHECKING:
+    from ..config import Config
 
 LADDER_DIR = "ladder"
 RESULTS_FILE = "results.json"
@@ -76,6 +83,7 @@ class LadderPlayer:
     step: Optional[int] = None  # checkpoints: training step
     seconds: Optional[float] = None  # checkpoints: training time (module docstring)
     path: Optional[str] = None  # checkpoints: the file
+    cpu_seconds: Optional[float] = None  # checkpoints: CPU time, the starting network's included (module docstring)
 
 
 @dataclass(frozen=True)
@@ -162,18 +170,51 @@ def save_results(path: Path, results: LadderResults) -> Path:
 
 
 def checkpoint_players(run_dir: Path) -> list[LadderPlayer]:
-    """The run's kept checkpoints as players, oldest first, with their training time."""
+    """The run's kept checkpoints as players, oldest first, with their training time and CPU time."""
     from ..artifacts.checkpoint import list_checkpoints, load_checkpoint
 
     found = list_checkpoints(run_dir)
-    counters = [load_checkpoint(path).counters.get("seconds") for _, path in found]
+    loaded = [load_checkpoint(path) for _, path in found]
+    counters = [c.counters.get("seconds") for c in loaded]
     if found and all(isinstance(s, (int, float)) for s in counters):
         seconds = [float(s) for s in counters]
     else:
         mtimes = [path.stat().st_mtime for _, path in found]
         seconds = [t - min(mtimes) for t in mtimes]
-    return [LadderPlayer(id=path.stem, kind="checkpoint", step=step, seconds=s, path=str(path))
-            for (step, path), s in zip(found, seconds)]
+    own = [c.counters.get("cpu_seconds") for c in loaded]
+    cpu: list[Optional[float]] = [None] * len(found)
+    if found and all(isinstance(s, (int, float)) and s > 0 for s in own):  # 0: written before runs counted CPU
+        before = inherited_cpu_seconds(loaded[-1].config) or 0.0
+        cpu = [float(s) + before for s in own]
+    return [LadderPlayer(id=path.stem, kind="checkpoint", step=step, seconds=s, path=str(path), cpu_seconds=c)
+            for (step, path), s, c in zip(found, seconds, cpu)]
+
+
+def inherited_cpu_seconds(config: "Config", _depth: int = 0) -> Optional[float]:
+    """The CPU time that made the network a run started from (``train.init_from``, a checkpoint or
+    a run folder, whose newest checkpoint counts): that checkpoint's ``cpu_seconds`` plus what it
+    inherited in turn. 0.0 for a run from random weights; None when it is not known: a bot file
+    (which keeps no counters), a source gone or unreadable since, or one written before runs
+    counted their CPU. A relative ``init_from`` is read from the current folder, as training did."""
+    from ..artifacts.checkpoint import load_checkpoint
+    from ..artifacts.network import CHECKPOINT, network_kind
+
+    source = config.train.init_from
+    if not source:
+        return 0.0
+    if _depth >= 16:  # a chain this long is a loop of run folders started from each other
+        return None
+    try:
+        if network_kind(Path(source)) != CHECKPOINT:
+            return None
+        checkpoint = load_checkpoint(source)
+    except UserError:
+        return None
+    own = checkpoint.counters.get("cpu_seconds")
+    if not isinstance(own, (int, float)) or own <= 0:
+        return None
+    before = inherited_cpu_seconds(checkpoint.config, _depth + 1)
+    return None if before is None else float(own) + before
 
 
 def spread_checkpoints(players: Sequence[LadderPlayer], count: int) -> list[LadderPlayer]:
@@ -372,6 +413,7 @@ def ratings_table(players: Sequence[LadderPlayer], fit: RatingFit) -> list[dict]
         rows.append({
             "player": p.id, "kind": p.kind, "step": "" if p.step is None else p.step,
             "seconds": "" if p.seconds is None else round(p.seconds, 1),
+            "cpu_hours": "" if p.cpu_seconds is None else round(p.cpu_seconds / 3600, 4),
             "elo": round(float(fit.elo[i]), 1), "elo_stderr": round(float(fit.stderr[i]), 1),
             "elo_low95": round(float(fit.elo[i] - Z95 * fit.stderr[i]), 1),
             "elo_high95": round(float(fit.elo[i] + Z95 * fit.stderr[i]), 1),
@@ -397,14 +439,16 @@ def write_outputs(run_dir: Path, players: Sequence[LadderPlayer], fit: RatingFit
         f"{s['simulations']} simulations per move; {total} games in {len(results.matches)} matches. "
         f"Bradley-Terry ratings in Elo, anchored random = 0, 95% intervals from the Hessian.",
         "",
-        "| player | step | training time | Elo | 95% interval | games | score |",
-        "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+        "| player | step | training time | CPU-hours | Elo | 95% interval | games | score |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     for r in rows:
         minutes = "" if r["seconds"] == "" else f"{r['seconds'] / 60:.1f} min"
+        hours = "" if r["cpu_hours"] == "" else f"{r['cpu_hours']:.2f}"
         interval = "anchor" if r["player"] == fit.anchor else f"[{_elo(r['elo_low95'])}, {_elo(r['elo_high95'])}]"
         score = "" if r["score_rate"] == "" else f"{100 * r['score_rate']:.1f}%"
-        md.append(f"| {r['player']} | {r['step']} | {minutes} | {_elo(r['elo'])} | {interval} | {r['games']} | {score} |")
+        md.append(f"| {r['player']} | {r['step']} | {minutes} | {hours} | {_elo(r['elo'])} | {interval} | {r['games']} "
+                  f"| {score} |")
     files.append(write_text_atomic(folder / "ratings.md", "\n".join(md) + "\n"))
     files.append(plot_ratings(folder / "ratings.png", Path(run_dir).name, rows))
     files.append(log_tensorboard(Path(run_dir) / TENSORBOARD_DIR / LADDER_DIR, players, fit))
@@ -412,7 +456,8 @@ def write_outputs(run_dir: Path, players: Sequence[LadderPlayer], fit: RatingFit
 
 
 def plot_ratings(path: Path, title: str, rows: Sequence[dict]) -> Path:
-    """Elo against step and against training time (95% error bars), baselines as horizontal lines."""
+    """Elo against step and against CPU-hours, else training time (95% error bars), baselines as
+    horizontal lines."""
     import io
 
     import matplotlib
@@ -424,7 +469,9 @@ def plot_ratings(path: Path, title: str, rows: Sequence[dict]) -> Path:
     baselines = [r for r in rows if r["kind"] == "baseline"]
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.2), sharey=True)
     colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
-    for ax, key, label in ((axes[0], "step", "training step"), (axes[1], "seconds", "training time (minutes)")):
+    by_cpu = bool(checkpoints) and all(r["cpu_hours"] != "" for r in checkpoints)
+    second = ("cpu_hours", "CPU-hours (the starting network's included)") if by_cpu else ("seconds", "training time (minutes)")
+    for ax, (key, label) in ((axes[0], ("step", "training step")), (axes[1], second)):
         points = [r for r in checkpoints if r[key] != ""]
         x = np.array([r[key] for r in points], dtype=float) / (60.0 if key == "seconds" else 1.0)
         y = np.array([r["elo"] for r in points], dtype=float)
