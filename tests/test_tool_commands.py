@@ -74,6 +74,46 @@ def test_ship_writes_the_bot_its_index_entry_and_the_readme(tmp_path, folder, ca
     assert shipped_bots(folder)[0].header.search.num_simulations == tiny_config().search.num_simulations
 
 
+def test_ship_records_the_positions_and_cpu_hours_the_checkpoint_measured(tmp_path, folder, capsys):
+    import dataclasses
+
+    import torch
+
+    from catena_zero.artifacts.checkpoint import Checkpoint, load_checkpoint, save_checkpoint
+    from catena_zero.net import model_from_config
+
+    def checkpoint(run, counters, init_from=""):
+        config = tiny_config()
+        config = dataclasses.replace(config, train=dataclasses.replace(config.train, init_from=init_from))
+        model = model_from_config(config.net, torch.Generator().manual_seed(1))
+        return save_checkpoint(run, Checkpoint(step=9, config=config, model=model.state_dict(), counters=counters))
+
+    first = tmp_path / "first"
+    checkpoint(first, {"positions": 1000, "cpu_seconds": 3600.0})
+    assert main(["ship", str(first), "first", "--folder", str(folder)]) == 0, capsys.readouterr().err
+    # A second stage from the first run's folder counts its CPU; one from a bot file cannot.
+    second = tmp_path / "second"
+    checkpoint(second, {"positions": 2500, "cpu_seconds": 5400.0}, init_from=str(first))
+    assert main(["ship", str(second), "second", "--folder", str(folder)]) == 0, capsys.readouterr().err
+    third = tmp_path / "third"
+    checkpoint(third, {"positions": 300, "cpu_seconds": 1800.0}, init_from=str(folder / "first.bot"))
+    assert main(["ship", str(third), "third", "--folder", str(folder)]) == 0, capsys.readouterr().err
+    old = tmp_path / "old"
+    save_tiny_checkpoint(old, step=3)  # written before runs counted positions and CPU
+    assert main(["ship", str(old), "old", "--folder", str(folder)]) == 0, capsys.readouterr().err
+    index = json.loads((folder / "index.json").read_text())
+    assert index["first.bot"]["positions"] == 1000 and index["first.bot"]["cpu_hours"] == 1.0
+    assert index["second.bot"]["cpu_hours"] == 2.5 and index["second.bot"]["cpu_hours_complete"] is True
+    assert index["third.bot"]["cpu_hours"] == 0.5 and index["third.bot"]["cpu_hours_complete"] is False
+    assert "cpu_hours" not in index["old.bot"]
+    bots = {b.name: b for b in shipped_bots(folder)}
+    assert (bots["second.bot"].positions, bots["second.bot"].cpu_hours) == (2500, 2.5)
+    assert bots["old.bot"].cpu_hours is None and bots["third.bot"].init_from.endswith("first.bot")
+    readme = (folder / "README.md").read_text()
+    assert "| 2,500 | 2.50 |" in readme and "| 300 | 0.50 + first.bot's |" in readme and "| 0 | - |" in readme
+    assert load_checkpoint(second).counters["positions"] == 2500
+
+
 @pytest.mark.parametrize("argv, fragment", [
     (["ship"], "CHECKPOINT and NAME are needed"),
     (["ship", "RUN", "a/b"], "plain file name"),

@@ -33,6 +33,10 @@ class ShippedBot:
     header: BotHeader
     trained: str = ""  # how it was trained, for people (e.g. "60 min on 2 CPU cores, 501k positions")
     strength: str = ""  # its measured strength, for people (e.g. "92.5% vs mcts:1000 at komi 7, 40 games")
+    positions: Optional[int] = None  # self-play positions of its run (the checkpoint's counters)
+    cpu_hours: Optional[float] = None  # CPU time of its run, and of the network the run started from where known
+    init_from: str = ""  # the network its run started from (train.init_from), "" for random weights
+    cpu_hours_complete: bool = True  # False: cpu_hours leaves out the CPU of init_from (a bot file)
 
     @property
     def name(self) -> str:
@@ -60,6 +64,15 @@ def _index(folder: Path) -> dict:
     return data if isinstance(data, dict) else {}
 
 
+def _count(value: object) -> Optional[int]:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+
+
+def _hours(value: object) -> Optional[float]:
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value < float("inf")
+    return float(value) if ok else None
+
+
 def shipped_bots(folder: Optional[Path] = None) -> list[ShippedBot]:
     """Every bot file of the folder (default ``SHIPPED_DIR``), by name; a damaged file is an error
     (one line, naming it)."""
@@ -69,7 +82,9 @@ def shipped_bots(folder: Optional[Path] = None) -> list[ShippedBot]:
     for path in sorted(folder.glob("*.bot")):
         entry = index.get(path.name, {}) if isinstance(index.get(path.name), dict) else {}
         bots.append(ShippedBot(path=path, header=read_bot(path).header, trained=str(entry.get("trained", "")),
-                               strength=str(entry.get("strength", ""))))
+                               strength=str(entry.get("strength", "")), positions=_count(entry.get("positions")),
+                               cpu_hours=_hours(entry.get("cpu_hours")), init_from=str(entry.get("init_from", "")),
+                               cpu_hours_complete=entry.get("cpu_hours_complete", True) is not False))
     return bots
 
 

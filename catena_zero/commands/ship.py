@@ -91,9 +91,26 @@ def ship(args: argparse.Namespace, folder: Path) -> None:
         header = dataclasses.replace(header, game=rules.game())
     out = folder / f"{args.name}.bot"
     write_bot(out, header, checkpoint.model)
-    index[out.name] = {"trained": args.trained, "strength": args.strength, "source": str(path)}
+    index[out.name] = {"trained": args.trained, "strength": args.strength, "source": str(path),
+                       **training_record(checkpoint)}
     write_text_atomic(index_path, json.dumps(index, indent=1, sort_keys=True) + "\n")
     print(f"ship: {out} ({out.stat().st_size:,} bytes): {header.describe()}", file=sys.stdout)
+
+
+def training_record(checkpoint) -> dict:
+    """What the checkpoint measured of its training, for the index: self-play positions, CPU-hours
+    (its run's, plus the network it started from when that is known: ``ladder.inherited_cpu_seconds``;
+    absent for a run written before runs counted their CPU) and the network it started from."""
+    from ..eval.ladder import inherited_cpu_seconds
+
+    record: dict = {"positions": int(checkpoint.counters.get("positions", 0)),
+                    "init_from": checkpoint.config.train.init_from}
+    own = float(checkpoint.counters.get("cpu_seconds", 0.0))
+    if own > 0:
+        before = inherited_cpu_seconds(checkpoint.config)
+        record["cpu_hours"] = round((own + (before or 0.0)) / 3600, 2)
+        record["cpu_hours_complete"] = before is not None
+    return record
 
 
 def _read_index(path: Path) -> dict:
@@ -118,13 +135,17 @@ def index_readme(bots) -> str:
         "which); `--bot FILE` takes any other. How each was trained and measured: "
         "[docs/RESULTS.md](../../docs/RESULTS.md).",
         "",
-        "| file | trained for | default game | step | network | trained | strength |",
-        "| --- | --- | --- | ---: | --- | --- | --- |",
+        "| file | trained for | default game | step | network | positions | CPU-hours | trained | strength |",
+        "| --- | --- | --- | ---: | --- | ---: | ---: | --- | --- |",
     ]
     for bot in bots:
         h = bot.header
         rules = ", ".join(str(r) for r in h.trained_for)
         game = f"side {h.game.side} {h.game.game_type} {h.game.scoring}"
-        lines.append(f"| `{bot.name}` | {rules} | {game} | {h.step:,} | {h.net.blocks}x{h.net.channels} | "
-                     f"{bot.trained or '-'} | {bot.strength or '-'} |")
+        positions = "-" if bot.positions is None else f"{bot.positions:,}"
+        hours = "-" if bot.cpu_hours is None else f"{bot.cpu_hours:.2f}"
+        if bot.cpu_hours is not None and not bot.cpu_hours_complete:
+            hours += f" + {Path(bot.init_from).name}'s"
+        lines.append(f"| `{bot.name}` | {rules} | {game} | {h.step:,} | {h.net.blocks}x{h.net.channels} | {positions} | "
+                     f"{hours} | {bot.trained or '-'} | {bot.strength or '-'} |")
     return "\n".join(lines) + "\n"
