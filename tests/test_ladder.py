@@ -245,6 +245,15 @@ def test_curves_put_runs_on_one_chart_by_cpu_hours(tmp_path, capsys):
     printed = capsys.readouterr().out
     assert "| a | 2 | 1.00 |" in printed and "| b | 4 | 1.00 |" in printed and "| greedy |" in printed
     assert out.read_bytes().startswith(b"\x89PNG") and out.stat().st_size > 10_000
+    # relative to a panel member: every rating of a run minus that run's rating of it
+    from catena_zero.eval.curves import relative_to
+
+    greedy = dict(curve.baselines)["greedy"]
+    shifted = relative_to(curve, "greedy")
+    assert dict(shifted.baselines)["greedy"] == 0.0 and dict(shifted.baselines)["random"] == -greedy
+    assert shifted.points[0].elo == pytest.approx(curve.points[0].elo - greedy)
+    assert main(["curves", str(a), str(b), "--out", str(out), "--relative-to", "greedy"]) == 0
+    assert "| greedy | 0 | 0 |" in capsys.readouterr().out
 
 
 def assert_curves_error(capsys, argv, fragment):
@@ -260,6 +269,10 @@ def test_curves_one_line_errors(tmp_path, capsys):
     assert_curves_error(capsys, ["curves", str(unrated), "--out", out], "has no ladder yet")
     assert_curves_error(capsys, ["curves", str(no_cpu), "--out", out], "has no CPU-hours")
     assert_curves_error(capsys, ["curves", str(tmp_path / "none"), "--out", out], "no such run folder")
+    a = make_run(tmp_path / "a", steps=(1,))
+    with_cpu(a, {1: 60.0})
+    run_ladder(a, games=2, simulations=1, baselines=("random",))
+    assert_curves_error(capsys, ["curves", str(a), "--out", out, "--relative-to", "mcts:9"], "no panel member 'mcts:9'")
     ratings = no_cpu / "ladder" / "ratings.csv"
     ratings.write_text(ratings.read_text().replace("cpu_hours", "cpu"))
     assert_curves_error(capsys, ["curves", str(no_cpu), "--out", out], "--no-play")

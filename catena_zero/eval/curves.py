@@ -9,7 +9,8 @@ standard board asks (scratch against a side-4 curriculum; one network against se
 
 Each ladder is its own Bradley-Terry fit anchored at random = 0; the panel's baselines are the
 same players in each, so the scales agree up to the panel's own error, which the table shows (each
-run's rating of each baseline). Compare runs by where their curves sit against the panel, and
+run's rating of each baseline); ``relative_to`` puts every curve on one panel member's rating
+instead of the anchor's. Compare runs by where their curves sit against the panel, and
 settle a difference between two final networks by a head-to-head test (``evaluate --sprt``).
 """
 
@@ -99,6 +100,19 @@ def read_curve(run_dir: str | Path) -> Curve:
     return Curve(run=run_dir.name, points=tuple(sorted(points, key=lambda p: p.cpu_hours)), baselines=tuple(baselines))
 
 
+def relative_to(curve: Curve, player: str) -> Curve:
+    """``curve`` with every rating minus its fit's rating of the panel member ``player``: each ladder
+    is its own fit, and where the anchor (random) loses every game its offset is loose, so runs
+    compare best against a panel member both played closely. ``LadderError`` if it is not in the panel."""
+    elo = dict(curve.baselines)
+    if player not in elo:
+        raise LadderError(f"{curve.run}'s ladder has no panel member {player!r} (it has: {', '.join(elo)})")
+    shift = elo[player]
+    return Curve(run=curve.run, points=tuple(CurvePoint(p.step, p.cpu_hours, p.elo - shift, p.elo_stderr)
+                                             for p in curve.points),
+                 baselines=tuple((name, value - shift) for name, value in curve.baselines))
+
+
 def curves_table(curves: Sequence[Curve]) -> str:
     """Markdown: every run's points (CPU-hours, step, Elo and 95% interval), then the panel's ratings
     in each run's fit (how far the scales agree)."""
@@ -115,7 +129,7 @@ def curves_table(curves: Sequence[Curve]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def plot_curves(path: str | Path, curves: Sequence[Curve], title: str = "") -> Path:
+def plot_curves(path: str | Path, curves: Sequence[Curve], title: str = "", zero: str = "random") -> Path:
     """One line per run (Elo against CPU-hours, 95% error bars); the panel as horizontal lines at
     its mean rating over the runs' fits. Written atomically (PNG)."""
     import matplotlib
@@ -136,7 +150,7 @@ def plot_curves(path: str | Path, curves: Sequence[Curve], title: str = "") -> P
         ax.annotate(name, xy=(0, float(np.mean(elos))), xycoords=("axes fraction", "data"), fontsize=8,
                     color="grey", va="bottom")
     ax.set_xlabel("CPU-hours (the starting network's included)")
-    ax.set_ylabel("Elo (random = 0)")
+    ax.set_ylabel(f"Elo ({zero} = 0)")
     ax.grid(True, alpha=0.3)
     ax.legend(loc="best", fontsize=8)
     ax.set_title(title or "Learning curves: Bradley-Terry Elo against the fixed panel, 95% intervals")
