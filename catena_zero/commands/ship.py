@@ -99,17 +99,16 @@ def ship(args: argparse.Namespace, folder: Path) -> None:
 
 def training_record(checkpoint) -> dict:
     """What the checkpoint measured of its training, for the index: self-play positions, CPU-hours
-    (its run's, plus the network it started from when that is known: ``ladder.inherited_cpu_seconds``;
+    (its run's, plus the network it started from when that is known: ``ladder.training_cpu_seconds``;
     absent for a run written before runs counted their CPU) and the network it started from."""
-    from ..eval.ladder import inherited_cpu_seconds
+    from ..eval.ladder import training_cpu_seconds
 
     record: dict = {"positions": int(checkpoint.counters.get("positions", 0)),
                     "init_from": checkpoint.config.train.init_from}
-    own = float(checkpoint.counters.get("cpu_seconds", 0.0))
-    if own > 0:
-        before = inherited_cpu_seconds(checkpoint.config)
-        record["cpu_hours"] = round((own + (before or 0.0)) / 3600, 2)
-        record["cpu_hours_complete"] = before is not None
+    seconds, complete = training_cpu_seconds(checkpoint.counters, checkpoint.config)
+    if seconds is not None:
+        record["cpu_hours"] = round(seconds / 3600, 2)
+        record["cpu_hours_complete"] = complete
     return record
 
 

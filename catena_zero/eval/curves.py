@@ -3,7 +3,8 @@
 ``catena-zero ladder RUN`` rates one run's checkpoints against a fixed panel of baselines (random,
 greedy, ``mcts:K``, bot files) and writes ``RUN/ladder/ratings.csv``. This module reads those files
 for several runs and puts them side by side, with the CPU that made each checkpoint on the x axis
-(its run's CPU time plus the CPU of the network the run started from: ``ladder.inherited_cpu_seconds``),
+(its run's CPU time plus the CPU of the network the run started from where known:
+``ladder.training_cpu_seconds``; a bot file keeps no counters, so its CPU is left out),
 so that a curriculum's earlier stage counts and runs compare at equal CPU, as the issue of the
 standard board asks (scratch against a side-4 curriculum; one network against several).
 
@@ -87,8 +88,8 @@ def read_curve(run_dir: str | Path) -> Curve:
             baselines.append((row["player"], _number(row["elo"], "elo", where)))
         elif row["kind"] == "checkpoint":
             if row["cpu_hours"] in ("", None):
-                raise LadderError(f"{where}: checkpoint {row['player']} has no CPU-hours (written before runs "
-                                  f"counted their CPU, or the network it started from is not known): no curve by CPU")
+                raise LadderError(f"{where}: checkpoint {row['player']} has no CPU-hours (its run predates CPU "
+                                  f"counting): no curve by CPU")
             points.append(CurvePoint(step=int(_number(row["step"], "step", where)),
                                      cpu_hours=_number(row["cpu_hours"], "cpu_hours", where),
                                      elo=_number(row["elo"], "elo", where),
@@ -149,7 +150,7 @@ def plot_curves(path: str | Path, curves: Sequence[Curve], title: str = "", zero
         ax.axhline(float(np.mean(elos)), color="grey", linestyle="--", linewidth=1)
         ax.annotate(name, xy=(0, float(np.mean(elos))), xycoords=("axes fraction", "data"), fontsize=8,
                     color="grey", va="bottom")
-    ax.set_xlabel("CPU-hours (the starting network's included)")
+    ax.set_xlabel("CPU-hours (the starting network's included where known)")
     ax.set_ylabel(f"Elo ({zero} = 0)")
     ax.grid(True, alpha=0.3)
     ax.legend(loc="best", fontsize=8)

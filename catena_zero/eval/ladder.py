@@ -23,7 +23,7 @@ Player ids: ``random``, ``greedy``, ``mcts:K`` and ``step-XXXXXXXX`` (a checkpoi
 Training time of a checkpoint: its ``counters['seconds']`` when every checkpoint has one, else its
 file's modification time, counted from the first checkpoint's. CPU-hours of a checkpoint: its
 ``counters['cpu_seconds']`` (every process of the run, all sessions: ``train/cputime.py``) plus the
-CPU that made the network the run started from (``inherited_cpu_seconds``: a curriculum's earlier
+CPU that made the network the run started from, where known (``training_cpu_seconds``: a curriculum's earlier
 stage counts), so runs that started differently compare at equal CPU (``eval/curves.py``).
 
 Komi and openings: with a book (``book=``, ``eval/book.py``), every match plays the book's openings,
@@ -181,13 +181,31 @@ def checkpoint_players(run_dir: Path) -> list[LadderPlayer]:
     else:
         mtimes = [path.stat().st_mtime for _, path in found]
         seconds = [t - min(mtimes) for t in mtimes]
-    own = [c.counters.get("cpu_seconds") for c in loaded]
+    own = [_own_cpu_seconds(c.counters) for c in loaded]
     cpu: list[Optional[float]] = [None] * len(found)
-    if found and all(isinstance(s, (int, float)) and s > 0 for s in own):  # 0: written before runs counted CPU
-        before = inherited_cpu_seconds(loaded[-1].config) or 0.0
-        cpu = [float(s) + before for s in own]
+    if found and None not in own:  # one written before runs counted CPU: no CPU axis rather than a partial one
+        before = inherited_cpu_seconds(loaded[-1].config) or 0.0  # the run's start: once, the same for all
+        cpu = [s + before for s in own]
     return [LadderPlayer(id=path.stem, kind="checkpoint", step=step, seconds=s, path=str(path), cpu_seconds=c)
             for (step, path), s, c in zip(found, seconds, cpu)]
+
+
+def training_cpu_seconds(counters: dict, config: "Config") -> tuple[Optional[float], bool]:
+    """The CPU time that made a checkpoint (its ``counters['cpu_seconds']``) plus that of the
+    network its run started from where known, and whether that part is known (False: a bot file, or
+    a source gone since, whose CPU is left out). (None, True) for a checkpoint written before runs
+    counted their CPU. The ladder's CPU-hours and the shipped bots' index both read it."""
+    own = _own_cpu_seconds(counters)
+    if own is None:
+        return None, True
+    before = inherited_cpu_seconds(config)
+    return own + (before or 0.0), before is not None
+
+
+def _own_cpu_seconds(counters: dict) -> Optional[float]:
+    """A checkpoint's ``cpu_seconds``, None when it has none (0: written before runs counted CPU)."""
+    own = counters.get("cpu_seconds")
+    return float(own) if isinstance(own, (int, float)) and own > 0 else None
 
 
 def inherited_cpu_seconds(config: "Config", _depth: int = 0) -> Optional[float]:
@@ -210,11 +228,9 @@ def inherited_cpu_seconds(config: "Config", _depth: int = 0) -> Optional[float]:
         checkpoint = load_checkpoint(source)
     except UserError:
         return None
-    own = checkpoint.counters.get("cpu_seconds")
-    if not isinstance(own, (int, float)) or own <= 0:
-        return None
-    before = inherited_cpu_seconds(checkpoint.config, _depth + 1)
-    return None if before is None else float(own) + before
+    own = _own_cpu_seconds(checkpoint.counters)
+    before = None if own is None else inherited_cpu_seconds(checkpoint.config, _depth + 1)
+    return None if before is None else own + before
 
 
 def spread_checkpoints(players: Sequence[LadderPlayer], count: int) -> list[LadderPlayer]:
@@ -470,7 +486,7 @@ def plot_ratings(path: Path, title: str, rows: Sequence[dict]) -> Path:
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.2), sharey=True)
     colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     by_cpu = bool(checkpoints) and all(r["cpu_hours"] != "" for r in checkpoints)
-    second = ("cpu_hours", "CPU-hours (the starting network's included)") if by_cpu else ("seconds", "training time (minutes)")
+    second = ("cpu_hours", "CPU-hours (the starting network's included where known)") if by_cpu else ("seconds", "training time (minutes)")
     for ax, (key, label) in ((axes[0], ("step", "training step")), (axes[1], second)):
         points = [r for r in checkpoints if r[key] != ""]
         x = np.array([r[key] for r in points], dtype=float) / (60.0 if key == "seconds" else 1.0)
