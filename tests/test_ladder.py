@@ -218,7 +218,12 @@ def test_cpu_hours_count_the_network_a_run_started_from(tmp_path):
     export_bot(load_checkpoint(first), bot)
     from_bot = with_cpu(make_run(tmp_path / "from-bot", steps=(3,)), {3: 120.0}, init_from=str(bot))
     assert inherited_cpu_seconds(load_checkpoint(from_bot).config) is None
-    assert [p.cpu_seconds for p in checkpoint_players(from_bot)] == [120.0]  # its own CPU only
+    assert [(p.cpu_seconds, p.cpu_complete) for p in checkpoint_players(from_bot)] == [(120.0, False)]  # its own only
+    assert all(p.cpu_complete for p in checkpoint_players(second))
+    run_ladder(from_bot, games=2, simulations=1, baselines=("random",))
+    assert "CPU-hours count this run's CPU only" in (from_bot / "ladder" / "ratings.md").read_text()
+    with open(from_bot / "ladder" / "ratings.csv") as f:
+        assert [r["cpu_hours_complete"] for r in csv.DictReader(f)] == ["", "0"]
     shutil.rmtree(first)
     assert inherited_cpu_seconds(load_checkpoint(second).config) is None
     # a run from random weights inherits nothing
@@ -240,6 +245,7 @@ def test_curves_put_runs_on_one_chart_by_cpu_hours(tmp_path, capsys):
         rows = list(csv.DictReader(f))
     assert [r["cpu_hours"] for r in rows[2:]] == ["0.5", "1.0"]
     assert "| step-00000002 | 2 | 0.1 min | 1.00 |" in (a / "ladder" / "ratings.md").read_text()
+    assert "CPU-hours count this run's CPU only" not in (a / "ladder" / "ratings.md").read_text()
     out = tmp_path / "curves.png"
     assert main(["curves", str(a), str(b), "--out", str(out)]) == 0
     printed = capsys.readouterr().out

@@ -84,6 +84,7 @@ class LadderPlayer:
     seconds: Optional[float] = None  # checkpoints: training time (module docstring)
     path: Optional[str] = None  # checkpoints: the file
     cpu_seconds: Optional[float] = None  # checkpoints: CPU time, the starting network's included (module docstring)
+    cpu_complete: bool = True  # False: the starting network's CPU is unknown (a bot file) and left out of cpu_seconds
 
 
 @dataclass(frozen=True)
@@ -183,10 +184,13 @@ def checkpoint_players(run_dir: Path) -> list[LadderPlayer]:
         seconds = [t - min(mtimes) for t in mtimes]
     own = [_own_cpu_seconds(c.counters) for c in loaded]
     cpu: list[Optional[float]] = [None] * len(found)
+    complete = True
     if found and None not in own:  # one written before runs counted CPU: no CPU axis rather than a partial one
-        before = inherited_cpu_seconds(loaded[-1].config) or 0.0  # the run's start: once, the same for all
-        cpu = [s + before for s in own]
-    return [LadderPlayer(id=path.stem, kind="checkpoint", step=step, seconds=s, path=str(path), cpu_seconds=c)
+        before = inherited_cpu_seconds(loaded[-1].config)  # the run's start: once, the same for all
+        complete = before is not None
+        cpu = [s + (before or 0.0) for s in own]
+    return [LadderPlayer(id=path.stem, kind="checkpoint", step=step, seconds=s, path=str(path), cpu_seconds=c,
+                         cpu_complete=complete)
             for (step, path), s, c in zip(found, seconds, cpu)]
 
 
@@ -430,6 +434,7 @@ def ratings_table(players: Sequence[LadderPlayer], fit: RatingFit) -> list[dict]
             "player": p.id, "kind": p.kind, "step": "" if p.step is None else p.step,
             "seconds": "" if p.seconds is None else round(p.seconds, 1),
             "cpu_hours": "" if p.cpu_seconds is None else round(p.cpu_seconds / 3600, 4),
+            "cpu_hours_complete": "" if p.cpu_seconds is None else int(p.cpu_complete),
             "elo": round(float(fit.elo[i]), 1), "elo_stderr": round(float(fit.stderr[i]), 1),
             "elo_low95": round(float(fit.elo[i] - Z95 * fit.stderr[i]), 1),
             "elo_high95": round(float(fit.elo[i] + Z95 * fit.stderr[i]), 1),
@@ -465,6 +470,9 @@ def write_outputs(run_dir: Path, players: Sequence[LadderPlayer], fit: RatingFit
         score = "" if r["score_rate"] == "" else f"{100 * r['score_rate']:.1f}%"
         md.append(f"| {r['player']} | {r['step']} | {minutes} | {hours} | {_elo(r['elo'])} | {interval} | {r['games']} "
                   f"| {score} |")
+    if any(r["cpu_hours_complete"] == 0 for r in rows):
+        md += ["", "CPU-hours count this run's CPU only: it started from a network whose CPU is unknown "
+                   "(a bot file, or a checkpoint gone since; `train.init_from`)."]
     files.append(write_text_atomic(folder / "ratings.md", "\n".join(md) + "\n"))
     files.append(plot_ratings(folder / "ratings.png", Path(run_dir).name, rows))
     files.append(log_tensorboard(Path(run_dir) / TENSORBOARD_DIR / LADDER_DIR, players, fit))
