@@ -215,10 +215,14 @@ def test_a_local_run_will_not_start_ray_without_authentication(monkeypatch):
         workers.start_ray(None, 2)
 
 
-def test_a_local_ray_that_does_not_start_is_one_line_not_an_internal_error(monkeypatch):
+def test_a_local_ray_that_does_not_start_is_one_line_not_an_internal_error(monkeypatch, caplog):
     """Seen on a machine with 2 cores and 6 busy processes: ray.init raised a bare Exception ("The
-    current node timed out during startup"), which the command line called a bug (status 70)."""
+    current node timed out during startup"), which the command line called a bug (status 70). Seen
+    at nice 19: Ray's launcher first logged four ERROR lines about its dashboard."""
+    import logging
+
     def init(*args, **kwargs):
+        logging.getLogger("ray._private.services").error("Failed to start the dashboard")
         raise Exception("The current node timed out during startup. This could happen because some\n"
                         "of the raylet failed to startup or the GCS has become overloaded.")
 
@@ -228,6 +232,8 @@ def test_a_local_ray_that_does_not_start_is_one_line_not_an_internal_error(monke
         workers.start_ray(None, 2)
     assert "\n" not in str(caught.value) and isinstance(caught.value, UserError)
     assert not workers.ray.is_initialized() and not netns.in_private_network()
+    assert not [r for r in caplog.records if "dashboard" in r.getMessage()]  # never logged, so never printed
+    assert logging.getLogger("ray._private.services").level == logging.NOTSET  # muted only while Ray starts
 
 
 def test_an_actor_killed_by_rays_memory_monitor_is_replaced(local_ray, monkeypatch):

@@ -179,6 +179,12 @@ def start_ray(address: Optional[str], num_cpus: Optional[int]) -> None:
         if why_not is not None:
             print(f"note: Ray's ports are open on this machine's network, guarded by its token only "
                   f"(no private network: {why_not})", file=sys.stderr)
+        # A start on a starved machine makes Ray's process launcher log several ERROR lines about
+        # its dashboard (which a local run does not use) before ray.init fails; the failure is said
+        # in one line below, so those lines are muted while Ray starts.
+        launcher = logging.getLogger("ray._private.services")
+        level = launcher.level
+        launcher.setLevel(logging.CRITICAL)
         try:
             ray.init(num_cpus=num_cpus or os.cpu_count(), _node_ip_address=LOOPBACK_ADDRESS if why_not is None else None,
                      **quiet)
@@ -193,6 +199,8 @@ def start_ray(address: Optional[str], num_cpus: Optional[int]) -> None:
                 raise RayStartFailed(f"the local Ray did not start: {' '.join(str(exc).split())[:240]} "
                                      f"(a machine short of CPU or memory can cause this; try again)") from None
             raise
+        finally:
+            launcher.setLevel(level)
 
 
 def stop_ray() -> None:
