@@ -36,6 +36,11 @@ def test_the_bot_for_a_rule_set_prefers_a_specialist_then_more_training(tmp_path
     assert "the shipped bot side3.bot" in best.describe() and "a measured line" in best.describe()
     assert shipped_bot_for(GameConfig(side=3, scoring="longest"), folder).name == "multi.bot"
     assert shipped_bot_for(GameConfig(side=4), folder) is None
+    # A network fine-tuned on one rule set from the generalist whose default game it is: fewer
+    # steps than the generalist, but the specialist there.
+    _bot(tmp_path, "longest3", 200, [longest3], game={"scoring": "longest"})
+    assert shipped_bot_for(GameConfig(side=3, scoring="longest"), folder).name == "longest3.bot"
+    assert shipped_bot_for(GameConfig(side=3), folder).name == "side3.bot"
 
 
 def test_a_damaged_shipped_bot_is_an_error_naming_it(tmp_path):

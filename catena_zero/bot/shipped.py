@@ -7,7 +7,9 @@ say about itself (how long it trained, how strong it measured), and ``catena-zer
 the bot, the index and the README together.
 
 Choice among several bots for one rule set: a specialist (its default game has these rules) before
-a generalist (a multi-rule network), then the one trained longer (more steps).
+a generalist (a multi-rule network); among specialists, the one trained for fewer rule sets (a
+network fine-tuned on one rule set before the multi-rule one it started from, whose default game
+that rule set may also be); then the one trained longer (more steps).
 """
 
 from __future__ import annotations
@@ -94,7 +96,8 @@ def shipped_bot_for(config: GameConfig, folder: Optional[Path] = None) -> Option
     candidates = [b for b in shipped_bots(folder) if b.covers(config)]
     if not candidates:
         return None
-    return max(candidates, key=lambda b: (RuleSet.of(b.header.game) == rules, b.header.step, b.name))
+    return max(candidates, key=lambda b: (RuleSet.of(b.header.game) == rules, -len(b.header.trained_for),
+                                          b.header.step, b.name))
 
 
 def no_shipped_bot_line(config: GameConfig) -> str:
