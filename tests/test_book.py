@@ -89,8 +89,25 @@ def test_a_small_board_deepens_the_book_when_its_plies_run_short():
     book = make_book(GameConfig(side=3, komi=10), 60, None)  # side 3 has 43 two-ply classes
     lengths = [len(o) for o in book.openings]
     assert lengths[:43] == [2] * 43 and set(lengths[43:]) == {3}
-    with pytest.raises(BookError, match="only"):
+    with pytest.raises(BookError, match=r"only \d+ openings of 1-\d+ plies up to symmetry \(no game lasts \d+ plies\)"):
         make_book(GameConfig(side=2), 10_000, None, plies=1)
+
+
+def test_a_book_that_runs_out_says_why_and_what_to_ask_for(monkeypatch):
+    """Seen on side 6, no_komi: every 2-ply opening was more than 0.1 from even, and 3 plies are too
+    many to enumerate; the line said "only 0 balanced openings of 2-2 plies" (and "3-2" for plies 3)."""
+    from catena_zero.eval import book as book_module
+
+    monkeypatch.setattr(book_module, "MAX_ENUMERATED", 50)  # side 3: 20 first actions, some 380 two-ply
+    game = GameConfig(side=3, komi=5)
+    none_even = _FixedValue(VecEnv(game), {})  # 0.9 for Black after every opening
+    with pytest.raises(BookError, match=r"^side 3 has only 0 balanced openings of 1 ply up to symmetry \(2-ply "
+                                        r"sequences are too many to enumerate\); ask for fewer openings, or a max "
+                                        r"value above 0.3$"):
+        make_book(game, 10, none_even, plies=1, max_value=0.3)
+    with pytest.raises(BookError, match=r"^side 3 has no book openings of 2 plies: 2-ply sequences are too many to "
+                                        r"enumerate; ask for fewer plies$"):
+        make_book(game, 10, None, plies=2)
 
 
 def test_the_file_round_trips_and_damage_is_refused_with_its_line(tmp_path):

@@ -145,9 +145,9 @@ def _class_keys(sequences: np.ndarray, sym_actions: np.ndarray) -> np.ndarray:
     return (images * weights).sum(axis=-1).min(axis=0)  # [C]
 
 
-def candidate_openings(env: VecEnv, plies: int, komi: int, rng: np.random.Generator) -> np.ndarray:
+def candidate_openings(env: VecEnv, plies: int, komi: int, rng: np.random.Generator) -> Optional[np.ndarray]:
     """[C, plies] every legal action sequence of ``plies`` plies that leaves the game running, one
-    per symmetry class, shuffled by ``rng`` (module docstring). Empty if there are more than
+    per symmetry class, shuffled by ``rng`` (module docstring). None if there are more than
     ``MAX_ENUMERATED`` sequences."""
     state = env.reset(1, komi)
     sequences = np.zeros((1, 0), dtype=np.int64)  # [C, t]
@@ -155,7 +155,7 @@ def candidate_openings(env: VecEnv, plies: int, komi: int, rng: np.random.Genera
         legal = env.legal_actions(state) & ~state.done[:, None]  # [C, A]
         rows, actions = np.nonzero(legal)
         if rows.size > MAX_ENUMERATED:
-            return np.zeros((0, plies), dtype=np.int64)
+            return None
         state = env.take(state, rows)
         env.step(state, actions)
         sequences = np.concatenate([sequences[rows], actions[:, None]], axis=1)
@@ -196,10 +196,16 @@ def make_book(game: GameConfig, count: int, eval_fn: Optional[EvalFn], *, plies:
     depth = plies
     while len(openings) < count:
         candidates = candidate_openings(env, depth, game.komi, rng)
-        if len(candidates) == 0:
+        if candidates is None or len(candidates) == 0:
+            why = (f"{depth}-ply sequences are too many to enumerate" if candidates is None
+                   else f"no game lasts {depth} plies")
+            if depth == plies:
+                raise BookError(f"side {game.side} has no book openings of {plies} plies: {why}; ask for fewer plies")
             kept = "balanced " if eval_fn is not None else ""
-            raise BookError(f"side {game.side} has only {len(openings)} {kept}openings of {plies}-{depth - 1} plies "
-                            f"up to symmetry; ask for fewer")
+            span = (f"{plies} ply" if plies == 1 else f"{plies} plies") if depth - 1 == plies else f"{plies}-{depth - 1} plies"
+            wider = f", or a max value above {max_value}" if eval_fn is not None else ""
+            raise BookError(f"side {game.side} has only {len(openings)} {kept}openings of {span} up to "
+                            f"symmetry ({why}); ask for fewer openings{wider}")
         if eval_fn is None:
             found = [(tuple(int(a) for a in c), math.nan) for c in candidates]
         else:
