@@ -202,9 +202,10 @@ def make_book(game: GameConfig, count: int, eval_fn: Optional[EvalFn], *, plies:
             if depth == plies:
                 raise BookError(f"side {game.side} has no book openings of {plies} plies: {why}; ask for fewer plies")
             kept = "balanced " if eval_fn is not None else ""
-            span = (f"{plies} ply" if plies == 1 else f"{plies} plies") if depth - 1 == plies else f"{plies}-{depth - 1} plies"
+            span = f"{plies}" if depth - 1 == plies else f"{plies}-{depth - 1}"
+            unit = "ply" if span == "1" else "plies"
             wider = f", or a max value above {max_value}" if eval_fn is not None else ""
-            raise BookError(f"side {game.side} has only {len(openings)} {kept}openings of {span} up to "
+            raise BookError(f"side {game.side} has only {len(openings)} {kept}openings of {span} {unit} up to "
                             f"symmetry ({why}); ask for fewer openings{wider}")
         if eval_fn is None:
             found = [(tuple(int(a) for a in c), math.nan) for c in candidates]

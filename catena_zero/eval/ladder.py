@@ -494,7 +494,8 @@ def plot_ratings(path: Path, title: str, rows: Sequence[dict]) -> Path:
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.2), sharey=True)
     colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     by_cpu = bool(checkpoints) and all(r["cpu_hours"] != "" for r in checkpoints)
-    second = ("cpu_hours", "CPU-hours (the starting network's included where known)") if by_cpu else ("seconds", "training time (minutes)")
+    second = (("cpu_hours", "CPU-hours (the starting network's included where known)") if by_cpu
+              else ("seconds", "training time (minutes)"))
     for ax, (key, label) in ((axes[0], ("step", "training step")), (axes[1], second)):
         points = [r for r in checkpoints if r[key] != ""]
         x = np.array([r[key] for r in points], dtype=float) / (60.0 if key == "seconds" else 1.0)
