@@ -122,3 +122,74 @@ def test_every_exception_class_of_the_package_is_a_user_error_or_a_named_signal(
         if issubclass(cls, UserError):
             assert issubclass(cls, ValueError), name  # callers that caught ValueError still do
     assert set(SIGNALS) <= set(found), "a signal listed here no longer exists"
+
+
+def _module_of(path: Path) -> str:
+    module = "catena_zero." + ".".join(path.relative_to(PACKAGE).with_suffix("").parts)
+    return module[: -len(".__init__")] if module.endswith(".__init__") else module
+
+
+def _import_circles(edges: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan's algorithm), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    circles = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for other in sorted(edges.get(node, ())):
+            if other not in index:
+                visit(other)
+                low[node] = min(low[node], low[other])
+            elif other in on_stack:
+                low[node] = min(low[node], index[other])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                top = stack.pop()
+                on_stack.discard(top)
+                component.append(top)
+                if top == node:
+                    break
+            if len(component) > 1:
+                circles.append(sorted(component))
+
+    for node in sorted(edges):
+        if node not in index:
+            visit(node)
+    return circles
+
+
+def _module_edges(extra: dict[Path, str] | None = None) -> dict[str, set[str]]:
+    """module -> the package's modules it imports, at module level or under TYPE_CHECKING (an
+    import inside a function runs late on purpose and is left out); ``extra``: text added to a file."""
+    edges: dict[str, set[str]] = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        text = path.read_text() + (extra or {}).get(path, "")
+        inside_functions = {line for node in ast.walk(ast.parse(text))
+                            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+                            for line in range(node.lineno, (node.end_lineno or node.lineno) + 1)}
+        targets = {t for line, t in _imports(path, text) if line not in inside_functions and _is_module(t)}
+        edges[_module_of(path)] = targets - {_module_of(path)}
+    return edges
+
+
+def test_no_two_modules_import_each_other_even_in_a_circle():
+    """The house's rule "no files that import each other in a circle", type-only imports included:
+    a circle means two modules that cannot be read (or changed) apart."""
+    edges = _module_edges()
+    assert sum(len(t) for t in edges.values()) > 300  # the walk saw the package's imports
+    circles = _import_circles(edges)
+    assert not circles, "modules that import each other in a circle:\n" + "\n".join(" <-> ".join(c) for c in circles)
+
+
+def test_the_circle_check_sees_a_type_only_import_back():
+    """The check itself: game/spec.py importing game/options.py (which imports it) under
+    TYPE_CHECKING is a circle."""
+    back = "\nfrom typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .options import GameConfig\n"
+    circles = _import_circles(_module_edges({PACKAGE / "game" / "spec.py": back}))
+    assert ["catena_zero.game.options", "catena_zero.game.spec"] in circles

@@ -16,7 +16,6 @@ from catena_zero.config import load_config
 from catena_zero.evalfn import Evaluation
 from catena_zero.eval.agents import Agent, GreedyAgent, NetAgent, RandomAgent, UCTAgent
 from catena_zero.eval.arena import (
-    canonical_opening,
     draw_openings,
     play_match,
     report_lines,
@@ -74,8 +73,8 @@ def test_match_bookkeeping_colours_alternate_games_distinct_and_tallies_add_up()
     assert [g.a_black for g in games] == [i % 2 == 0 for i in range(31)]  # alternate, A Black in 16 of 31
     # openings paired: games 2i and 2i+1 share one, the pairs' openings differ even up to symmetry
     assert all(games[i].opening == games[i + 1].opening for i in range(0, 30, 2))
-    sym = VecEnv(game).spec.sym_gather_actions
-    keys = {canonical_opening(games[i].opening, sym) for i in range(0, 31, 2)}
+    sym = VecEnv(game).spec
+    keys = {sym.canonical_actions(games[i].opening) for i in range(0, 31, 2)}
     assert len(keys) == 16 and result.distinct_openings == 16
     # no two games identical: different moves, or the same moves with colours swapped
     assert len({(g.actions, g.a_black) for g in games}) == 31
@@ -122,7 +121,7 @@ def test_same_rng_same_match_and_different_seeds_differ():
 def test_openings_stay_distinct_when_two_ply_ones_run_out():
     env = VecEnv(GameConfig(side=2))  # 7 cells + button: few two-ply openings up to symmetry
     openings = draw_openings(env, 30, 2, 0, np.random.default_rng(0))
-    keys = [canonical_opening(o, env.spec.sym_gather_actions) for o in openings]
+    keys = [env.spec.canonical_actions(o) for o in openings]
     assert len(set(keys)) == 30
     assert min(len(o) for o in openings) == 2 and max(len(o) for o in openings) > 2  # lengthened
 

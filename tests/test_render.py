@@ -14,7 +14,7 @@ from catena_zero.bot.players import RandomPlayer
 from catena_zero.game import Game, GameConfig
 from catena_zero.game.match import Match
 from catena_zero.game.records import board_of
-from catena_zero.game.render import LongestTally, render_ascii, render_svg, status_lines
+from catena_zero.game.render import render_ascii, render_svg, status_lines
 from naive_rules import NaiveGame
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -307,7 +307,7 @@ def test_longest_tally_agrees_with_the_engine(komi):
         config = GameConfig(side=4, scoring="longest", komi=0 if double else komi,
                             game_type="double" if double else "komi")
         game = list(random_positions(config, seed=seed))[-1]
-        tally = LongestTally.of(game)
+        tally = game.longest_tally()
         scores = game.scores()
         if tally.leader is None:
             assert scores == {"black": 0.0, "white": 0.0}

@@ -49,7 +49,7 @@ import numpy as np
 
 from ..errors import UserError
 from ..fileio import write_text_atomic
-from ..game.options import GameConfig, RuleSet, komi_range
+from ..game.options import GameConfig, RuleSet, check_komi
 from ..game.records import format_record
 from ..game.rules import Game
 from ..game.vec import BLACK, EMPTY, WHITE, VecEnv, random_legal_actions
@@ -194,14 +194,6 @@ def pentanomial_of(games: Sequence[GameOutcome]) -> Pentanomial:
 # ------------------------------------------------------------------------------- openings
 
 
-def canonical_opening(actions: Sequence[int], sym_actions: np.ndarray) -> tuple[int, ...]:
-    """The smallest image of an action sequence under the 12 symmetries (R1): one key per class."""
-    if not actions:
-        return ()
-    images = sym_actions[:, np.asarray(actions, dtype=np.int64)]  # [12, plies]
-    return min(tuple(int(a) for a in row) for row in images)
-
-
 def draw_openings(env: VecEnv, pairs: int, plies: int, komi: int, rng: np.random.Generator,
                   max_redraws: int = MAX_OPENING_REDRAWS) -> tuple[tuple[int, ...], ...]:
     """``pairs`` openings of ``plies`` random legal actions, distinct up to symmetry (module docstring).
@@ -212,7 +204,6 @@ def draw_openings(env: VecEnv, pairs: int, plies: int, komi: int, rng: np.random
     """
     if plies < 0:
         raise UserError(f"opening plies must be >= 0, got {plies}")
-    sym_actions = env.spec.sym_gather_actions  # [12, A]
     openings: list[Optional[tuple[int, ...]]] = [None] * pairs
     seen: set[tuple[int, ...]] = set()
     pending = list(range(pairs))
@@ -227,7 +218,7 @@ def draw_openings(env: VecEnv, pairs: int, plies: int, komi: int, rng: np.random
         still = []
         for row, pair in enumerate(pending):
             opening = tuple(int(a) for a in history[row, :moves[row]])
-            key = canonical_opening(opening, sym_actions)
+            key = env.spec.canonical_actions(opening)
             if key in seen and length > 0 and attempts < MAX_OPENING_ROUNDS:
                 still.append(pair)
                 continue
@@ -292,16 +283,6 @@ def play_games(agent_a: Agent, agent_b: Agent, env: VecEnv, komi: int, openings:
 
 def _is_network(agent: Agent) -> bool:
     return agent.capabilities.komi_curve  # declared: it has a value head that names a fair komi
-
-
-def check_komi(game: GameConfig, komi: int) -> int:
-    """``komi`` if it is a komi of ``game``'s rule set, else UserError (one line)."""
-    lo, hi = komi_range(game.scoring)
-    if game.game_type != "komi" and komi != 0:
-        raise UserError(f"game type {game.game_type!r} has no komi (R7/R8); got --komi {komi}")
-    if not lo <= komi <= hi:
-        raise UserError(f"komi must be in {lo}..{hi} for scoring {game.scoring!r}, got {komi}")
-    return komi
 
 
 def reference_komi(game: GameConfig) -> Optional[KomiEstimate]:

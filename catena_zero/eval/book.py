@@ -53,10 +53,9 @@ import numpy as np
 from ..errors import UserError
 from ..evalfn import EvalFn
 from ..fileio import write_text_atomic
-from ..game.options import GAME_TYPES, SCORINGS, GameConfig, RuleSet, komi_range
+from ..game.options import GAME_TYPES, SCORINGS, GameConfig, RuleSet, check_komi, komi_range
 from ..game.rules import Game
 from ..game.vec import BLACK, VecEnv
-from .arena import canonical_opening, check_komi
 
 BOOK_MAGIC = "catena-book 1"
 BOOK_SEED = 0  # the fixed seed of every rule set's book (common random numbers across matches)
@@ -136,8 +135,8 @@ class Book:
 
 def _class_keys(sequences: np.ndarray, sym_actions: np.ndarray) -> np.ndarray:
     """[C] one integer per symmetry class of [C, P] action sequences: the smallest image's number
-    in base A, the vectorised form of ``arena.canonical_opening`` for sequences of one length (every
-    image of a legal sequence is legal, so the class is well defined)."""
+    in base A, the vectorised form of ``BoardSpec.canonical_actions`` for sequences of one length
+    (every image of a legal sequence is legal, so the class is well defined)."""
     count, plies = sequences.shape
     base = sym_actions.shape[1]
     images = sym_actions[:, sequences]  # [S, C, P]
@@ -318,7 +317,7 @@ def parse_book(text: str, where: str = "book") -> Book:
         if replay.is_over:
             raise BookError(f"{where} line {lineno}: the opening ends the game")
         opening = tuple(replay.actions)
-        key = canonical_opening(opening, env.spec.sym_gather_actions)  # the match's own symmetry key
+        key = env.spec.canonical_actions(opening)  # the match's own symmetry key
         if key in seen:
             raise BookError(f"{where} line {lineno}: the same opening as line {seen[key]} up to symmetry")
         seen[key] = lineno

@@ -6,15 +6,26 @@ from dataclasses import dataclass
 
 from ..errors import UserError
 from .scoring import SCORING_RULES, STANDARD, ScoringRule, scoring_rule
+from .spec import MAX_SIDE, MIN_SIDE
 
 GAME_TYPES = ("komi", "no_komi", "double")
 SCORINGS = tuple(rule.name for rule in SCORING_RULES)  # standard, longest, quadratic (R6)
-MIN_SIDE, MAX_SIDE = 2, 10
 
 
 def komi_range(scoring: str) -> tuple[int, int]:
     """Inclusive komi range for a scoring type (R6: 0-15, or 0-1000 for quadratic)."""
     return scoring_rule(scoring).komi_range
+
+
+def check_komi(game: GameConfig, komi: int) -> int:
+    """``komi`` if it is a komi of ``game``'s rule set, else UserError in one line naming the
+    ``--komi`` a command was given (evaluate, book)."""
+    lo, hi = komi_range(game.scoring)
+    if game.game_type != "komi" and komi != 0:
+        raise UserError(f"game type {game.game_type!r} has no komi (R7/R8); got --komi {komi}")
+    if not lo <= komi <= hi:
+        raise UserError(f"komi must be in {lo}..{hi} for scoring {game.scoring!r}, got {komi}")
+    return komi
 
 
 @dataclass(frozen=True)

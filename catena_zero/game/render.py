@@ -39,7 +39,6 @@ from xml.sax.saxutils import escape
 from .match import Match
 from .options import GameConfig, komi_range
 from .rules import Game
-from .scoring import LongestTally
 from .spec import BUTTON, COLUMN_LETTERS, BoardSpec
 
 EMPTY_CHAR = "."
@@ -89,7 +88,7 @@ def score_lines(game: Game) -> list[str]:
     scores = game.scores()
     holder = game.button_holder
     if not rule.has_margin:  # longest: its tally, step by step
-        t = LongestTally.of(game)
+        t = game.longest_tally()
         komi = t.komi if t.komi_ribbon is not None else 0
         lines = [f"{rule.name} scoring (R6): black's ribbons {_lengths(t.black)}; "
                  f"white's {_lengths(t.white, komi)}"]

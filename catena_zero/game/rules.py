@@ -32,7 +32,7 @@ import numpy as np
 from .colours import BLACK, COLOUR_CODES, COLOUR_NAMES, EMPTY, WHITE, colour_code, opponent  # noqa: F401 (re-exported)
 from ..errors import UserError
 from .options import GameConfig
-from .scoring import scores as position_scores
+from .scoring import LongestTally, scores as position_scores
 from .spec import BUTTON, BoardSpec, board_spec
 
 # The most legal cells other than x that a stone on x can make illegal: only empty
@@ -583,7 +583,12 @@ class Game:
         ``scoring.scores`` of the stones and the owned ribbons."""
         stones = (self._colour.count(BLACK), self._colour.count(WHITE))
         lengths = None if self.config.scoring_rule.counts_stones else self.owned_lengths()
-        return position_scores(self.config, self.button_holder, stones, lengths)
+        return position_scores(self.config.scoring_rule, self.config.komi, self.button_holder, stones, lengths)
+
+    def longest_tally(self) -> LongestTally:
+        """R6 longest scoring of the position step by step (``scoring.LongestTally``), at its komi."""
+        black, white = self.owned_lengths()
+        return LongestTally.from_lengths(black, white, self.config.komi)
 
     @property
     def winner(self) -> str | None:

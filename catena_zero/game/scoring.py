@@ -18,13 +18,9 @@ from __future__ import annotations
 import math
 from collections import Counter
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Optional, Sequence
+from typing import Optional, Sequence
 
 from ..errors import UserError
-
-if TYPE_CHECKING:
-    from .options import GameConfig
-    from .rules import Game
 
 
 @dataclass(frozen=True)
@@ -104,12 +100,6 @@ class LongestTally:
     left_white: tuple[int, ...]  # after komi
 
     @classmethod
-    def of(cls, game: Game) -> LongestTally:
-        """The tally of ``game``'s ribbons at its komi."""
-        black, white = game.owned_lengths()
-        return cls.from_lengths(black, white, game.config.komi)
-
-    @classmethod
     def from_lengths(cls, black: Sequence[int], white: Sequence[int], komi: int) -> LongestTally:
         """The tally of the lengths of Black's and White's ribbons (any order) at ``komi``."""
         black = sorted(black, reverse=True)
@@ -143,9 +133,10 @@ class LongestTally:
         return result
 
 
-def scores(config: GameConfig, button: Optional[str], stones: tuple[int, int],
+def scores(rule: ScoringRule, komi: int, button: Optional[str], stones: tuple[int, int],
            lengths: Optional[tuple[Sequence[int], Sequence[int]]]) -> dict[str, float]:
-    """The scores of a position (R6): usable during the game and final at the end.
+    """The scores of a position (R6) under scoring ``rule`` at ``komi``: usable during the game
+    and final at the end.
 
     ``button``: its holder ("black", "white", None); ``stones``: (Black's, White's) stones on
     the board, which standard scoring counts; ``lengths``: (Black's, White's) owned ribbon
@@ -158,14 +149,13 @@ def scores(config: GameConfig, button: Optional[str], stones: tuple[int, int],
         pairs cancelled; the colour with the longest remaining ribbon scores its length,
         the other 0 (both 0 if none remains: then the button decides, R6/R8).
     """
-    rule = scoring_rule(config.scoring)
     if not rule.has_margin:  # longest
-        return LongestTally.from_lengths(lengths[0], lengths[1], config.komi).scores
+        return LongestTally.from_lengths(lengths[0], lengths[1], komi).scores
     if rule.counts_stones:
         score = {"black": float(stones[0]), "white": float(stones[1])}
     else:  # quadratic
         score = {"black": float(sum(n * n for n in lengths[0])), "white": float(sum(n * n for n in lengths[1]))}
     if button is not None:
         score[button] += 0.5
-    score["white"] += config.komi
+    score["white"] += komi
     return score

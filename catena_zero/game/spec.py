@@ -18,11 +18,13 @@ from __future__ import annotations
 import string
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import Sequence
 
 import numpy as np
 
 from ..errors import UserError
-from .options import MAX_SIDE, MIN_SIDE
+
+MIN_SIDE, MAX_SIDE = 2, 10  # the board sides the rules allow (R1, R9)
 
 # The six neighbour offsets (dc, dr) of R1, in rotational order: rotating by 60 degrees
 # maps each offset to the next one.
@@ -97,6 +99,14 @@ class BoardSpec:
         """Apply symmetry k to per-cell values on the last axis ([..., N] or [..., A])."""
         gather = self.sym_gather_actions[k] if x.shape[-1] == self.num_actions else self.sym_gather[k]
         return x[..., gather]
+
+    def canonical_actions(self, actions: Sequence[int]) -> tuple[int, ...]:
+        """The smallest image of an action sequence under the 12 symmetries: one key per class, so
+        two openings that are the same up to symmetry have the same key (matches, books)."""
+        if not actions:
+            return ()
+        images = self.sym_gather_actions[:, np.asarray(actions, dtype=np.int64)]  # [S, plies]
+        return min(tuple(int(a) for a in row) for row in images)
 
 
 @lru_cache(maxsize=None)

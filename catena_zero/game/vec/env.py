@@ -21,9 +21,10 @@ from ..colours import BLACK, EMPTY, WHITE
 from ..rules import Game
 from ..spec import BoardSpec, board_spec
 from .batched import BatchedEngine
-from .layout import EnvState, RibbonInfo, _layout_for
+from .layout import _layout_for
 from .row import RowEngine
 from .scores import _standard_row_scores
+from .state import EnvState, RibbonInfo
 
 # Up to this many running games, ``step`` and ``play_out`` use the one-row engine (Python lists)
 # instead of the vectorised code: numpy's fixed cost per call dominates below it (measured in
