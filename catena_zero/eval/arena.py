@@ -43,7 +43,7 @@ import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Optional, Sequence
+from typing import Callable, Optional, Sequence
 
 import numpy as np
 
@@ -55,11 +55,9 @@ from ..game.rules import Game
 from ..game.vec import BLACK, EMPTY, WHITE, VecEnv, random_legal_actions
 from ..search.komi import KomiEstimate
 from .agents import Agent
+from .book import Book
 from .ratings import elo_from_score, elo_interval, score_interval, score_rate
 from .sprt import Pentanomial, SprtResult, sprt_test
-
-if TYPE_CHECKING:
-    from .book import Book  # book.py builds on this module: the type only
 
 DEFAULT_OPENING_PLIES = 2  # random plies per opening pair (R1's 12 symmetries make most boards rich enough)
 MAX_OPENING_REDRAWS = 8  # redraws of a colliding opening before it is lengthened by one ply
@@ -307,7 +305,7 @@ def _reference_komi(rules: RuleSet) -> Optional[KomiEstimate]:
 
 
 def resolve_komi(agent_a: Agent, agent_b: Agent, game: GameConfig, komi: Optional[int],
-                 book: Optional["Book"] = None) -> tuple[int, str, Optional[KomiEstimate]]:
+                 book: Optional[Book] = None) -> tuple[int, str, Optional[KomiEstimate]]:
     """(komi, where it came from, the estimate used): ``komi`` as given, else the book's, else the
     reference network's fair komi, else the stronger network side's (later training step; A on a
     tie), else ``game.komi`` (module docstring)."""
@@ -341,7 +339,7 @@ def play_match(
     *,
     opening_plies: int = DEFAULT_OPENING_PLIES,
     openings: Optional[Sequence[tuple[int, ...]]] = None,
-    book: Optional["Book"] = None,
+    book: Optional[Book] = None,
     first_index: int = 0,
     progress: Optional[Callable[[int, int], None]] = None,
 ) -> MatchResult:
@@ -538,7 +536,7 @@ class SprtPlan:
             raise UserError(f"the SPRT's batch must be at least 1 pair, got {self.batch_pairs}")
 
 
-def play_sprt(agent_a: Agent, agent_b: Agent, game_config: GameConfig, book: "Book", komi: Optional[int],
+def play_sprt(agent_a: Agent, agent_b: Agent, game_config: GameConfig, book: Book, komi: Optional[int],
               rng: np.random.Generator, plan: SprtPlan, *,
               progress: Optional[Callable[[int, int], None]] = None) -> tuple[MatchResult, SprtResult]:
     """Play pairs over the book's openings in order, ``plan.batch_pairs`` at a time (each part one
