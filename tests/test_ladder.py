@@ -195,7 +195,7 @@ def with_cpu(run, cpu_by_step, init_from=""):
 
 
 def test_cpu_hours_count_the_network_a_run_started_from(tmp_path):
-    from catena_zero.eval.ladder import inherited_cpu_seconds
+    from catena_zero.eval.ladder import TrainingCpu, inherited_cpu
 
     first = with_cpu(make_run(tmp_path / "first", steps=(1, 2)), {1: 300.0, 2: 600.0})
     # A curriculum's second stage, started from the first run's folder (its newest checkpoint, 600 s):
@@ -212,23 +212,28 @@ def test_cpu_hours_count_the_network_a_run_started_from(tmp_path):
     from catena_zero.artifacts.botfile import export_bot
     from catena_zero.artifacts.checkpoint import load_checkpoint
 
-    assert inherited_cpu_seconds(load_checkpoint(third).config) == 960.0
+    assert inherited_cpu(load_checkpoint(third).config) == TrainingCpu(960.0)
     # Not known: a bot file keeps no counters; a source gone since.
     bot = tmp_path / "first.bot"
     export_bot(load_checkpoint(first), bot)
     from_bot = with_cpu(make_run(tmp_path / "from-bot", steps=(3,)), {3: 120.0}, init_from=str(bot))
-    assert inherited_cpu_seconds(load_checkpoint(from_bot).config) is None
+    assert inherited_cpu(load_checkpoint(from_bot).config) == TrainingCpu(0.0, str(bot))
+    # a later stage of that run counts the stages after the bot file and names the bot file
+    after_bot = with_cpu(make_run(tmp_path / "after-bot", steps=(4,)), {4: 30.0},
+                         init_from=str(from_bot / "ckpt" / "step-00000003.pt"))
+    assert inherited_cpu(load_checkpoint(after_bot).config) == TrainingCpu(120.0, str(bot))
+    assert [(p.cpu_seconds, p.cpu_complete) for p in checkpoint_players(after_bot)] == [(150.0, False)]
     assert [(p.cpu_seconds, p.cpu_complete) for p in checkpoint_players(from_bot)] == [(120.0, False)]  # its own only
     assert all(p.cpu_complete for p in checkpoint_players(second))
     run_ladder(from_bot, games=2, simulations=1, baselines=("random",))
-    assert "CPU-hours count this run's CPU only" in (from_bot / "ladder" / "ratings.md").read_text()
+    assert "CPU-hours leave out a network this run descends from" in (from_bot / "ladder" / "ratings.md").read_text()
     with open(from_bot / "ladder" / "ratings.csv") as f:
         assert [r["cpu_hours_complete"] for r in csv.DictReader(f)] == ["", "0"]
     shutil.rmtree(first)
-    assert inherited_cpu_seconds(load_checkpoint(second).config) is None
+    assert inherited_cpu(load_checkpoint(second).config) == TrainingCpu(0.0, str(first))
     # a run from random weights inherits nothing
     config = load_checkpoint(third).config
-    assert inherited_cpu_seconds(dataclasses.replace(config, train=dataclasses.replace(config.train, init_from=""))) == 0.0
+    assert inherited_cpu(dataclasses.replace(config, train=dataclasses.replace(config.train, init_from=""))) == TrainingCpu(0.0)
 
 
 def test_curves_put_runs_on_one_chart_by_cpu_hours(tmp_path, capsys):

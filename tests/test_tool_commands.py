@@ -98,6 +98,10 @@ def test_ship_records_the_positions_and_cpu_hours_the_checkpoint_measured(tmp_pa
     third = tmp_path / "third"
     checkpoint(third, {"positions": 300, "cpu_seconds": 1800.0}, init_from=str(folder / "first.bot"))
     assert main(["ship", str(third), "third", "--folder", str(folder)]) == 0, capsys.readouterr().err
+    # A fourth from the third's folder adds the third's CPU and still names the bot file up the chain.
+    fourth = tmp_path / "fourth"
+    checkpoint(fourth, {"positions": 200, "cpu_seconds": 900.0}, init_from=str(third))
+    assert main(["ship", str(fourth), "fourth", "--folder", str(folder)]) == 0, capsys.readouterr().err
     old = tmp_path / "old"
     save_tiny_checkpoint(old, step=3)  # written before runs counted positions and CPU
     assert main(["ship", str(old), "old", "--folder", str(folder)]) == 0, capsys.readouterr().err
@@ -105,12 +109,17 @@ def test_ship_records_the_positions_and_cpu_hours_the_checkpoint_measured(tmp_pa
     assert index["first.bot"]["positions"] == 1000 and index["first.bot"]["cpu_hours"] == 1.0
     assert index["second.bot"]["cpu_hours"] == 2.5 and index["second.bot"]["cpu_hours_complete"] is True
     assert index["third.bot"]["cpu_hours"] == 0.5 and index["third.bot"]["cpu_hours_complete"] is False
+    assert index["third.bot"]["cpu_hours_unknown_from"] == str(folder / "first.bot")
+    assert index["fourth.bot"]["cpu_hours"] == 0.75 and index["fourth.bot"]["cpu_hours_complete"] is False
+    assert index["fourth.bot"]["cpu_hours_unknown_from"] == str(folder / "first.bot")
+    assert "cpu_hours_unknown_from" not in index["second.bot"]
     assert "cpu_hours" not in index["old.bot"]
     bots = {b.name: b for b in shipped_bots(folder)}
     assert (bots["second.bot"].positions, bots["second.bot"].cpu_hours) == (2500, 2.5)
     assert bots["old.bot"].cpu_hours is None and bots["third.bot"].init_from.endswith("first.bot")
     readme = (folder / "README.md").read_text()
     assert "| 2,500 | 2.50 |" in readme and "| 300 | 0.50 + first.bot's |" in readme and "| 0 | - |" in readme
+    assert "| 200 | 0.75 + first.bot's |" in readme  # not "+ third's": the third's CPU is in the 0.75
     assert load_checkpoint(second).counters["positions"] == 2500
 
 

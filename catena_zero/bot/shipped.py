@@ -38,7 +38,8 @@ class ShippedBot:
     positions: Optional[int] = None  # self-play positions of its run (the checkpoint's counters)
     cpu_hours: Optional[float] = None  # CPU time of its run, and of the network the run started from where known
     init_from: str = ""  # the network its run started from (train.init_from), "" for random weights
-    cpu_hours_complete: bool = True  # False: cpu_hours leaves out the CPU of init_from (a bot file)
+    cpu_hours_complete: bool = True  # False: cpu_hours leaves out the CPU of a network up its init_from chain
+    cpu_hours_unknown_from: str = ""  # that network (a bot file), the first whose CPU is not known; "": init_from
 
     @property
     def name(self) -> str:
@@ -86,7 +87,8 @@ def shipped_bots(folder: Optional[Path] = None) -> list[ShippedBot]:
         bots.append(ShippedBot(path=path, header=read_bot(path).header, trained=str(entry.get("trained", "")),
                                strength=str(entry.get("strength", "")), positions=_count(entry.get("positions")),
                                cpu_hours=_hours(entry.get("cpu_hours")), init_from=str(entry.get("init_from", "")),
-                               cpu_hours_complete=entry.get("cpu_hours_complete", True) is not False))
+                               cpu_hours_complete=entry.get("cpu_hours_complete", True) is not False,
+                               cpu_hours_unknown_from=str(entry.get("cpu_hours_unknown_from", ""))))
     return bots
 
 

@@ -99,16 +99,19 @@ def ship(args: argparse.Namespace, folder: Path) -> None:
 
 def training_record(checkpoint) -> dict:
     """What the checkpoint measured of its training, for the index: self-play positions, CPU-hours
-    (its run's, plus the network it started from when that is known: ``ladder.training_cpu_seconds``;
-    absent for a run written before runs counted their CPU) and the network it started from."""
+    (its run's, plus those of the networks it started from as far as they are known, and the first
+    one that is not: ``ladder.training_cpu_seconds``; absent for a run written before runs counted
+    their CPU) and the network it started from."""
     from ..eval.ladder import training_cpu_seconds
 
     record: dict = {"positions": int(checkpoint.counters.get("positions", 0)),
                     "init_from": checkpoint.config.train.init_from}
-    seconds, complete = training_cpu_seconds(checkpoint.counters, checkpoint.config)
-    if seconds is not None:
-        record["cpu_hours"] = round(seconds / 3600, 2)
-        record["cpu_hours_complete"] = complete
+    cpu = training_cpu_seconds(checkpoint.counters, checkpoint.config)
+    if cpu is not None:
+        record["cpu_hours"] = round(cpu.seconds / 3600, 2)
+        record["cpu_hours_complete"] = cpu.complete
+        if not cpu.complete:
+            record["cpu_hours_unknown_from"] = cpu.unknown_from
     return record
 
 
@@ -144,7 +147,7 @@ def index_readme(bots) -> str:
         positions = "-" if bot.positions is None else f"{bot.positions:,}"
         hours = "-" if bot.cpu_hours is None else f"{bot.cpu_hours:.2f}"
         if bot.cpu_hours is not None and not bot.cpu_hours_complete:
-            hours += f" + {Path(bot.init_from).name}'s"
+            hours += f" + {Path(bot.cpu_hours_unknown_from or bot.init_from).name}'s"
         lines.append(f"| `{bot.name}` | {rules} | {game} | {h.step:,} | {h.net.blocks}x{h.net.channels} | {positions} | "
                      f"{hours} | {bot.trained or '-'} | {bot.strength or '-'} |")
     return "\n".join(lines) + "\n"

@@ -186,24 +186,37 @@ def checkpoint_players(run_dir: Path) -> list[LadderPlayer]:
     cpu: list[Optional[float]] = [None] * len(found)
     complete = True
     if found and None not in own:  # one written before runs counted CPU: no CPU axis rather than a partial one
-        before = inherited_cpu_seconds(loaded[-1].config)  # the run's start: once, the same for all
-        complete = before is not None
-        cpu = [s + (before or 0.0) for s in own]
+        before = inherited_cpu(loaded[-1].config)  # the run's start: once, the same for all
+        complete = before.complete
+        cpu = [s + before.seconds for s in own]
     return [LadderPlayer(id=path.stem, kind="checkpoint", step=step, seconds=s, path=str(path), cpu_seconds=c,
                          cpu_complete=complete)
             for (step, path), s, c in zip(found, seconds, cpu)]
 
 
-def training_cpu_seconds(counters: dict, config: "Config") -> tuple[Optional[float], bool]:
-    """The CPU time that made a checkpoint (its ``counters['cpu_seconds']``) plus that of the
-    network its run started from where known, and whether that part is known (False: a bot file, or
-    a source gone since, whose CPU is left out). (None, True) for a checkpoint written before runs
+@dataclass(frozen=True)
+class TrainingCpu:
+    """The CPU time that made a network: what is known of it, and where the chain of ``train.init_from``
+    stops being known. A curriculum's stages add up (run C from B's checkpoint, B from A's: C + B +
+    A); a bot file keeps no counters, so a chain through one counts the stages after it only."""
+
+    seconds: float  # the known part: the run's own CPU and its predecessors' up to the first unknown one
+    unknown_from: str = ""  # the first init_from up the chain whose CPU is not known ("" when all is known)
+
+    @property
+    def complete(self) -> bool:
+        return not self.unknown_from
+
+
+def training_cpu_seconds(counters: dict, config: "Config") -> Optional[TrainingCpu]:
+    """The CPU time that made a checkpoint: its ``counters['cpu_seconds']`` plus what the network
+    its run started from took (``inherited_cpu``). None for a checkpoint written before runs
     counted their CPU. The ladder's CPU-hours and the shipped bots' index both read it."""
     own = _own_cpu_seconds(counters)
     if own is None:
-        return None, True
-    before = inherited_cpu_seconds(config)
-    return own + (before or 0.0), before is not None
+        return None
+    before = inherited_cpu(config)
+    return TrainingCpu(own + before.seconds, before.unknown_from)
 
 
 def _own_cpu_seconds(counters: dict) -> Optional[float]:
@@ -212,29 +225,33 @@ def _own_cpu_seconds(counters: dict) -> Optional[float]:
     return float(own) if isinstance(own, (int, float)) and own > 0 else None
 
 
-def inherited_cpu_seconds(config: "Config", _depth: int = 0) -> Optional[float]:
+def inherited_cpu(config: "Config", _depth: int = 0) -> TrainingCpu:
     """The CPU time that made the network a run started from (``train.init_from``, a checkpoint or
     a run folder, whose newest checkpoint counts): that checkpoint's ``cpu_seconds`` plus what it
-    inherited in turn. 0.0 for a run from random weights; None when it is not known: a bot file
-    (which keeps no counters), a source gone or unreadable since, or one written before runs
-    counted their CPU. A relative ``init_from`` is read from the current folder, as training did."""
+    inherited in turn. Nothing for a run from random weights. The chain stops being known at a bot
+    file (which keeps no counters), a source gone or unreadable since, or a checkpoint written
+    before runs counted their CPU. A relative ``init_from`` is read from the current folder, as
+    training did."""
     from ..artifacts.checkpoint import load_checkpoint
     from ..artifacts.network import CHECKPOINT, network_kind
 
     source = config.train.init_from
     if not source:
-        return 0.0
+        return TrainingCpu(0.0)
+    unknown = TrainingCpu(0.0, source)
     if _depth >= 16:  # a chain this long is a loop of run folders started from each other
-        return None
+        return unknown
     try:
         if network_kind(Path(source)) != CHECKPOINT:
-            return None
+            return unknown
         checkpoint = load_checkpoint(source)
     except UserError:
-        return None
+        return unknown
     own = _own_cpu_seconds(checkpoint.counters)
-    before = None if own is None else inherited_cpu_seconds(checkpoint.config, _depth + 1)
-    return None if before is None else own + before
+    if own is None:
+        return unknown
+    before = inherited_cpu(checkpoint.config, _depth + 1)
+    return TrainingCpu(own + before.seconds, before.unknown_from)
 
 
 def spread_checkpoints(players: Sequence[LadderPlayer], count: int) -> list[LadderPlayer]:
@@ -471,8 +488,8 @@ def write_outputs(run_dir: Path, players: Sequence[LadderPlayer], fit: RatingFit
         md.append(f"| {r['player']} | {r['step']} | {minutes} | {hours} | {_elo(r['elo'])} | {interval} | {r['games']} "
                   f"| {score} |")
     if any(r["cpu_hours_complete"] == 0 for r in rows):
-        md += ["", "CPU-hours count this run's CPU only: it started from a network whose CPU is unknown "
-                   "(a bot file, or a checkpoint gone since; `train.init_from`)."]
+        md += ["", "CPU-hours leave out a network this run descends from (`train.init_from`, and so on up the "
+                   "chain) whose CPU is unknown: a bot file, or a checkpoint gone since."]
     files.append(write_text_atomic(folder / "ratings.md", "\n".join(md) + "\n"))
     files.append(plot_ratings(folder / "ratings.png", Path(run_dir).name, rows))
     files.append(log_tensorboard(Path(run_dir) / TENSORBOARD_DIR / LADDER_DIR, players, fit))
