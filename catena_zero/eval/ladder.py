@@ -188,7 +188,7 @@ def checkpoint_players(run_dir: Path) -> list[LadderPlayer]:
     if found and None not in own:  # one written before runs counted CPU: no CPU axis rather than a partial one
         before = inherited_cpu(loaded[-1].config)  # the run's start: once, the same for all
         complete = before.complete
-        cpu = [s + before.seconds for s in own]
+        cpu = [before.after(s).seconds for s in own]
     return [LadderPlayer(id=path.stem, kind="checkpoint", step=step, seconds=s, path=str(path), cpu_seconds=c,
                          cpu_complete=complete)
             for (step, path), s, c in zip(found, seconds, cpu)]
@@ -207,6 +207,10 @@ class TrainingCpu:
     def complete(self) -> bool:
         return not self.unknown_from
 
+    def after(self, own: float) -> "TrainingCpu":
+        """The CPU of a run of ``own`` seconds that started from the network this counts."""
+        return TrainingCpu(own + self.seconds, self.unknown_from)
+
 
 def training_cpu_seconds(counters: dict, config: "Config") -> Optional[TrainingCpu]:
     """The CPU time that made a checkpoint: its ``counters['cpu_seconds']`` plus what the network
@@ -215,8 +219,7 @@ def training_cpu_seconds(counters: dict, config: "Config") -> Optional[TrainingC
     own = _own_cpu_seconds(counters)
     if own is None:
         return None
-    before = inherited_cpu(config)
-    return TrainingCpu(own + before.seconds, before.unknown_from)
+    return inherited_cpu(config).after(own)
 
 
 def _own_cpu_seconds(counters: dict) -> Optional[float]:
@@ -250,8 +253,7 @@ def inherited_cpu(config: "Config", _depth: int = 0) -> TrainingCpu:
     own = _own_cpu_seconds(checkpoint.counters)
     if own is None:
         return unknown
-    before = inherited_cpu(checkpoint.config, _depth + 1)
-    return TrainingCpu(own + before.seconds, before.unknown_from)
+    return inherited_cpu(checkpoint.config, _depth + 1).after(own)
 
 
 def spread_checkpoints(players: Sequence[LadderPlayer], count: int) -> list[LadderPlayer]:
