@@ -152,3 +152,22 @@ def test_exponent_notation_without_a_dot_is_a_number_in_files_and_in_set(tmp_pat
         load_config(path, parse_overrides(["train.learning_rate=1e"]))
     with pytest.raises(ConfigError, match="run.name must be"):  # a string field keeps the string
         load_config(path, parse_overrides(["run.name=1e4/x"]))
+
+
+def test_a_komi_is_judged_by_one_rule_whether_it_comes_from_a_config_or_a_flag():
+    """GameConfig and check_komi (evaluate/book's --komi) share komi_problem: the same order of
+    checks (a game type without komi first, then the range) and the same words, naming the source."""
+    from catena_zero.errors import UserError
+    from catena_zero.game.options import check_komi
+
+    for game_type, komi, words in (("double", 99, "has no komi"), ("no_komi", 3, "has no komi"),
+                                   ("komi", 16, "komi must be in 0..15")):
+        with pytest.raises(UserError) as from_config:
+            GameConfig(game_type=game_type, komi=komi)
+        with pytest.raises(UserError) as from_flag:
+            check_komi(GameConfig(game_type=game_type), komi)
+        assert words in str(from_config.value) and words in str(from_flag.value)
+    with pytest.raises(UserError, match="got komi=99$"):
+        GameConfig(game_type="double", komi=99)
+    with pytest.raises(UserError, match="got --komi 99$"):
+        check_komi(GameConfig(game_type="double"), 99)

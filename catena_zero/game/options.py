@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Optional
 
 from ..errors import UserError
 from .scoring import SCORING_RULES, STANDARD, ScoringRule, scoring_rule
@@ -17,14 +18,23 @@ def komi_range(scoring: str) -> tuple[int, int]:
     return scoring_rule(scoring).komi_range
 
 
+def komi_problem(game_type: str, scoring: str, komi: int, given: str) -> Optional[str]:
+    """Why ``komi`` is not a komi of the rule set, in one line (``given`` names where it came from,
+    "--komi 3" or "komi=3"), or None if it is. The one check behind ``check_komi`` and ``GameConfig``."""
+    if game_type != "komi" and komi != 0:
+        return f"game type {game_type!r} has no komi (R7/R8); got {given}"
+    lo, hi = komi_range(scoring)
+    if not lo <= komi <= hi:
+        return f"komi must be in {lo}..{hi} for scoring {scoring!r}, got {komi}"
+    return None
+
+
 def check_komi(game: GameConfig, komi: int) -> int:
     """``komi`` if it is a komi of ``game``'s rule set, else UserError in one line naming the
     ``--komi`` a command was given (evaluate, book)."""
-    lo, hi = komi_range(game.scoring)
-    if game.game_type != "komi" and komi != 0:
-        raise UserError(f"game type {game.game_type!r} has no komi (R7/R8); got --komi {komi}")
-    if not lo <= komi <= hi:
-        raise UserError(f"komi must be in {lo}..{hi} for scoring {game.scoring!r}, got {komi}")
+    problem = komi_problem(game.game_type, game.scoring, komi, f"--komi {komi}")
+    if problem:
+        raise UserError(problem)
     return komi
 
 
@@ -50,14 +60,12 @@ class GameConfig:
             raise UserError(f"side must be in {MIN_SIDE}..{MAX_SIDE}, got {self.side}")
         if self.game_type not in GAME_TYPES:
             raise UserError(f"game_type must be one of {', '.join(GAME_TYPES)}; got {self.game_type!r}")
-        rule = scoring_rule(self.scoring)  # UserError if there is no such scoring
+        scoring_rule(self.scoring)  # UserError if there is no such scoring
         if isinstance(self.komi, bool) or not isinstance(self.komi, int):
             raise UserError(f"komi must be a whole number, got {self.komi!r}")
-        lo, hi = rule.komi_range
-        if not lo <= self.komi <= hi:
-            raise UserError(f"komi must be in {lo}..{hi} for scoring {self.scoring!r}, got {self.komi}")
-        if self.game_type != "komi" and self.komi != 0:
-            raise UserError(f"game type {self.game_type!r} has no komi (R7/R8); got komi={self.komi}")
+        problem = komi_problem(self.game_type, self.scoring, self.komi, f"komi={self.komi}")
+        if problem:
+            raise UserError(problem)
 
     @property
     def has_button(self) -> bool:
