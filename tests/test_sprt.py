@@ -217,6 +217,7 @@ def test_decision_and_line():
         f"sprt: inconclusive (elo0 0, elo1 40, alpha 0.05, beta 0.05): 26 pairs, LLR {result.llr:.2f} "
         f"in [-2.94, 2.94], Elo {round(p.elo):+d} [{round(lo):+d}, {round(hi):+d}]")
     assert result.line(p, True).endswith("; the pairs ran out")
+    assert result.line(p, False, interim=True) == result.line(p, False).replace("sprt: inconclusive", "sprt so far")
     strong = Pentanomial((1, 2, 10, 30, 4))
     line = sprt_test(strong, 0.0, 40.0).line(strong, True)
     assert line.startswith("sprt: H1 accepted (elo0 0, elo1 40, alpha 0.05, beta 0.05): 47 pairs, LLR ")
@@ -235,6 +236,10 @@ def test_decision_and_line():
     assert SprtResult(0.0, 40.0, 0.05, 0.05, 0, -2.0, -2.0, 2.0).decision == "H0"
     with pytest.raises(ValueError):
         result.line(strong, True)  # another match's pairs
+    with pytest.raises(ValueError):
+        sprt_test(strong, 0.0, 40.0).line(strong, False, interim=True)  # decided: no interim line
+    with pytest.raises(ValueError):
+        result.line(p, True, interim=True)  # no pairs left to play
 
 
 # ------------------------------------------------------------------------- simulation

@@ -43,6 +43,18 @@ def test_a_network_accepts_h1_against_random_within_a_few_pairs(capsys):
     assert "komi 9 (the book's komi, balanced by side4.bot)" in out
 
 
+def test_a_long_match_says_where_it_stands_after_each_undecided_part(capsys):
+    # Self against self: every pair splits, H0 is accepted after the second part of 16 pairs, and
+    # the first part's standing goes to stderr as it ends (the report comes only at the end).
+    assert main(["evaluate", BOT, BOT, "--book", "150", "--sprt", "0,40", "--sims", "2", "--max-pairs", "40"]) == 0
+    captured = capsys.readouterr()
+    assert _sprt_line(captured.out).startswith("sprt: H0 accepted (elo0 0, elo1 40, alpha 0.05, beta 0.05): 32 pairs")
+    interim = captured.err.strip().splitlines()
+    assert len(interim) == 1, interim
+    assert re.fullmatch(r"sprt so far \(elo0 0, elo1 40, alpha 0.05, beta 0.05\): 16 pairs, LLR -?\d+\.\d\d in "
+                        r"\[-2\.94, 2\.94\], Elo \+0 \[-\d+, \+\d+\] \(\d+\.\d min\)", interim[0]), interim[0]
+
+
 def test_max_pairs_ends_inconclusive(capsys):
     assert main(["evaluate", BOT, "random", "--book", "150", "--sprt", "0,40", "--sims", "2",
                  "--max-pairs", "3"]) == 0
@@ -54,12 +66,16 @@ def test_play_sprt_stops_between_parts_and_numbers_the_games_in_pairs():
     agent, other = build_agent(BOT), build_agent("random")
     agent.search = agent.search.__class__(**{**agent.search.__dict__, "num_simulations": 2})
     book = shipped_book(RuleSet(4, "komi", "standard"))
+    heard = []
     result, outcome = play_sprt(agent, other, book.game, book.first(40), None, np.random.default_rng(0),
-                                SprtPlan(0, 40, batch_pairs=8))
+                                SprtPlan(0, 40, batch_pairs=8),
+                                on_part=lambda so_far, test: heard.append((so_far.pentanomial.pairs, test.decision)))
     assert result.game.komi == book.komi and result.komi_source == "the book's komi, balanced by side4.bot"
     assert result.book.startswith("book of 40 openings")
     assert outcome.decision == "H1" and outcome.pairs == result.pentanomial.pairs
     assert outcome.pairs % 8 == 0 and outcome.pairs < 40
+    # every part but the deciding one was reported, undecided, as it ended
+    assert heard == [(pairs, None) for pairs in range(8, outcome.pairs, 8)]
     assert [g.index for g in result.games] == list(range(2 * outcome.pairs))
     assert [g.opening for g in result.games[::2]] == list(book.openings[:outcome.pairs])
     assert all(g.a_black == (g.index % 2 == 0) for g in result.games)

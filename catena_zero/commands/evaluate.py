@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import math
 import sys
+import time
 
 from .common import (MATCH_THREADS_HELP, CliError, add_rule_flags, add_threads_flag, check_minimums, check_outputs,
                      game_rule_helps, set_threads)
@@ -73,6 +74,19 @@ def agent_inputs(args: argparse.Namespace) -> dict:
     return inputs
 
 
+def interim_line(started: float):
+    """``play_sprt``'s ``on_part``: one line on stderr after each undecided part (``sprt so far:``
+    the test's line and the minutes since ``started``), so a match run in the background shows where
+    it stands long before its report."""
+
+    def report(result, outcome) -> None:
+        minutes = (time.monotonic() - started) / 60
+        print(f"{outcome.line(result.pentanomial, False, interim=True)} "
+              f"({minutes:.1f} min)", file=sys.stderr, flush=True)
+
+    return report
+
+
 def run(args: argparse.Namespace) -> int:
     import numpy as np
 
@@ -116,7 +130,8 @@ def run(args: argparse.Namespace) -> int:
                                    "(a network replays a repeated opening identically): use a bigger --book")
                 book = book.first(args.max_pairs)
             with progress_bar(2 * len(book)) as progress:
-                result, outcome = play_sprt(agents[0], agents[1], game, book, args.komi, rng, plan, progress=progress)
+                result, outcome = play_sprt(agents[0], agents[1], game, book, args.komi, rng, plan, progress=progress,
+                                            on_part=interim_line(time.monotonic()))
             sprt_line = outcome.line(result.pentanomial, result.pentanomial.pairs >= len(book))
     for line in report_lines(result):
         print(line, file=sys.stdout)

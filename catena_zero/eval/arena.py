@@ -538,9 +538,12 @@ class SprtPlan:
 
 def play_sprt(agent_a: Agent, agent_b: Agent, game_config: GameConfig, book: Book, komi: Optional[int],
               rng: np.random.Generator, plan: SprtPlan, *,
-              progress: Optional[Callable[[int, int], None]] = None) -> tuple[MatchResult, SprtResult]:
+              progress: Optional[Callable[[int, int], None]] = None,
+              on_part: Optional[Callable[[MatchResult, SprtResult], None]] = None) -> tuple[MatchResult, SprtResult]:
     """Play pairs over the book's openings in order, ``plan.batch_pairs`` at a time (each part one
     batched match), until the pentanomial GSPRT (``sprt.py``) accepts H0 or H1 or the book runs out.
+    ``on_part(result so far, test so far)`` hears of every part that leaves the test undecided and
+    pairs to play (a long match's interim standing, as fishtest shows a test's live LLR).
 
     Looking at the LLR only between parts overshoots the bound by at most one part's pairs, which
     makes the test a little more certain than alpha and beta say, never less (Wald)."""
@@ -561,5 +564,7 @@ def play_sprt(agent_a: Agent, agent_b: Agent, game_config: GameConfig, book: Boo
         outcome = sprt_test(result.pentanomial, plan.elo0, plan.elo1, plan.alpha, plan.beta)
         if outcome.decision is not None:
             break
+        if on_part is not None and start + plan.batch_pairs < len(openings):
+            on_part(result, outcome)
     assert result is not None and outcome is not None, "an SPRT needs at least one opening"
     return dataclasses.replace(result, komi_source=source, komi_estimate=estimate, book=book.describe()), outcome

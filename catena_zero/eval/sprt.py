@@ -247,15 +247,18 @@ class SprtResult:
             return "H0"
         return None
 
-    def line(self, p: Pentanomial, max_pairs_reached: bool) -> str:
-        """One line: ``sprt: H1 accepted``, ``sprt: H0 accepted`` or ``sprt: inconclusive``, then the
-        test's parameters, the pairs, the LLR in its bounds and ``p``'s Elo with its interval;
-        an undecided test that ran out of pairs says so at the end."""
+    def line(self, p: Pentanomial, max_pairs_reached: bool, interim: bool = False) -> str:
+        """One line: ``sprt: H1 accepted``, ``sprt: H0 accepted`` or ``sprt: inconclusive`` (with
+        ``interim``, an undecided test with pairs still to play: ``sprt so far``), then the test's
+        parameters, the pairs, the LLR in its bounds and ``p``'s Elo with its interval; an undecided
+        test that ran out of pairs says so at the end."""
         if p.pairs != self.pairs:
             raise ValueError(f"the pentanomial has {p.pairs} pairs but the test saw {self.pairs}")
-        verdict = {"H1": "H1 accepted", "H0": "H0 accepted", None: "inconclusive"}[self.decision]
+        if interim and (self.decision is not None or max_pairs_reached):
+            raise ValueError("only an undecided test with pairs to play has an interim line")
+        verdict = {"H1": ": H1 accepted", "H0": ": H0 accepted", None: " so far" if interim else ": inconclusive"}[self.decision]
         tail = "; the pairs ran out" if self.decision is None and max_pairs_reached else ""
-        return (f"sprt: {verdict} (elo0 {self.elo0:g}, elo1 {self.elo1:g}, alpha {self.alpha:g}, "
+        return (f"sprt{verdict} (elo0 {self.elo0:g}, elo1 {self.elo1:g}, alpha {self.alpha:g}, "
                 f"beta {self.beta:g}): {self.pairs} pairs, LLR {self.llr:.2f} in [{self.lower:.2f}, "
                 f"{self.upper:.2f}], {_elo_text(p)}{tail}")
 
