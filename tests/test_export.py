@@ -109,6 +109,32 @@ def test_an_exported_bot_plays_at_a_playing_budget_unless_told_otherwise(tmp_pat
         assert not out.exists()
 
 
+def test_export_search_sets_the_bots_play_search_and_refuses_bad_settings_in_one_line(tmp_path, capsys):
+    """--search FIELD=VALUE replaces a field of the training search in the bot's header (the rest
+    stays the training config's); an unknown field, a bad value or a malformed item is one line
+    and writes nothing."""
+    checkpoint = save_tiny_checkpoint(tmp_path / "run", step=3)
+    trained = load_checkpoint(checkpoint).config.search
+    out = tmp_path / "bot.bot"
+    assert main(["export", str(checkpoint), "--out", str(out), "--search", "score_utility_weight=0.3",
+                 "--search", "gumbel_num_considered=12"]) == 0
+    assert "400 simulations, score_utility_weight 0.3, gumbel_num_considered 12" in capsys.readouterr().out
+    assert read_bot(out).header.search == dataclasses.replace(
+        trained, num_simulations=400, score_utility_weight=0.3, gumbel_num_considered=12)
+    out.unlink()
+    for bad, fragment in (("score_utility_wait=0.3", "unknown key search.score_utility_wait (did you mean "
+                                                     "search.score_utility_weight?"),
+                          ("score_utility_weight=-1", "search.score_utility_weight must be >= 0, got -1"),
+                          ("algorithm=foo", "search.algorithm must be"),
+                          ("score_utility_weight", "--search expects FIELD=VALUE"),
+                          ("search.algorithm=puct", "--search expects FIELD=VALUE"),
+                          ("num_simulations=8", "give the budget with --simulations")):
+        assert main(["export", str(checkpoint), "--out", str(out), "--search", bad]) == 2
+        err = capsys.readouterr().err
+        assert fragment in err and len(err.strip().splitlines()) == 1, err
+        assert not out.exists()
+
+
 def test_export_refuses_weights_that_do_not_fit_and_writes_nothing(tmp_path):
     config = tiny_config()
     ckpt_path = save_tiny_checkpoint(tmp_path / "run")

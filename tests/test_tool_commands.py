@@ -72,6 +72,9 @@ def test_ship_writes_the_bot_its_index_entry_and_the_readme(tmp_path, folder, ca
     assert "ship: index of 1 bot(s)" in capsys.readouterr().out
     assert main(["ship", str(run), "plain", "--folder", str(folder)]) == 0  # the checkpoint's budget
     assert shipped_bots(folder)[0].header.search.num_simulations == tiny_config().search.num_simulations
+    assert shipped_bots(folder)[0].header.search.score_utility_weight == tiny_config().search.score_utility_weight
+    assert main(["ship", str(run), "plain", "--folder", str(folder), "--search", "score_utility_weight=0.3"]) == 0
+    assert shipped_bots(folder)[0].header.search.score_utility_weight == 0.3  # the bot's play search
 
 
 def test_ship_records_the_positions_and_cpu_hours_the_checkpoint_measured(tmp_path, folder, capsys):
@@ -129,6 +132,7 @@ def test_ship_records_the_positions_and_cpu_hours_the_checkpoint_measured(tmp_pa
     (["ship", "RUN", "x.bot"], "plain file name"),
     (["ship", "RUN", "x", "--simulations", "0"], "--simulations must be at least 1"),
     (["ship", "RUN", "x", "--default-rules", "six"], "not a rule-set key"),
+    (["ship", "RUN", "x", "--search", "c_puct_init=0"], "search.c_puct_init must be > 0"),
     (["ship", "RUN", "x", "--default-rules", "side6-komi-standard"], "not trained for it"),
 ])
 def test_ship_refuses_bad_input_in_one_line_and_writes_nothing(tmp_path, folder, capsys, argv, fragment):

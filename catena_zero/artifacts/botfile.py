@@ -153,13 +153,27 @@ def _default_game(config: Config, trained_for: tuple[RuleSet, ...]) -> GameConfi
 PLAY_SIMULATIONS = 400
 
 
+def play_search(search: SearchConfig, simulations: Optional[int] = None,
+                settings: Optional[dict] = None) -> SearchConfig:
+    """The search a bot plays with: the training config's ``search`` with ``simulations`` a move
+    (None: keep its budget) and ``settings`` (search field -> value, e.g. ``{"score_utility_weight":
+    0.3}``, from ``--search``) in place of its own. A training config's search is tuned for making
+    games cheaply, and a bot's can be tuned at play (docs/RESULTS.md measures the shipped side6.bot's
+    settings head to head). ``ConfigError``: an unknown field or a bad value, named as
+    ``search.FIELD``."""
+    fields = {**dataclasses.asdict(search), **(settings or {})}
+    if simulations is not None:
+        fields["num_simulations"] = simulations
+    return config_from_dict({"search": fields}).search
+
+
 def header_from_checkpoint(checkpoint: "Checkpoint", trained_for: Optional[Iterable[RuleSet]] = None,
-                           simulations: Optional[int] = None) -> BotHeader:
-    """The bot header of a checkpoint (``checkpoint.Checkpoint``: step, config, path);
-    ``simulations`` replaces the training search's budget (None: keep it)."""
+                           simulations: Optional[int] = None, search_settings: Optional[dict] = None) -> BotHeader:
+    """The bot header of a checkpoint (``checkpoint.Checkpoint``: step, config, path); its search is
+    ``play_search`` of the training config's with ``simulations`` and ``search_settings``."""
     config: Config = checkpoint.config
     rules = _unique(trained_for) if trained_for is not None else config.rule_sets()
-    search = config.search if simulations is None else dataclasses.replace(config.search, num_simulations=simulations)
+    search = play_search(config.search, simulations, search_settings)
     return BotHeader(
         step=int(checkpoint.step),
         net=config.net,
@@ -171,15 +185,15 @@ def header_from_checkpoint(checkpoint: "Checkpoint", trained_for: Optional[Itera
 
 
 def export_bot(checkpoint: "Checkpoint", out: str | Path, trained_for: Optional[Iterable[RuleSet]] = None,
-               simulations: Optional[int] = None) -> BotHeader:
+               simulations: Optional[int] = None, search_settings: Optional[dict] = None) -> BotHeader:
     """Write the bot file of ``checkpoint`` to ``out`` atomically; returns its header. Its default
     search is the training config's, with ``simulations`` a move when given (``PLAY_SIMULATIONS``
-    is what ``catena-zero export`` gives).
+    is what ``catena-zero export`` gives) and ``search_settings`` (``play_search``).
 
     The weights are checked against the network config first (``BotFileError`` if they do not fit),
     so a bot file that was written always loads.
     """
-    header = header_from_checkpoint(checkpoint, trained_for, simulations)
+    header = header_from_checkpoint(checkpoint, trained_for, simulations, search_settings)
     weights = _fitted_weights(header.net, checkpoint.model, str(getattr(checkpoint, "path", None) or "checkpoint"))
     write_bot(out, header, weights)
     return header

@@ -63,6 +63,32 @@ def add_threads_flag(parser: argparse.ArgumentParser, help: str) -> None:
     parser.add_argument("--threads", type=int, default=1, metavar="T", help=help)
 
 
+def add_search_settings_flag(parser: argparse.ArgumentParser) -> None:
+    """--search FIELD=VALUE (repeatable): a field of the bot's play search (``config.SearchConfig``)."""
+    parser.add_argument("--search", action="append", default=[], metavar="FIELD=VALUE",
+                        help="a setting of the search the bot plays with, in place of the training config's, e.g. "
+                             "score_utility_weight=0.3 (a search field of the config; repeatable)")
+
+
+def search_settings(args: argparse.Namespace) -> dict:
+    """The --search settings as {field: value}, values read as YAML scalars as --set's are; a
+    ``ConfigError`` (one line naming ``search.FIELD``) for an unknown field or a bad value."""
+    from ..config.loading import parse_overrides
+
+    for item in args.search:
+        field, sep, _ = item.partition("=")
+        field = field.strip()
+        if not sep or not field or "." in field:
+            raise CliError(f"--search expects FIELD=VALUE with a search field (e.g. score_utility_weight=0.3), "
+                           f"got {item!r}")
+        if field == "num_simulations":
+            raise CliError("--search num_simulations: give the budget with --simulations")
+    settings = parse_overrides([f"search.{item}" for item in args.search]).get("search", {})
+    if settings:  # a bad field or value is refused before any checkpoint is read
+        config_from_dict({"search": settings})
+    return settings
+
+
 def set_threads(threads: int) -> None:
     """Torch's CPU threads for this process: the setting is per process, so the command that runs
     the network (or the learner) owns it, and library code leaves it alone."""

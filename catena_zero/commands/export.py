@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .common import CliError, check_outputs
+from .common import CliError, add_search_settings_flag, check_outputs, search_settings
 
 HELP = "export a checkpoint as a self-contained bot file (safetensors weights + settings)"
 
@@ -17,6 +17,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--simulations", type=int, metavar="N",
                         help="the bot's search simulations a move when it plays (default 400, as the shipped bots; "
                              "0 keeps the training config's, which is a budget for making games, not for playing)")
+    add_search_settings_flag(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -28,14 +29,16 @@ def run(args: argparse.Namespace) -> int:
     if args.simulations is not None and not 0 <= args.simulations <= most:
         raise CliError(f"--simulations must be 0 (the training config's) or 1..{most:,}, got {args.simulations}")
     simulations = PLAY_SIMULATIONS if args.simulations is None else (args.simulations or None)
+    settings = search_settings(args)
     source = resolve_checkpoint(args.checkpoint)  # a run folder's newest checkpoint
     # The newest checkpoint and the folder given: --out inside the run (its config.yaml, replay.npz, an
     # older checkpoint) would destroy it; an unwritable --out is found before the checkpoint loads.
     check_outputs({"the checkpoint to export": str(source), "the run folder to export": args.checkpoint},
                   {"--out": args.out})
     checkpoint = load_checkpoint(source)  # CheckpointError (a ValueError): one line
-    header = export_bot(checkpoint, args.out, simulations=simulations)
+    header = export_bot(checkpoint, args.out, simulations=simulations, search_settings=settings)
     print(f"exported {checkpoint.path} to {args.out}: {header.describe()}", file=sys.stdout)
     print(f"default game: side {header.game.side}, {header.game.game_type}, {header.game.scoring}; "
-          f"default search: {header.search.algorithm}, {header.search.num_simulations} simulations", file=sys.stdout)
+          f"default search: {header.search.algorithm}, {header.search.num_simulations} simulations"
+          f"{''.join(f', {field} {value}' for field, value in settings.items())}", file=sys.stdout)
     return 0

@@ -9,7 +9,8 @@ folder's index (``index.json``, ``README.md``) from every shipped bot's header:
 The figures in --trained and --strength are what you measured (docs/RESULTS.md has the commands);
 they are written as given. ``--index-only`` rewrites README.md from index.json and the files.
 Unlike ``export`` (default 400 simulations), a shipped bot keeps the checkpoint's search budget
-unless ``--simulations`` says otherwise.
+unless ``--simulations`` says otherwise; ``--search FIELD=VALUE`` sets any other field of the search
+it plays with (``artifacts.botfile.play_search``).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import json
 import sys
 from pathlib import Path
 
-from .common import CliError, check_minimums
+from .common import CliError, add_search_settings_flag, check_minimums, search_settings
 
 HELP = "ship a trained bot with catena-zero: export it into catena_zero/bots/ and rewrite that folder's index"
 
@@ -34,6 +35,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--simulations", type=int, metavar="N",
                         help="the bot's default simulations a move (default: the checkpoint's search config); "
                              "the strength in the index should be measured at it")
+    add_search_settings_flag(parser)
     parser.add_argument("--default-rules", metavar="KEY",
                         help="the bot's default game, a rule-set key such as side6-no_komi-standard (default: the "
                              "run's game); a multi-rule bot whose default game another shipped bot has as its own "
@@ -84,7 +86,7 @@ def ship(args: argparse.Namespace, folder: Path) -> None:
     index = _read_index(index_path)
     path = resolve_checkpoint(args.checkpoint)
     checkpoint = load_checkpoint(path)
-    header = header_from_checkpoint(checkpoint, simulations=args.simulations)
+    header = header_from_checkpoint(checkpoint, simulations=args.simulations, search_settings=search_settings(args))
     if rules is not None:
         if rules not in header.trained_for:
             raise CliError(f"--default-rules {args.default_rules}: the network was not trained for it")
