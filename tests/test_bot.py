@@ -124,6 +124,24 @@ def test_analysis_is_the_search_that_picks_the_move(bot):
     assert len(top.moves) <= 2 and top.moves == info.moves[:2]
 
 
+def test_the_positions_value_is_the_played_moves_not_the_roots_mean(bot):
+    """The review plotted the root's mean over all visits; under Gumbel the last candidates get equal
+    visits, so a position with one winning move read near even (docs/RESULTS.md). The position's
+    value and score are now those of the move the bot plays."""
+    means_differ = 0
+    for seed in range(6):
+        game = play_out(Game(GameConfig(side=3, komi=3)), 2 + seed % 3, seed=seed)
+        info = bot.analyze(game)
+        played = info.moves[0]
+        assert played.move == info.best
+        assert (info.value, info.score) == pytest.approx((played.value, played.score))
+        # the root's mean (visit-weighted over the children, plus the root's own evaluation) differs
+        total = sum(m.visits for m in info.moves)
+        mean = (sum(m.visits * m.value for m in info.moves) + info.net_value) / (total + 1)
+        means_differ += abs(mean - info.value) > 1e-4
+    assert means_differ > 0
+
+
 def test_ownership_is_the_networks_head_turned_to_blacks_view(bot):
     """Issue 28: ``Bot.ownership`` is Black's view of the head's map (the evaluator gives the mover's)."""
     for moves in (4, 5):  # Black, then White to move

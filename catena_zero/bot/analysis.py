@@ -20,7 +20,8 @@ Query (a JSON object on one line; only ``id`` is required):
     top           moves reported per position (default 10, at most 50)
     ownership     true: add the ownership map, Black's view, cell -> [-1, 1] (default false)
 
-Answer per turn, in the order the query asked (values for the player to move, as ``analyze``):
+Answer per turn, in the order the query asked (values for the player to move, as ``analyze``; a
+position's "value" and "score" are those of the move it plays, "best": ``Bot.Analysis``):
     {"id", "turn", "to_move", "value", "score", "best", "moves": [{"move", "visits", "value",
      "score", "prior"}, ...], "net_value", "net_score", "simulations", "seconds"[, "ownership"]}
 A finished position (no move to search) answers {"id", "turn", "over": true, "winner",

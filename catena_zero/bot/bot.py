@@ -104,8 +104,13 @@ class Analysis:
     """What the bot thinks of a position (``Bot.analyze``); values for the player to move."""
 
     to_move: str  # "black" or "white"
-    value: float  # the search's value of the position, P(win) - P(loss), in [-1, 1]
-    score: float  # the search's expected final score margin (R6), mover minus opponent
+    # The search's value of the position, P(win) - P(loss), in [-1, 1], and its expected final score
+    # margin (R6), mover minus opponent: those of the move it plays (``best``), where the search
+    # visited it. Not the root's mean over all its visits: Gumbel's sequential halving gives the last
+    # candidates equal visits, so where one move wins and the next best loses the mean sits near even
+    # (docs/RESULTS.md, "Where side6.bot loses": +0.94 for the move, -0.40 for the mean).
+    value: float
+    score: float
     best: str  # the move ``select_move`` plays
     moves: tuple[MoveAnalysis, ...]  # searched moves, most visited first
     simulations: int  # simulations of this search
@@ -371,10 +376,11 @@ class Bot:
             )
             for a in [a for a in ranked if visits[a] > 0][:top]
         )
+        played = np.isfinite(value[best]) if 0 <= best < value.size else False
         return Analysis(
             to_move=game.to_move,
-            value=float(output.value[b]),
-            score=float(output.score[b]),
+            value=float(value[best] if played else output.value[b]),
+            score=float(score[best] if played else output.score[b]),
             best=spec.action_name(best),
             moves=moves,
             simulations=simulations,
