@@ -140,6 +140,10 @@ def test_the_positions_value_is_the_played_moves_not_the_roots_mean(bot):
         mean = (sum(m.visits * m.value for m in info.moves) + info.net_value) / (total + 1)
         means_differ += abs(mean - info.value) > 1e-4
     assert means_differ > 0
+    # one simulation: the one move it visits is the one it plays, and the position reads as that move
+    one = bot.analyze(Game(GameConfig(side=3, komi=3)), simulations=1)
+    assert [m.visits for m in one.moves] == [1] and one.moves[0].move == one.best
+    assert (one.value, one.score) == pytest.approx((one.moves[0].value, one.moves[0].score))
 
 
 def test_ownership_is_the_networks_head_turned_to_blacks_view(bot):
