@@ -46,7 +46,15 @@ ONLY_WIN = [
     # White's only win is the button: its half point decides (R4, R6).
     pytest.param(KOMI3, ["D4", "A2", "C4", "A1", "C5", "E3", "D3"], id="button"),
 ]
-ALGORITHMS = ["puct", "gumbel"]
+# "gumbel+puct": a Gumbel root with AlphaZero's PUCT below it (search.gumbel_interior).
+ALGORITHMS = ["puct", "gumbel", "gumbel+puct"]
+
+
+def search_config(algorithm: str, **fields) -> SearchConfig:
+    """The SearchConfig of one of ``ALGORITHMS`` with ``fields``."""
+    if algorithm == "gumbel+puct":
+        return SearchConfig(algorithm="gumbel", gumbel_interior="puct", **fields)
+    return SearchConfig(algorithm=algorithm, **fields)
 
 
 def states(env: VecEnv, *histories: list[str]):
@@ -160,7 +168,7 @@ def test_plays_the_only_winning_move_with_rollouts(algorithm, config, moves):
     """Every other move loses: finding the win is avoiding the forced losses (classic UCT evaluator)."""
     env = VecEnv(config)
     rng = np.random.default_rng(1)
-    mcts = MCTS(env, RolloutEvaluator(env, rng, num_rollouts=4), SearchConfig(algorithm=algorithm, num_simulations=64))
+    mcts = MCTS(env, RolloutEvaluator(env, rng, num_rollouts=4), search_config(algorithm, num_simulations=64))
     out = mcts.run(states(env, moves), rng, add_noise=False)
     solution = Solver().solve(Game.replay(config, moves))
     assert solution.best_moves == (env.spec.action_name(out.action[0]),)
@@ -175,7 +183,7 @@ def test_avoids_the_losing_button_on_the_empty_side2_board():
     env = VecEnv(config)
     rng = np.random.default_rng(2)
     for algorithm in ALGORITHMS:
-        search = SearchConfig(algorithm=algorithm, num_simulations=32)
+        search = search_config(algorithm, num_simulations=32)
         mcts = MCTS(env, RolloutEvaluator(env, rng, num_rollouts=2), search)
         out = mcts.run(env.reset(8), rng, add_noise=False)
         assert (out.action != env.spec.button_action).all()
@@ -203,7 +211,7 @@ def test_choices_are_among_the_solver_optimal_moves(algorithm, config, plies, ro
     games = random_positions(config, plies, 8, solver, rng)
     evaluators = [SolverEvaluator(env, solver)] + ([RolloutEvaluator(env, rng, num_rollouts=4)] if rollouts else [])
     for evaluator in evaluators:
-        mcts = MCTS(env, evaluator, SearchConfig(algorithm=algorithm, num_simulations=64))
+        mcts = MCTS(env, evaluator, search_config(algorithm, num_simulations=64))
         out = mcts.run(env.from_games(games), rng, add_noise=False)
         for game, action in zip(games, out.action):
             assert env.spec.action_name(action) in solver.solve(game).best_moves, (type(evaluator).__name__, game.history)
@@ -216,7 +224,7 @@ def test_choices_are_among_the_solver_optimal_moves(algorithm, config, plies, ro
 def test_one_evaluation_per_simulation_for_the_whole_batch(algorithm):
     env = VecEnv(GameConfig(side=6))
     counter = CountingEvaluator(UniformEvaluator(env))
-    out = MCTS(env, counter, SearchConfig(algorithm=algorithm, num_simulations=16)).run(
+    out = MCTS(env, counter, search_config(algorithm, num_simulations=16)).run(
         env.reset(5), np.random.default_rng(0), add_noise=True
     )
     assert counter.batch_sizes == [5] * 17  # the roots, then one call per simulation
@@ -339,7 +347,7 @@ def test_equal_priors_are_tied_at_random_and_the_seed_decides(algorithm):
     PUCT's first visits and its final choice among equally visited moves are random too; the
     same seed gives the same search."""
     env = VecEnv(GameConfig(side=4))
-    config = SearchConfig(algorithm=algorithm, num_simulations=16, tree_reuse=False)
+    config = search_config(algorithm, num_simulations=16, tree_reuse=False)
     mcts = MCTS(env, UniformEvaluator(env), config)
     out = mcts.run(env.reset(400), np.random.default_rng(14), add_noise=False)
     visited = (out.visits > 0).mean(axis=0)  # [A] share of the games that visited each action
@@ -424,7 +432,7 @@ def test_with_score_utility_the_search_takes_the_bigger_win(algorithm):
     c4, d5 = env.spec.cell("C4"), env.spec.cell("D5")
     rng = np.random.default_rng(13)
     for weight in (0.0, 0.1):
-        config = SearchConfig(algorithm=algorithm, num_simulations=8, score_utility_weight=weight)
+        config = search_config(algorithm, num_simulations=8, score_utility_weight=weight)
         mcts = MCTS(env, UniformEvaluator(env), config)
         out = mcts.run(states(env, TWO_WINS), rng, add_noise=False)
         q = mcts.tree.child_q[0, ROOT]
@@ -492,7 +500,7 @@ def test_per_game_budgets_in_one_call_equal_separate_searches(algorithm):
     rng = np.random.default_rng(11)
     games = [random_position(env.config, plies, rng) for plies in (0, 3, 6)]
     budget = np.array([5, 24, 60])
-    config = SearchConfig(algorithm=algorithm, num_simulations=8, tree_reuse=False)
+    config = search_config(algorithm, num_simulations=8, tree_reuse=False)
     counter = CountingEvaluator(HashedEvaluator(env))
     together = MCTS(env, counter, config).run(env.from_games(games), rng, add_noise=False, num_simulations=budget)
     assert (together.visits.sum(axis=1) == budget).all()
@@ -525,7 +533,7 @@ def test_gumbel_follows_the_halving_schedule_of_each_games_budget():
 def test_the_tree_grows_for_a_larger_budget(algorithm):
     """A search configured for 8 simulations takes 100, then 300 on the kept tree: no 'tree is full'."""
     env = VecEnv(GameConfig(side=4))
-    mcts = MCTS(env, UniformEvaluator(env), SearchConfig(algorithm=algorithm, num_simulations=8, tree_reuse=True))
+    mcts = MCTS(env, UniformEvaluator(env), search_config(algorithm, num_simulations=8, tree_reuse=True))
     rng = np.random.default_rng(12)
     state = env.reset(2)
     first = mcts.run(state, rng, add_noise=True, num_simulations=100)
@@ -570,13 +578,13 @@ def test_a_time_limit_stops_the_search(algorithm, monkeypatch):
 
     monkeypatch.setattr(mcts_module, "time", FakeClock(0.01))
     env = VecEnv(GameConfig(side=4))
-    mcts = MCTS(env, UniformEvaluator(env), SearchConfig(algorithm=algorithm, gumbel_num_considered=4))
+    mcts = MCTS(env, UniformEvaluator(env), search_config(algorithm, gumbel_num_considered=4))
     state = env.reset(2)
     out = mcts.run(state, np.random.default_rng(0), add_noise=True, num_simulations=1_000_000, seconds=1.0)
     total = out.visits.sum(axis=1)
     assert total[0] == total[1] and 98 <= total[0] <= 99, total
     assert mcts.tree.capacity < 1000  # sized for what was searched, not for the maximum
-    if algorithm == "gumbel":
+    if algorithm != "puct":  # the root follows the halving schedule whatever selects below it
         sequence = considered_visits_sequence(4, int(total[0]))
         for row in out.visits:
             assert [(row > v).sum() for v in range(max(sequence) + 1)] == [
@@ -690,7 +698,7 @@ def test_single_game_fast_path_builds_exactly_the_batched_tree(algorithm, config
     def play(batched: bool):
         env = VecEnv(config)
         mcts = MCTS(env, RolloutEvaluator(env, np.random.default_rng(1)),
-                    SearchConfig(algorithm=algorithm, num_simulations=40, tree_reuse=True))
+                    search_config(algorithm, num_simulations=40, tree_reuse=True))
         if batched:
             monkeypatch.setattr(mcts, "_simulate_one", lambda tree, policy, simulation: mcts._simulate(tree, policy, simulation, None))
         rng, state, outputs, trees = np.random.default_rng(2), env.reset(1), [], []
@@ -719,7 +727,7 @@ def test_single_game_fast_path_builds_exactly_the_batched_tree(algorithm, config
 @pytest.mark.parametrize("algorithm", ALGORITHMS)
 def test_tree_reuse_keeps_the_subtree_statistics(algorithm):
     env = VecEnv(GameConfig(side=4))
-    config = SearchConfig(algorithm=algorithm, num_simulations=48, tree_reuse=True)
+    config = search_config(algorithm, num_simulations=48, tree_reuse=True)
     mcts = MCTS(env, UniformEvaluator(env), config)
     rng = np.random.default_rng(5)
     state = env.reset(3)
@@ -823,7 +831,7 @@ def test_trees_stay_consistent_over_a_game_with_reuse(algorithm, config, garbage
     """Search, play the chosen move, search again (reusing the subtree) until the games end."""
     env = VecEnv(config)
     rng = np.random.default_rng(8)
-    mcts = MCTS(env, RolloutEvaluator(env, rng), SearchConfig(algorithm=algorithm, num_simulations=24, tree_reuse=True))
+    mcts = MCTS(env, RolloutEvaluator(env, rng), search_config(algorithm, num_simulations=24, tree_reuse=True))
     state = env.reset(8)
     while not state.done.all():
         # Search the running games; the batch keeps its size (and its trees) while it can.
@@ -955,7 +963,7 @@ def test_root_noise_per_game(algorithm):
     env = VecEnv(GameConfig(side=3))
     rng = np.random.default_rng(0)
     state = env.from_games([random_position(env.config, 2, rng) for _ in range(4)])
-    config = SearchConfig(algorithm=algorithm, num_simulations=24, gumbel_num_considered=8, tree_reuse=False,
+    config = search_config(algorithm, num_simulations=24, gumbel_num_considered=8, tree_reuse=False,
                           temperature_moves=100)
     mask = np.array([True, False, True, False])
     plain = MCTS(env, NoTieEvaluator(env), config).run(state, np.random.default_rng(99), add_noise=False)
@@ -967,3 +975,58 @@ def test_root_noise_per_game(algorithm):
     assert not all(np.allclose(out.policy[mask], plain.policy[mask], atol=1e-6) for out in outputs)
     with pytest.raises(ValueError, match="add_noise"):
         MCTS(env, NoTieEvaluator(env), config).run(state, rng, add_noise=np.array([1, 0, 1, 0]))
+
+
+# ------------------------------------------------------------------ selection below a Gumbel root
+
+
+def _starving_node(num_actions: int = 3) -> "NodeStats":
+    """One interior node, worked by hand: action 0 visited 10 times (Q +0.2, prior 0.3), action 1
+    5 times (Q -0.5, prior 0.2), action 2 never (prior 0.5); the node's mean utility -0.03. Any
+    further actions are illegal."""
+    from catena_zero.search.tree import NodeStats
+
+    def row(*values, dtype):
+        return np.pad(np.array([values], dtype), ((0, 0), (0, num_actions - 3)))
+
+    return NodeStats(visits=np.array([16], np.int32), utility=np.array([-0.03], np.float32),
+                     raw_utility=np.array([0.0], np.float32),
+                     child_visits=row(10, 5, 0, dtype=np.int32), child_q=row(0.2, -0.5, 0.0, dtype=np.float32),
+                     priors=row(0.3, 0.2, 0.5, dtype=np.float32), legal=row(True, True, True, dtype=bool))
+
+
+def test_gumbel_interior_selection_starves_an_unvisited_reply_that_puct_tries():
+    # Gumbel (mctx): action 2 is completed with the mixed value (0 + 15 x (0.3 x 0.2 - 0.2 x 0.5)
+    # / 0.5) / 16 = -0.075; min-max rescaled over [-0.5, 0.2] that is 0.61, so sigma is 6 x (1, 0,
+    # 0.61) (scale (50 + 10) x 0.1) and pi' = (0.92, 0.00, 0.08): the scores pi' - N / 16 are
+    # (0.30, -0.31, 0.08), and action 0 is visited an eleventh time.
+    # PUCT: c sqrt(16) x 2 radius = 2 x 1.1 x 1.2508 x 4 = 11.0; action 2 scores -0.03 + 11.0 x
+    # 0.5 = 5.5 against action 0's 0.2 + 11.0 x 0.3 / 11 = 0.5: the unvisited reply is tried.
+    from catena_zero.search.gumbel import interior_action
+    from catena_zero.search.puct import ExplorationTable, puct_action
+
+    stats, keys = _starving_node(), np.ones((1, 3), np.float32)  # positive tie-break keys (ties.py)
+    config = SearchConfig()
+    assert interior_action(stats, config, keys).tolist() == [0]
+    assert puct_action(stats, stats.priors, keys, ExplorationTable(config).covering(stats)).tolist() == [2]
+
+
+@pytest.mark.parametrize("interior, rule", [("gumbel", "improved policy"), ("puct", "puct")])
+def test_a_gumbel_search_selects_below_the_root_by_its_configured_rule(interior, rule):
+    from catena_zero.search.gumbel import GumbelPolicy, interior_action
+    from catena_zero.search.puct import ExplorationTable, puct_action
+
+    env = VecEnv(GameConfig(side=3))
+    config = SearchConfig(num_simulations=32, gumbel_interior=interior)
+    mcts = MCTS(env, UniformEvaluator(env), config)
+    mcts.run(env.reset(2), np.random.default_rng(0), add_noise=False)
+    policy = GumbelPolicy(mcts.tree, config, np.random.default_rng(1), np.zeros(2, bool), np.full(2, 8))
+    games = np.array([0, 1])
+    nodes = mcts.tree.children[games, ROOT].max(axis=1)  # a visited child of each root
+    stats = mcts.tree.stats(games, nodes)
+    expected = (interior_action(stats, config, policy.keys[games]) if rule == "improved policy" else
+                puct_action(stats, stats.priors, policy.keys[games], ExplorationTable(config).covering(stats)))
+    assert policy.select_interior(stats, games).tolist() == expected.tolist()
+    # The two rules differ on the hand-built node, so the dispatch is seen.
+    node = _starving_node(env.num_actions)
+    assert policy.select_interior(node, np.array([0])).tolist() == ([0] if interior == "gumbel" else [2])

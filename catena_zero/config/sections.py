@@ -122,6 +122,10 @@ class SearchConfig:
     gumbel_num_considered: int = number(16, ge=1, up_to=1_000)
     gumbel_c_visit: float = number(50.0, gt=0, up_to=1e9)
     gumbel_c_scale: float = number(0.1, gt=0, up_to=1e6)
+    # Selection below a Gumbel root: "gumbel" (mctx: deterministic, matching the improved policy) or
+    # "puct" (AlphaZero's rule, which tries unvisited replies by prior; search/gumbel.py says why).
+    # The root stays Gumbel either way, and so do the move and the policy target.
+    gumbel_interior: str = one_of("gumbel", ("gumbel", "puct"))
     # Keep the chosen child's subtree for the next move: a few kept root visits per move, for time
     # that counts only where the search itself dominates (scripts/bench_search.py --tree-reuse has
     # the figures): on by default (CPU self-play, bots, where the network takes nearly all the

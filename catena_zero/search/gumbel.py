@@ -16,7 +16,13 @@ S simulations per search call (each game's own budget).
 - The move is the best action among the most visited ones (the sequential halving winner);
   the policy target is softmax(logits + sigma(completed q)) over the legal actions.
 - Below the root, selection is deterministic and matches the improved policy:
-  argmax(pi'(a) - N(a) / (1 + sum_b N(b))) with pi' = softmax(logits + sigma(completed q)).
+  argmax(pi'(a) - N(a) / (1 + sum_b N(b))) with pi' = softmax(logits + sigma(completed q));
+  or, with ``search.gumbel_interior: puct``, AlphaZero's PUCT (``puct.py``). The improved policy
+  completes an unvisited action with the mixed value, the mean of the visited ones, and the
+  min-max rescaling stretches any spread of Q to the full sigma range: once one visited reply
+  looks better than the mean, every unvisited one is starved, however large its prior. So a
+  refutation one ply below the root that the first visits missed is never tried (a lost side-6
+  game: docs/RESULTS.md, "The interior selection"). PUCT's exploration term tries it by prior.
 
 With tree reuse the root may start with visits from the previous move; the halving schedule
 counts only this call's visits (mctx never reuses trees), while Q values use all of them.
@@ -31,6 +37,7 @@ import numpy as np
 
 from ..config import SearchConfig
 from .ties import argmax_random_ties, tie_break_keys
+from .puct import ExplorationTable, puct_action
 from .tree import NodeStats, Tree
 
 LOW_LOGIT = -1e9  # mctx: floor of finite root scores, so -inf only marks excluded actions
@@ -158,6 +165,7 @@ class GumbelPolicy:
         self.kept = bool(self.base_visits.any())  # a reused tree: count only this call's visits
         self.keys = tie_break_keys(rng, *root.priors.shape)  # [B, A] random ties (ties.py)
         self.num_considered = np.minimum(config.gumbel_num_considered, root.legal.sum(axis=1))  # [B]
+        self.interior_puct = ExplorationTable(config) if config.gumbel_interior == "puct" else None
         self.set_budget(budget)
 
     def set_budget(self, budget: np.ndarray) -> None:
@@ -190,6 +198,8 @@ class GumbelPolicy:
 
     def select_interior(self, stats: NodeStats, games: np.ndarray) -> np.ndarray:
         """[K] actions at K interior nodes, one of each of ``games``."""
+        if self.interior_puct is not None:
+            return puct_action(stats, stats.priors, self.keys[games], self.interior_puct.covering(stats))
         return interior_action(stats, self.config, self.keys[games])
 
     def decide(

@@ -55,6 +55,21 @@ def puct_action(
     return argmax_random_ties(np.where(stats.legal, score, -np.inf), keys)
 
 
+class ExplorationTable:
+    """The table of ``exploration_coefficients`` of one search, grown (doubling) with the visit counts."""
+
+    def __init__(self, config: SearchConfig) -> None:
+        self.config = config
+        self.table = exploration_coefficients(config, 64)
+
+    def covering(self, stats: NodeStats) -> np.ndarray:
+        """The table, grown to cover every visit count of ``stats``."""
+        most = int(stats.visits.max()) if stats.visits.size > 1 else int(stats.visits[0])
+        if most >= self.table.size:
+            self.table = exploration_coefficients(self.config, 2 * (most + 1))
+        return self.table
+
+
 def dirichlet_noise(
     priors: np.ndarray, legal: np.ndarray, config: SearchConfig, rng: np.random.Generator
 ) -> np.ndarray:
@@ -83,7 +98,7 @@ class PuctPolicy:
             noisy = np.flatnonzero(add_noise)
             self.root_priors[noisy] = dirichlet_noise(root.priors[noisy], root.legal[noisy], config, rng)
         self.keys = tie_break_keys(rng, *root.priors.shape)  # [B, A] random ties (ties.py)
-        self.coefficients = exploration_coefficients(config, 64)  # grown with the visit counts
+        self.coefficients = ExplorationTable(config)
 
     warmup = 1  # PUCT has no schedule: a time-limited search may stop after any simulation
 
@@ -94,20 +109,13 @@ class PuctPolicy:
         """[K] root actions of ``games`` (None: all)."""
         if games is None:
             root = tree.root_stats()
-            return puct_action(root, self.root_priors, self.keys, self._coefficients(root))
+            return puct_action(root, self.root_priors, self.keys, self.coefficients.covering(root))
         root = tree.root_stats(games)
-        return puct_action(root, self.root_priors[games], self.keys[games], self._coefficients(root))
+        return puct_action(root, self.root_priors[games], self.keys[games], self.coefficients.covering(root))
 
     def select_interior(self, stats: NodeStats, games: np.ndarray) -> np.ndarray:
         """[K] actions at K interior nodes, one of each of ``games``."""
-        return puct_action(stats, stats.priors, self.keys[games], self._coefficients(stats))
-
-    def _coefficients(self, stats: NodeStats) -> np.ndarray:
-        """The coefficient table, grown (doubling) to cover the visit counts of ``stats``."""
-        most = int(stats.visits.max()) if stats.visits.size > 1 else int(stats.visits[0])
-        if most >= self.coefficients.size:
-            self.coefficients = exploration_coefficients(self.config, 2 * (most + 1))
-        return self.coefficients
+        return puct_action(stats, stats.priors, self.keys[games], self.coefficients.covering(stats))
 
     def decide(
         self, tree: Tree, move_number: np.ndarray, rng: np.random.Generator
