@@ -135,6 +135,34 @@ def test_export_search_sets_the_bots_play_search_and_refuses_bad_settings_in_one
         assert not out.exists()
 
 
+def test_export_of_a_bot_file_changes_only_its_play_search(exported, tmp_path, capsys):
+    """A bot file as the source: the same network, step, game and rule sets, with the search
+    settings given in place of its own (a shipped bot's, tuned after its checkpoint is gone)."""
+    _, _, source = exported
+    before = read_bot(source)
+    out = tmp_path / "interior.bot"
+    assert main(["export", str(source), "--out", str(out), "--search", "gumbel_interior=puct",
+                 "--simulations", "0"]) == 0, capsys.readouterr().err
+    assert f"exported {source} to {out}" in capsys.readouterr().out
+    after = read_bot(out)
+    assert after.header == dataclasses.replace(
+        before.header, search=dataclasses.replace(before.header.search, gumbel_interior="puct"))
+    assert before.header.search.gumbel_interior == "gumbel"
+    assert after.weights.keys() == before.weights.keys()
+    assert all(torch.equal(after.weights[k], before.weights[k]) for k in before.weights)
+    assert main(["export", str(out), "--out", str(tmp_path / "b.bot"), "--simulations", "64"]) == 0
+    assert read_bot(tmp_path / "b.bot").header.search.num_simulations == 64
+    # Bad settings, and --out on the source itself: one line, nothing written or lost.
+    for argv, fragment in (([str(out), "--out", str(tmp_path / "c.bot"), "--search", "gumbel_interior=ucb"],
+                            "search.gumbel_interior must be"),
+                           ([str(out), "--out", str(out)], "the bot file to export")):
+        data = out.read_bytes()
+        assert main(["export", *argv]) == 2
+        err = capsys.readouterr().err
+        assert fragment in err and len(err.strip().splitlines()) == 1, err
+        assert not (tmp_path / "c.bot").exists() and out.read_bytes() == data
+
+
 def test_export_refuses_weights_that_do_not_fit_and_writes_nothing(tmp_path):
     config = tiny_config()
     ckpt_path = save_tiny_checkpoint(tmp_path / "run")

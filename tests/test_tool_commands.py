@@ -9,8 +9,10 @@ import sys
 from pathlib import Path
 
 import pytest
+import torch
 
 from bot_files import save_tiny_checkpoint, tiny_config
+from catena_zero.artifacts.botfile import read_bot
 from catena_zero.bot.shipped import SHIPPED_DIR, shipped_bots
 from catena_zero.cli import COMMANDS, main
 from catena_zero.commands.ship import index_readme
@@ -75,6 +77,22 @@ def test_ship_writes_the_bot_its_index_entry_and_the_readme(tmp_path, folder, ca
     assert shipped_bots(folder)[0].header.search.score_utility_weight == tiny_config().search.score_utility_weight
     assert main(["ship", str(run), "plain", "--folder", str(folder), "--search", "score_utility_weight=0.3"]) == 0
     assert shipped_bots(folder)[0].header.search.score_utility_weight == 0.3  # the bot's play search
+
+
+def test_ship_of_a_shipped_bot_changes_its_play_search_and_keeps_its_index_entry(tmp_path, folder, capsys):
+    run = tmp_path / "run"
+    save_tiny_checkpoint(run, step=5)
+    assert main(["ship", str(run), "tiny", "--folder", str(folder), "--trained", "a minute",
+                 "--strength", "weak"]) == 0, capsys.readouterr().err
+    entry = json.loads((folder / "index.json").read_text())["tiny.bot"]
+    weights = read_bot(folder / "tiny.bot").weights
+    assert main(["ship", str(folder / "tiny.bot"), "tiny", "--folder", str(folder), "--search",
+                 "gumbel_interior=puct", "--strength", "stronger"]) == 0, capsys.readouterr().err
+    (bot,) = shipped_bots(folder)
+    assert bot.header.search.gumbel_interior == "puct" and bot.header.step == 5
+    assert json.loads((folder / "index.json").read_text())["tiny.bot"] == {**entry, "strength": "stronger"}
+    assert all(torch.equal(read_bot(folder / "tiny.bot").weights[k], w) for k, w in weights.items())
+    assert "stronger" in (folder / "README.md").read_text()
 
 
 def test_ship_records_the_positions_and_cpu_hours_the_checkpoint_measured(tmp_path, folder, capsys):

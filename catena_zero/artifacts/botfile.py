@@ -199,6 +199,16 @@ def export_bot(checkpoint: "Checkpoint", out: str | Path, trained_for: Optional[
     return header
 
 
+def reexport_bot(bot: BotFile, out: str | Path, simulations: Optional[int] = None,
+                 search_settings: Optional[dict] = None) -> BotHeader:
+    """Write ``bot``'s network to ``out`` with the search it plays with changed (``play_search`` of
+    its own): a shipped bot's play settings, tuned after its checkpoint is gone. Everything else of
+    its header (step, network, default game, rule sets, source) is kept."""
+    header = dataclasses.replace(bot.header, search=play_search(bot.header.search, simulations, search_settings))
+    write_bot(out, header, bot.weights)
+    return header
+
+
 def _fitted_weights(net: NetConfig, weights: dict, where: str) -> dict:
     """The state dict of a ``net`` model loaded with ``weights`` (contiguous CPU tensors)."""
     from ..net import WeightsMismatch, model_from_weights

@@ -8,6 +8,10 @@ folder's index (``index.json``, ``README.md``) from every shipped bot's header:
 
 The figures in --trained and --strength are what you measured (docs/RESULTS.md has the commands);
 they are written as given. ``--index-only`` rewrites README.md from index.json and the files.
+Given a bot file in place of a checkpoint (a shipped one: ``catena-zero ship
+catena_zero/bots/side6.bot side6 --search gumbel_interior=puct``), it ships that network again with
+the play settings given; its index entry (how it was trained) is kept, and ``--trained`` /
+``--strength`` replace those fields only when given.
 Unlike ``export`` (default 400 simulations), a shipped bot keeps the checkpoint's search budget
 unless ``--simulations`` says otherwise; ``--search FIELD=VALUE`` sets any other field of the search
 it plays with (``artifacts.botfile.play_search``).
@@ -27,8 +31,9 @@ HELP = "ship a trained bot with catena-zero: export it into catena_zero/bots/ an
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("checkpoint", nargs="?", metavar="CHECKPOINT|RUN_DIR",
-                        help="a checkpoint file or a run folder (its newest checkpoint)")
+    parser.add_argument("checkpoint", nargs="?", metavar="CHECKPOINT|RUN_DIR|BOT",
+                        help="a checkpoint file or a run folder (its newest checkpoint); or a bot file, shipped "
+                             "again with the search settings given (its index entry kept)")
     parser.add_argument("name", nargs="?", metavar="NAME", help="the bot's file name in the folder (without .bot)")
     parser.add_argument("--trained", default="", help="how it was trained (measured), for the index")
     parser.add_argument("--strength", default="", help="its measured strength, for the index")
@@ -63,9 +68,9 @@ def ship(args: argparse.Namespace, folder: Path) -> None:
     """Write ``folder/NAME.bot`` from the checkpoint and its entry in ``folder/index.json``."""
     from ..artifacts.botfile import header_from_checkpoint, write_bot
     from ..artifacts.checkpoint import load_checkpoint, resolve_checkpoint
+    from ..artifacts.network import BOT, network_kind
     from ..bot.shipped import INDEX_FILE
     from ..config import NUMERIC_RANGES
-    from ..fileio import write_text_atomic
     from ..game.options import RuleSet
 
     if not args.checkpoint or not args.name:
@@ -84,6 +89,10 @@ def ship(args: argparse.Namespace, folder: Path) -> None:
             raise CliError(f"--default-rules: {exc}") from None
     index_path = folder / INDEX_FILE
     index = _read_index(index_path)
+    out = folder / f"{args.name}.bot"
+    if network_kind(Path(args.checkpoint)) == BOT:
+        _reship(args, out, index, index_path, rules)
+        return
     path = resolve_checkpoint(args.checkpoint)
     checkpoint = load_checkpoint(path)
     header = header_from_checkpoint(checkpoint, simulations=args.simulations, search_settings=search_settings(args))
@@ -91,10 +100,35 @@ def ship(args: argparse.Namespace, folder: Path) -> None:
         if rules not in header.trained_for:
             raise CliError(f"--default-rules {args.default_rules}: the network was not trained for it")
         header = dataclasses.replace(header, game=rules.game())
-    out = folder / f"{args.name}.bot"
     write_bot(out, header, checkpoint.model)
     index[out.name] = {"trained": args.trained, "strength": args.strength, "source": str(path),
                        **training_record(checkpoint)}
+    _finish(out, header, index, index_path)
+
+
+def _reship(args: argparse.Namespace, out: Path, index: dict, index_path: Path, rules) -> None:
+    """Ship a bot file's network again as ``out`` with the play settings given. Its index entry (the
+    source bot's, found by file name) is kept, with ``--trained``/``--strength`` where given."""
+    from ..artifacts.botfile import read_bot, reexport_bot
+
+    source = Path(args.checkpoint)
+    bot = read_bot(source)  # BotFileError: one line
+    if rules is not None:
+        if rules not in bot.header.trained_for:
+            raise CliError(f"--default-rules {args.default_rules}: the network was not trained for it")
+        bot = dataclasses.replace(bot, header=dataclasses.replace(bot.header, game=rules.game()))
+    entry = dict(index.get(source.name, {})) if source.resolve().parent == out.resolve().parent else {}
+    entry.setdefault("source", str(source))
+    entry.update({field: value for field, value in (("trained", args.trained), ("strength", args.strength)) if value})
+    header = reexport_bot(bot, out, simulations=args.simulations, search_settings=search_settings(args))
+    index[out.name] = entry
+    _finish(out, header, index, index_path)
+
+
+def _finish(out: Path, header, index: dict, index_path: Path) -> None:
+    """Write the index after the bot file, and say what was shipped."""
+    from ..fileio import write_text_atomic
+
     write_text_atomic(index_path, json.dumps(index, indent=1, sort_keys=True) + "\n")
     print(f"ship: {out} ({out.stat().st_size:,} bytes): {header.describe()}", file=sys.stdout)
 
