@@ -176,7 +176,7 @@ def _special_inputs(tmp_path: Path) -> dict[str, Path]:
     (["show", "{}"], "record"),
     (["random-game", "--config", "{}"], "config"),
     (["engine", "--bot", "{}"], ""),
-    (["export", "{}", "--out", "{out}"], "network file"),  # a checkpoint or a bot file
+    (["export", "{}", "--out", "{out}"], ""),  # named as any network file (a checkpoint or a bot file), as evaluate does
     (["evaluate", "{}", "random", "--games", "2"], ""),
     (["ablate", "{}", "--no-train", "--results", "-"], "ablation plan"),
 ])
