@@ -96,10 +96,7 @@ def ship(args: argparse.Namespace, folder: Path) -> None:
     path = resolve_checkpoint(args.checkpoint)
     checkpoint = load_checkpoint(path)
     header = header_from_checkpoint(checkpoint, simulations=args.simulations, search_settings=search_settings(args))
-    if rules is not None:
-        if rules not in header.trained_for:
-            raise CliError(f"--default-rules {args.default_rules}: the network was not trained for it")
-        header = dataclasses.replace(header, game=rules.game())
+    header = _with_default_rules(header, rules, args)
     write_bot(out, header, checkpoint.model)
     index[out.name] = {"trained": args.trained, "strength": args.strength, "source": str(path),
                        **training_record(checkpoint)}
@@ -113,16 +110,22 @@ def _reship(args: argparse.Namespace, out: Path, index: dict, index_path: Path, 
 
     source = Path(args.checkpoint)
     bot = read_bot(source)  # BotFileError: one line
-    if rules is not None:
-        if rules not in bot.header.trained_for:
-            raise CliError(f"--default-rules {args.default_rules}: the network was not trained for it")
-        bot = dataclasses.replace(bot, header=dataclasses.replace(bot.header, game=rules.game()))
+    bot = dataclasses.replace(bot, header=_with_default_rules(bot.header, rules, args))
     entry = dict(index.get(source.name, {})) if source.resolve().parent == out.resolve().parent else {}
     entry.setdefault("source", str(source))
     entry.update({field: value for field, value in (("trained", args.trained), ("strength", args.strength)) if value})
     header = reexport_bot(bot, out, simulations=args.simulations, search_settings=search_settings(args))
     index[out.name] = entry
     _finish(out, header, index, index_path)
+
+
+def _with_default_rules(header, rules, args: argparse.Namespace):
+    """``header`` with ``rules`` (``--default-rules``; None: unchanged) as its default game."""
+    if rules is None:
+        return header
+    if rules not in header.trained_for:
+        raise CliError(f"--default-rules {args.default_rules}: the network was not trained for it")
+    return dataclasses.replace(header, game=rules.game())
 
 
 def _finish(out: Path, header, index: dict, index_path: Path) -> None:
