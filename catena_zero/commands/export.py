@@ -21,7 +21,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", required=True, metavar="FILE", help="the bot file to write (written atomically)")
     parser.add_argument("--simulations", type=int, metavar="N",
                         help="the bot's search simulations a move when it plays (default 400, as the shipped bots; "
-                             "0 keeps the training config's, which is a budget for making games, not for playing)")
+                             "0 keeps the training config's, which is a budget for making games, not for playing; a bot "
+                             "file's own, for a bot file)")
     add_search_settings_flag(parser)
 
 

@@ -36,8 +36,8 @@ import math
 import numpy as np
 
 from ..config import SearchConfig
-from .ties import argmax_random_ties, tie_break_keys
 from .puct import ExplorationTable, puct_action
+from .ties import argmax_random_ties, tie_break_keys
 from .tree import NodeStats, Tree
 
 LOW_LOGIT = -1e9  # mctx: floor of finite root scores, so -inf only marks excluded actions
