@@ -34,15 +34,17 @@ class _Log:
 
 
 class _Remote:
-    """Stand-ins for selfplay.workers' run_remote/poll_remote/wait_remote: a task is the call itself."""
+    """A stand-in for selfplay.workers.RemoteRunner: a call is the call itself."""
 
-    def __init__(self, monkeypatch, finished=True, lost=False):
+    def __init__(self, finished=True, lost=False):
         self.calls, self.finished, self.lost = [], finished, lost
-        monkeypatch.setattr(inloop_schedule, "run_remote", self.run)
-        monkeypatch.setattr(inloop_schedule, "poll_remote", self.poll)
-        monkeypatch.setattr(inloop_schedule, "wait_remote", self.wait)
+        self.opened = self.shut = 0
 
-    def run(self, function, *args):
+    def __call__(self):  # the schedule's runner factory
+        self.opened += 1
+        return self
+
+    def submit(self, function, *args):
         self.calls.append(args)
         return function(*args)
 
@@ -54,16 +56,20 @@ class _Remote:
     def wait(self, ref):
         return self.poll(ref)[1] if self.finished or self.lost else ref
 
+    def shutdown(self):
+        self.shut += 1
+
 
 def _evaluate(config, weights, previous, komi_estimates, seed, step=0):
     return InLoopResult(step=step, game=GameConfig(side=3), games=config.eval.games, win_rates={"random": 0.75},
                         cpu_seconds=2.0)
 
 
-def _schedule(config, evaluate=_evaluate):
+def _schedule(config, evaluate=_evaluate, remote=None):
     out = io.StringIO()
     log = _Log()
     schedule = inloop_schedule.InLoopSchedule(evaluate, config, np.random.SeedSequence(1), Progress(out, 60.0), log)
+    schedule.open(remote or _Remote())
     return schedule, log, out
 
 
@@ -74,9 +80,9 @@ def test_the_schedule_is_due_at_its_interval_only():
     assert not any(never.due(s) for s in range(0, 20))
 
 
-def test_one_evaluation_at_a_time_its_result_logged_and_counted(monkeypatch):
-    remote = _Remote(monkeypatch, finished=False)
-    schedule, log, out = _schedule(_config())
+def test_one_evaluation_at_a_time_its_result_logged_and_counted():
+    remote = _Remote(finished=False)
+    schedule, log, out = _schedule(_config(), remote=remote)
     cpu = CpuAccount(2.0)
     asked = []
     weights = lambda: asked.append(1) or {"w": torch.zeros(1)}  # noqa: E731
@@ -94,9 +100,9 @@ def test_one_evaluation_at_a_time_its_result_logged_and_counted(monkeypatch):
     assert "step 5: network scores 75% vs random" in out.getvalue()
 
 
-def test_an_evaluation_over_the_cpu_share_is_skipped_unless_it_is_the_last(monkeypatch):
-    remote = _Remote(monkeypatch)
-    schedule, _, _ = _schedule(_config(share=0.01))
+def test_an_evaluation_over_the_cpu_share_is_skipped_unless_it_is_the_last():
+    remote = _Remote()
+    schedule, _, _ = _schedule(_config(share=0.01), remote=remote)
     cpu = CpuAccount(2.0)
     schedule.last_cpu = 1e6  # the next one is expected to cost far more than 1% of the session
     schedule.start(5, cpu, lambda: {}, None, {})
@@ -105,9 +111,9 @@ def test_an_evaluation_over_the_cpu_share_is_skipped_unless_it_is_the_last(monke
     assert len(remote.calls) == 1 and schedule.skipped == 1
 
 
-def test_finish_plays_the_last_evaluation_once_and_a_lost_one_is_skipped(monkeypatch):
-    remote = _Remote(monkeypatch)
-    schedule, log, _ = _schedule(_config())
+def test_finish_plays_the_last_evaluation_once_and_a_lost_one_is_skipped():
+    remote = _Remote()
+    schedule, log, _ = _schedule(_config(), remote=remote)
     cpu = CpuAccount(2.0)
     final = lambda: schedule.start(9, cpu, lambda: {}, None, {}, final=True)  # noqa: E731
     schedule.finish(9, cpu, final)
@@ -118,18 +124,22 @@ def test_finish_plays_the_last_evaluation_once_and_a_lost_one_is_skipped(monkeyp
     schedule.start(10, cpu, lambda: {}, None, {})
     schedule.poll(cpu)
     assert schedule.pending is None and schedule.skipped == 1 and len(log.points) == 1
+    schedule.close()
+    assert remote.opened == 1 and remote.shut == 1 and schedule.runner is None
 
 
-def test_no_evaluation_without_a_function_or_games(monkeypatch):
-    remote = _Remote(monkeypatch)
-    for schedule in (_schedule(_config(), evaluate=None)[0], _schedule(_config(games=0))[0]):
+def test_no_evaluation_without_a_function_or_games():
+    remote = _Remote()
+    for schedule in (_schedule(_config(), evaluate=None, remote=remote)[0],
+                     _schedule(_config(games=0), remote=remote)[0]):
         def start(final=False, schedule=schedule):
             schedule.start(5, CpuAccount(2.0), lambda: pytest.fail("no weights needed"), None, {}, final=final)
 
         start()
         schedule.finish(5, CpuAccount(2.0), lambda: start(final=True))
+        schedule.close()
         assert schedule.last is None and schedule.skipped == 0
-    assert remote.calls == []
+    assert remote.calls == [] and remote.opened == 0  # no process started for matches never played
 
 
 def _session(tmp_path, resume=False):

@@ -261,24 +261,46 @@ def test_an_actor_killed_by_rays_memory_monitor_is_replaced(local_ray, monkeypat
 
 
 
-def test_a_remote_task_whose_process_dies_is_lost_once_never_retried(local_ray, tmp_path):
+def test_a_remote_call_whose_process_dies_is_lost_once_never_retried_and_the_next_runs(local_ray, tmp_path):
     """Ray retries a task 3 times by default; a run that stops (Ctrl-C reaches every process of
     the terminal's group) would resubmit its in-loop matches into a Ray shutting down, which
-    printed a stray error line after the run's own. run_remote's tasks run once; a lost one says so."""
+    printed a stray error line after the run's own. RemoteRunner's calls run once; a lost one says
+    so, and the next call gets a fresh process."""
+    runner = workers.RemoteRunner()
     marker = tmp_path / "ran"
-    # A shell that leaves a mark, then kills the worker that runs it (as an out-of-memory kill
-    # would); a function of the standard library, since Ray's workers cannot import this module.
-    ref = workers.run_remote(subprocess.call, ["sh", "-c", f"echo ran >> {marker}; kill -9 $PPID"])
+    # A shell that leaves a mark, then kills the process that runs it (as an out-of-memory kill
+    # would); functions of the standard library, since Ray's workers cannot import this module.
+    ref = runner.submit(subprocess.call, ["sh", "-c", f"echo $PPID >> {marker}; kill -9 $PPID"])
     deadline = time.monotonic() + 60
     with pytest.raises(workers.RemoteTaskLost, match="its process died"):
         while time.monotonic() < deadline:
-            done, _ = workers.poll_remote(ref)
+            done, _ = runner.poll(ref)
             assert not done
             time.sleep(0.1)
     time.sleep(1.0)  # a retry, had there been one, would have left a second mark by now
-    assert marker.read_text() == "ran\n"
+    killed = marker.read_text().split()
+    assert len(killed) == 1
     with pytest.raises(workers.RemoteTaskLost):
-        workers.wait_remote(ref)
+        runner.wait(ref)
+    assert runner.wait(runner.submit(os.getpid)) not in (int(killed[0]), os.getpid())  # a fresh process
+    runner.shutdown()
+
+
+def test_remote_calls_go_to_the_runner_s_actor_not_through_the_gcs(local_ray, monkeypatch):
+    """Every submission of a Ray remote function asks the GCS whether its code is exported, a call
+    that waits 60 s for a dead GCS and then ends the driver (the run could not checkpoint): the
+    runner's actor is made once, and its calls never reach the function table."""
+    runner = workers.RemoteRunner()
+    first = runner.wait(runner.submit(os.getpid))
+    from ray._private.function_manager import FunctionActorManager
+
+    def no_export(*args, **kwargs):
+        raise AssertionError("a call went through the GCS's function table")
+
+    monkeypatch.setattr(FunctionActorManager, "export", no_export)
+    monkeypatch.setattr(FunctionActorManager, "export_actor_class", no_export)
+    assert [runner.wait(runner.submit(os.getpid)) for _ in range(3)] == [first] * 3  # one process
+    runner.shutdown()
 
 
 _DRIVER = """

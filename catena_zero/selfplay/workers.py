@@ -391,37 +391,64 @@ class SelfPlayPool:
 
 
 class RemoteTaskLost(UserError):
-    """The process that ran a ``run_remote`` task died before it answered (killed, out of memory)."""
+    """The process that ran a ``RemoteRunner`` call died before it answered (killed, out of memory)."""
 
 
-def run_remote(function: Callable, *args: Any) -> Any:
-    """Run ``function(*args)`` as a Ray task without reserving a CPU (it shares the CPUs with the
-    actors instead of waiting for a free one); returns a reference for ``poll_remote``.
+class _Runner:
+    """The Ray actor of ``RemoteRunner``: calls what it is handed."""
 
-    Never retried (``max_retries=0``; Ray's default retries a task 3 times): a task lost while the
-    run stops (Ctrl-C reaches every process of the terminal's group) would otherwise be resubmitted
-    into a Ray that is shutting down, and a lost task is the caller's to skip (``RemoteTaskLost``)."""
-    check_node()
-    return ray.remote(num_cpus=0, max_retries=0)(function).remote(*args)
+    def call(self, function: Callable, *args: Any) -> Any:
+        return function(*args)
 
 
-def poll_remote(ref: Any) -> tuple[bool, Any]:
-    """(True, result) if the task of ``run_remote`` has finished, else (False, None); never blocks.
-    Raises ``RemoteTaskLost`` if its process died; the task's own exception propagates."""
-    ready, _ = ray.wait([ref], timeout=0)
-    return (True, _result(ready[0])) if ready else (False, None)
+class RemoteRunner:
+    """One Ray actor that runs functions beside the loop (the in-loop matches) without reserving a
+    CPU: it shares the CPUs with the self-play actors instead of waiting for a free one.
 
+    An actor started with the run, not a remote function: each submission of a remote function asks
+    the GCS whether its code is exported (Ray 2.60, ``internal_kv_exists``), a call that waits 60 s
+    for a GCS that died and then ends the driver before it could checkpoint; an actor's calls go to
+    its process directly. A call is never retried (Ray's tasks are retried 3 times by default: one
+    lost while the run stops, Ctrl-C reaching every process of the terminal's group, would be
+    resubmitted into a Ray that is shutting down): a lost call is the caller's to skip
+    (``RemoteTaskLost``), and the actor it died with is replaced at the next ``submit``."""
 
-def wait_remote(ref: Any) -> Any:
-    """The result of a ``run_remote`` task, waiting for it (only outside hot loops: a run's end)."""
-    return _result(ref)
+    def __init__(self) -> None:
+        self._remote = ray.remote(num_cpus=0, max_restarts=0, max_task_retries=0)(_Runner)
+        self._actor: Any = None
+        self._start()
 
+    def _start(self) -> None:
+        check_node()
+        self._actor = self._remote.remote()
 
-def _result(ref: Any) -> Any:
-    try:
-        return ray.get(ref)
-    except (RayActorError, OutOfMemoryError, WorkerCrashedError) as exc:
-        raise RemoteTaskLost(f"its process died ({type(exc).__name__})") from None
+    def submit(self, function: Callable, *args: Any) -> Any:
+        """Start ``function(*args)`` in the actor; returns a reference for ``poll`` and ``wait``."""
+        if self._actor is None:
+            self._start()
+        return self._actor.call.remote(function, *args)
+
+    def poll(self, ref: Any) -> tuple[bool, Any]:
+        """(True, result) if the call of ``submit`` has finished, else (False, None); never blocks.
+        Raises ``RemoteTaskLost`` if its process died; the call's own exception propagates."""
+        ready, _ = ray.wait([ref], timeout=0)
+        return (True, self._result(ready[0])) if ready else (False, None)
+
+    def wait(self, ref: Any) -> Any:
+        """The result of a ``submit`` call, waiting for it (only outside hot loops: a run's end)."""
+        return self._result(ref)
+
+    def _result(self, ref: Any) -> Any:
+        try:
+            return ray.get(ref)
+        except (RayActorError, OutOfMemoryError, WorkerCrashedError) as exc:
+            self._actor = None  # died with the call: the next submit starts another
+            raise RemoteTaskLost(f"its process died ({type(exc).__name__})") from None
+
+    def shutdown(self) -> None:
+        if self._actor is not None and (_local_ray is None or _local_ray.dead() is None):
+            ray.kill(self._actor, no_restart=True)  # else it died with its node
+        self._actor = None
 
 
 class LocalCluster:

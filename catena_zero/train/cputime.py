@@ -4,7 +4,7 @@ wall time x CPUs).
 
 Each process measures its own CPU time with ``time.process_time``: a self-play actor reports its
 process's running total and its inference seconds with every chunk (``selfplay/workers.Chunk``),
-the in-loop evaluation task its own seconds (``InLoopResult.cpu_seconds``), and the driver its
+the in-loop evaluation its own seconds (``InLoopResult.cpu_seconds``), and the driver its
 learner steps and its whole process. On 2 cores these shares decide the split of learner and actors
 (docs/TRAINING.md), so they are logged to TensorBoard (``cpu/*``) and printed at the end of a run.
 Ray's own processes (raylet, GCS, agents, idle workers' start-up) report nothing; on Linux their CPU

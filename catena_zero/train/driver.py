@@ -9,7 +9,7 @@ The driver loop never blocks on self-play nor self-play on the learner (DESIGN.m
 3. publish the weights to the actors every ``run.publish_interval_steps`` steps (versioned: every
    position records the version that played it, and the staleness is logged);
 4. checkpoint every ``run.checkpoint_interval`` steps (atomic files; the replay buffer too), run
-   the in-loop matches every ``eval.interval_steps`` as a Ray task beside the loop (the evaluation
+   the in-loop matches every ``eval.interval_steps`` in a Ray actor beside the loop (the evaluation
    is handed in by the caller, ``train(evaluate=...)``: it lives in ``eval/inloop.py``), skipped
    when they would take more than ``eval.max_cpu_share`` of the session's CPU time (``cputime.py``);
 5. stop at the first bound reached (``run.max_steps/max_positions/max_minutes/max_cpu_minutes``, the last the CPU time
@@ -343,6 +343,7 @@ class TrainingRun:
         try:
             pool = SelfPlayPool(config, self.actor_seeds)
             pool.publish(self._selfplay_weights(), counters.step)
+            self.evaluations.open()
             self.progress.start(counters.step, self.config.run.bounds(), counters.seconds, self._done(counters))
             while True:
                 counters.seconds = seconds_before + time.perf_counter() - session_start
@@ -374,6 +375,7 @@ class TrainingRun:
             self.progress.close()
             restarts = pool.restarts if pool is not None else 0
             cpu = self.cpu.report(ray_processes=True)  # while Ray's processes still run
+            self.evaluations.close()
             if pool is not None:
                 pool.shutdown()
             stop_ray()

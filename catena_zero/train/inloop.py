@@ -4,8 +4,8 @@ and what comes back (``InLoopResult``, one point of the learning curve).
 The matches themselves are evaluation code and live in ``eval/inloop.py`` (``evaluate_in_loop``);
 the command that starts a run passes that function in (``train.driver.train(evaluate=...)``), so
 ``train/`` never imports ``eval/`` and data flows one way. Every ``eval.interval_steps`` learner steps
-the driver runs it as a Ray task beside the loop (``selfplay.workers.run_remote``): it must be a
-picklable top-level function.
+the driver runs it beside the loop in a Ray actor (``selfplay.workers.RemoteRunner``): it must be
+a picklable top-level function.
 """
 
 from __future__ import annotations

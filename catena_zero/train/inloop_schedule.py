@@ -1,8 +1,8 @@
 """When a run's in-loop matches run, and what is done with their result.
 
 Every ``eval.interval_steps`` learner steps the driver asks for one evaluation (the function it
-was handed, ``inloop.InLoopEvaluation``), run as a Ray task beside the loop
-(``selfplay.workers.run_remote``). One at a time: a slow evaluation makes the next one skipped,
+was handed, ``inloop.InLoopEvaluation``), run beside the loop in a Ray actor started with the run
+(``selfplay.workers.RemoteRunner``). One at a time: a slow evaluation makes the next one skipped,
 never queued; one that would take the session's evaluation CPU time over ``eval.max_cpu_share``
 (its estimate: the last one's CPU seconds) is skipped too, and so is one whose process died. At
 the end of a run that reached its bound, the matches in flight are waited for, or played then if
@@ -19,7 +19,7 @@ import numpy as np
 
 from ..config import Config
 from ..game.options import RuleSet
-from ..selfplay.workers import RemoteTaskLost, poll_remote, run_remote, wait_remote
+from ..selfplay.workers import RemoteRunner, RemoteTaskLost
 from .cputime import CpuAccount
 from .inloop import InLoopEvaluation, InLoopResult
 from .progress import Progress
@@ -36,10 +36,23 @@ class InLoopSchedule:
         self.seeds = seeds  # each evaluation's seed is spawned from it
         self.progress = progress
         self.log = log
+        self.runner: Optional[RemoteRunner] = None  # where the matches run (``open``)
         self.pending: Optional[tuple[Any, int]] = None  # (Ray reference, step) of the matches in flight
         self.last: Optional[InLoopResult] = None
         self.last_cpu = 0.0  # CPU seconds of the last evaluation (the next one's estimate)
         self.skipped = 0  # over the CPU share, or lost
+
+    def open(self, runner_factory: Callable[[], RemoteRunner] = RemoteRunner) -> None:
+        """Start the process the matches run in, once the run's Ray has started (none when the
+        run has no in-loop matches)."""
+        if self.evaluate is not None and self.config.eval.games:
+            self.runner = runner_factory()
+
+    def close(self) -> None:
+        """End the process the matches ran in."""
+        if self.runner is not None:
+            self.runner.shutdown()
+            self.runner = None
 
     def due(self, step: int) -> bool:
         """Whether ``step`` is one of ``eval.interval_steps``'s (0: never)."""
@@ -56,8 +69,9 @@ class InLoopSchedule:
         if not final and not cpu.evaluation_allowed(self.config.eval.max_cpu_share, self.last_cpu):
             self.skipped += 1  # over its CPU share: self-play and the learner come first
             return
+        assert self.runner is not None, "InLoopSchedule.open comes first"
         seed = int(self.seeds.spawn(1)[0].generate_state(1)[0])
-        ref = run_remote(self.evaluate, self.config, weights(), previous, dict(komi_estimates), seed, step)
+        ref = self.runner.submit(self.evaluate, self.config, weights(), previous, dict(komi_estimates), seed, step)
         self.pending = (ref, step)
 
     def poll(self, cpu: CpuAccount) -> None:
@@ -65,7 +79,7 @@ class InLoopSchedule:
         if self.pending is None:
             return
         try:
-            done, result = poll_remote(self.pending[0])
+            done, result = self.runner.poll(self.pending[0])
         except RemoteTaskLost as exc:
             self._lost(exc)
             return
@@ -82,7 +96,7 @@ class InLoopSchedule:
             if self.pending is not None:
                 self.progress.note("finishing the in-loop evaluation ...")
                 ref, started = self.pending
-                self._record(wait_remote(ref), started, cpu)
+                self._record(self.runner.wait(ref), started, cpu)
                 self.pending = None
         except RemoteTaskLost as exc:
             self._lost(exc)
