@@ -51,7 +51,8 @@ def test_run_checkpoints_logs_and_resumes(tmp_path, capsys):
     assert main(_argv(tmp_path, sets=["run.max_steps=5", *OVER_RUN])) == 0
     run_dir = tmp_path / "t"
     out = capsys.readouterr().out
-    assert "newest checkpoint:" in out and "tensorboard --logdir" in out and "last evaluation" in out
+    assert "newest checkpoint:" in out and "tensorboard --logdir" in out
+    assert re.search(r"last evaluation \(step \d\): network scores \d+% vs random", out), out  # played in Ray
     assert "CPU time (2 CPUs x" in out and "positions per self-play CPU-second" in out
     if os.path.isdir("/proc/self"):  # Ray's own processes, read before Ray ends, are not idle
         assert int(re.search(r"ray processes (\d+)%", out).group(1)) >= 1, out
