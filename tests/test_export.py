@@ -105,7 +105,8 @@ def test_an_exported_bot_plays_at_a_playing_budget_unless_told_otherwise(tmp_pat
     for bad in ("-1", "1000001"):
         assert main(["export", str(checkpoint), "--out", str(out), "--simulations", bad]) == 2
         err = capsys.readouterr().err
-        assert f"--simulations must be 0 (the training config's) or 1..1,000,000, got {bad}" in err
+        assert (f"--simulations must be 0 (the source's own: a checkpoint's training config, a bot file's) "
+                f"or 1..1,000,000, got {bad}") in err
         assert not out.exists()
 
 

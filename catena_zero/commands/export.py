@@ -34,7 +34,8 @@ def run(args: argparse.Namespace) -> int:
 
     most = NUMERIC_RANGES["search.num_simulations"][1]
     if args.simulations is not None and not 0 <= args.simulations <= most:
-        raise CliError(f"--simulations must be 0 (the training config's) or 1..{most:,}, got {args.simulations}")
+        raise CliError(f"--simulations must be 0 (the source's own: a checkpoint's training config, a bot file's) "
+                       f"or 1..{most:,}, got {args.simulations}")
     simulations = PLAY_SIMULATIONS if args.simulations is None else (args.simulations or None)
     settings = search_settings(args)
     if network_kind(Path(args.checkpoint)) == BOT:
