@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import time
+import types
 
 import numpy as np
 import pytest
@@ -284,6 +285,24 @@ def test_a_remote_call_whose_process_dies_is_lost_once_never_retried_and_the_nex
         runner.wait(ref)
     assert runner.wait(runner.submit(os.getpid)) not in (int(killed[0]), os.getpid())  # a fresh process
     runner.shutdown()
+
+
+def test_a_runner_call_looks_for_a_dead_raylet_before_it_reaches_ray(monkeypatch):
+    """A call's large arguments (the weights) go through the raylet's object store, and Ray's core
+    worker ends the driver, silently, on a call to a dead raylet: the run must see the death first."""
+    class Unreached:
+        def remote(self, *args):
+            raise AssertionError("the call reached Ray")
+
+    runner = object.__new__(workers.RemoteRunner)
+    runner._actor = types.SimpleNamespace(call=Unreached())
+
+    def dead():
+        raise workers.RayNodeLost("Ray's raylet (pid 1) died under the run")
+
+    monkeypatch.setattr(workers, "check_node", dead)
+    with pytest.raises(workers.RayNodeLost):
+        runner.submit(print, {"weights": 1})
 
 
 def test_remote_calls_go_to_the_runner_s_actor_not_through_the_gcs(local_ray, monkeypatch):

@@ -424,6 +424,7 @@ class RemoteRunner:
 
     def submit(self, function: Callable, *args: Any) -> Any:
         """Start ``function(*args)`` in the actor; returns a reference for ``poll`` and ``wait``."""
+        check_node()  # large arguments (the weights) go through the raylet's object store
         if self._actor is None:
             self._start()
         return self._actor.call.remote(function, *args)
