@@ -131,13 +131,19 @@ def _start_reaper() -> Optional[_LocalRay]:
     return local
 
 
+def _dead_node() -> Optional[str]:
+    """The local Ray's first vital process found dead ("Ray's raylet (pid N)"), or None (also when
+    the run joined a cluster, or is off Linux)."""
+    return _local_ray.dead() if _local_ray is not None else None
+
+
 def check_node() -> None:
     """Raise ``RayNodeLost`` if the local Ray's raylet (or GCS) has died. Called before every Ray call that
     reaches the raylet (``ray.put``, creating an actor): Ray's core worker ends the whole driver
     process on such a call once the raylet is gone, before any Python code could write a
     checkpoint or say what happened; calls that go to an actor directly, ``ray.wait``, ``ray.get``
     and ``ray.shutdown`` go on working (measured with Ray 2.60)."""
-    dead = _local_ray.dead() if _local_ray is not None else None
+    dead = _dead_node()
     if dead is not None:
         raise RayNodeLost(f"{dead} died under the run (killed, or by the out-of-memory killer)")
 
@@ -384,7 +390,7 @@ class SelfPlayPool:
         return ray.get([actor.pid.remote() for actor in self.actors], timeout=60)
 
     def shutdown(self) -> None:
-        if _local_ray is None or _local_ray.dead() is None:  # else the actors died with their node
+        if _dead_node() is None:  # else the actors died with their node
             for actor in self.actors:
                 ray.kill(actor, no_restart=True)
         self.actors, self.pending = [], {}
@@ -447,7 +453,7 @@ class RemoteRunner:
             raise RemoteTaskLost(f"its process died ({type(exc).__name__})") from None
 
     def shutdown(self) -> None:
-        if self._actor is not None and (_local_ray is None or _local_ray.dead() is None):
+        if self._actor is not None and _dead_node() is None:
             ray.kill(self._actor, no_restart=True)  # else it died with its node
         self._actor = None
 

@@ -45,7 +45,7 @@ class InLoopSchedule:
     def open(self, runner_factory: Callable[[], RemoteRunner] = RemoteRunner) -> None:
         """Start the process the matches run in, once the run's Ray has started (none when the
         run has no in-loop matches)."""
-        if self.evaluate is not None and self.config.eval.games:
+        if self._plays():
             self.runner = runner_factory()
 
     def close(self) -> None:
@@ -53,6 +53,10 @@ class InLoopSchedule:
         if self.runner is not None:
             self.runner.shutdown()
             self.runner = None
+
+    def _plays(self) -> bool:
+        """Whether the run has in-loop matches (a function to play them, and games to play)."""
+        return self.evaluate is not None and bool(self.config.eval.games)
 
     def due(self, step: int) -> bool:
         """Whether ``step`` is one of ``eval.interval_steps``'s (0: never)."""
@@ -64,7 +68,7 @@ class InLoopSchedule:
         """Start the matches of the network ``weights()`` gives (asked only when they start) at
         ``step``, unless some are in flight or they would exceed the CPU share (``final``: the
         run's last, always played)."""
-        if self.evaluate is None or self.pending is not None or not self.config.eval.games:
+        if not self._plays() or self.pending is not None:
             return  # one at a time: a slow evaluation is skipped, never queued
         if not final and not cpu.evaluation_allowed(self.config.eval.max_cpu_share, self.last_cpu):
             self.skipped += 1  # over its CPU share: self-play and the learner come first
