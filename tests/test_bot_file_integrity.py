@@ -140,6 +140,18 @@ def test_non_finite_weights_are_refused_on_write_and_read(bot, value):
     refused(signed_bot_bytes(broken, json.dumps(fields)), "non-finite weights")
 
 
+def test_the_same_bot_is_always_the_same_bytes(bot):
+    # safetensors orders the metadata by a fresh random hash each call (8 orders in 10 calls seen):
+    # without the sorting, twelve writes of one bot agreeing would be a 1-in-24^11 chance.
+    data, _, weights = bot
+    header = parse_bot(data).header
+    writes = {bot_bytes(header, weights) for _ in range(12)}
+    assert writes == {data}
+    size = int.from_bytes(data[:8], "little")
+    assert list(json.loads(data[8:8 + size])["__metadata__"]) == ["format", "header", "sha256", "version"]
+    assert parse_bot(data).header == header
+
+
 def _with_table(data: bytes, change) -> bytes:
     """``data`` with its safetensors JSON header changed by ``change(table)`` (in place), padded
     with spaces to at least its former length (the data section is unchanged)."""

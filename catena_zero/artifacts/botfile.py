@@ -17,7 +17,8 @@ Its ``__metadata__`` (string to string, the format's only place for text) holds
               The table is every tensor's name, dtype, shape and offsets, as canonical JSON
               (``tensor_table_text``: sorted keys, no spaces), so it does not depend on how the
               writer spaced its JSON.
-The tensors are the network's state dict (``CatenaNet``), on the CPU, all finite.
+The tensors are the network's state dict (``CatenaNet``), on the CPU, all finite. The metadata
+entries are in sorted key order (``_sorted_metadata``), so one bot is always the same bytes.
 
 Version 2 (the checksum without the tensor table; the bots shipped before version 3) is still
 read: its table must be laid out the way safetensors writes one (``_check_written_layout``: one
@@ -282,9 +283,23 @@ def bot_bytes(header: BotHeader, weights: dict) -> bytes:
     # the data's start), so the digest over a first serialisation's is the digest of the final one.
     first = serialise("")
     table = tensor_table_text(_table(first))
-    final = serialise(bot_digest(str(BOT_VERSION), text, _data_section(first), table))
+    final = _sorted_metadata(serialise(bot_digest(str(BOT_VERSION), text, _data_section(first), table)))
     assert _data_section(final) == _data_section(first) and tensor_table_text(_table(final)) == table
     return final
+
+
+def _sorted_metadata(data: bytes) -> bytes:
+    """``data`` with its ``__metadata__`` entries in sorted key order, so that the same bot is always
+    the same bytes (and a re-exported shipped bot shows no change in git): safetensors writes them
+    from a Rust HashMap, whose order is random, each call anew. The rewritten JSON is spaced as
+    safetensors spaces it (none), so it is never longer; it is padded with spaces, as safetensors
+    pads, to the old header's length, and the data section is not touched."""
+    size = int.from_bytes(data[:8], "little")
+    table = json.loads(data[8:8 + size])
+    ordered = {"__metadata__": dict(sorted(table.pop("__metadata__").items())), **table}
+    text = json.dumps(ordered, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    assert len(text) <= size, "the canonical safetensors header came out longer than the written one"
+    return data[:8] + text.ljust(size) + data[8 + size:]
 
 
 def _non_finite(weights: dict) -> Optional[str]:
