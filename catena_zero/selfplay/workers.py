@@ -421,18 +421,14 @@ class RemoteRunner:
 
     def __init__(self) -> None:
         self._remote = ray.remote(num_cpus=0, max_restarts=0, max_task_retries=0)(_Runner)
-        self._actor: Any = None
-        self._start()
-
-    def _start(self) -> None:
         check_node()
-        self._actor = self._remote.remote()
+        self._actor: Any = self._remote.remote()
 
     def submit(self, function: Callable, *args: Any) -> Any:
         """Start ``function(*args)`` in the actor; returns a reference for ``poll`` and ``wait``."""
         check_node()  # large arguments (the weights) go through the raylet's object store
         if self._actor is None:
-            self._start()
+            self._actor = self._remote.remote()  # the last one died with its call
         return self._actor.call.remote(function, *args)
 
     def poll(self, ref: Any) -> tuple[bool, Any]:
