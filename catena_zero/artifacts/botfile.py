@@ -295,7 +295,7 @@ def _sorted_metadata(data: bytes) -> bytes:
     safetensors spaces it (none), so it is never longer; it is padded with spaces, as safetensors
     pads, to the old header's length, and the data section is not touched."""
     size = int.from_bytes(data[:8], "little")
-    table = json.loads(data[8:8 + size])
+    table = _table(data)
     ordered = {"__metadata__": dict(sorted(table.pop("__metadata__").items())), **table}
     text = json.dumps(ordered, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
     assert len(text) <= size, "the canonical safetensors header came out longer than the written one"
