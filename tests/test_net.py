@@ -35,6 +35,7 @@ from catena_zero.net.model import (
     MaskedBatchNorm2d,
     SideTables,
     WeightsMismatch,
+    deepened,
     masked_global_pool,
     model_from_weights,
     num_parameters,
@@ -749,6 +750,32 @@ def test_model_from_weights_rebuilds_the_network_or_names_the_mismatch():
         model_from_weights(wider, net.state_dict())
     with pytest.raises(WeightsMismatch, match="^weights do not fit its network config"):
         model_from_weights(TINY, {"not a tensor": 1})
+
+
+@pytest.mark.parametrize("training", [False, True])
+def test_a_deepened_network_computes_the_shallower_ones_function(training):
+    # Three blocks, pooling in the second, deepened to six: the new blocks (one of them with a
+    # pooling branch) add nothing, in eval mode (running statistics) and in training mode (batch ones).
+    shallow = random_net(FOLD, seed=4).train(training)
+    deep_config = dataclasses.replace(FOLD, blocks=6)
+    deep = deepened(shallow, deep_config, torch.Generator().manual_seed(5))
+    assert deep.training == training and len(deep.blocks) == 6 and deep.blocks[3].pool is not None
+    planes, globals_ = random_inputs(6, 5, seed=2)
+    with torch.no_grad():
+        assert_outputs_close(shallow(planes, globals_), deep(planes, globals_), atol=0.0)
+    for old, new in zip(shallow.blocks, deep.blocks):
+        assert all(torch.equal(a, b) for a, b in zip(old.state_dict().values(), new.state_dict().values()))
+    # The new blocks learn: their zero convolution has a gradient, so the next step moves off the
+    # shallower network (an untrained copy of it would stay there).
+    deep.train()
+    out = deep(planes, globals_)
+    (out.policy_logits.square().mean() + out.score.square().mean()).backward()
+    assert all(float(block.conv2.weight.grad.abs().sum()) > 0 for block in deep.blocks[3:])
+    # Only more blocks of the same network: anything else is an error, not a silent reshape.
+    for other in (dataclasses.replace(FOLD, blocks=2), dataclasses.replace(deep_config, channels=24),
+                  dataclasses.replace(deep_config, global_pool_every=3)):
+        with pytest.raises(ValueError, match="deepens only to its own architecture with more blocks"):
+            deepened(shallow, other)
 
 
 # ---------------------------------------------------------------------------------------------

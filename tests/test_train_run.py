@@ -215,6 +215,46 @@ def test_a_warm_start_with_init_replay_keeps_the_source_runs_replay_buffer(tmp_p
     assert "train.init_replay needs train.init_from" in capsys.readouterr().err
 
 
+def test_init_deepen_starts_a_deeper_network_that_plays_as_the_shallower_one(tmp_path, capsys):
+    from catena_zero.artifacts.botfile import export_bot
+    from catena_zero.artifacts.network import NetworkFileError, weights_for
+    from catena_zero.net import model_from_weights
+    from catena_zero.net.features import NUM_GLOBALS, NUM_PLANES
+
+    assert main(_argv(tmp_path, sets=["run.max_steps=3", "eval.games=0"])) == 0
+    source = load_checkpoint(tmp_path / "t")
+    export_bot(source, tmp_path / "t.bot")
+    capsys.readouterr()
+    # A run of three blocks from the one-block bot, at a vanishing learning rate: its first
+    # checkpoint holds the bot's block and two more, and gives the bot's outputs.
+    still = ["run.max_steps=3", "eval.games=0", "train.learning_rate=1e-12", "train.weight_decay=0",
+             "net.blocks=3", f"train.init_from={tmp_path / 't.bot'}"]
+    assert main(_argv(tmp_path, sets=[*still, "train.init_deepen=true"], name="deep")) == 0
+    assert "deepened to 3 blocks" in capsys.readouterr().err
+    deep = load_checkpoint(tmp_path / "deep")
+    assert deep.config.net.blocks == 3 and deep.config.train.init_deepen
+    assert _parameters_close({k: v for k, v in deep.model.items() if k in source.model}, source.model, 1e-6)
+    planes = torch.rand(3, NUM_PLANES, 3, 3, generator=torch.Generator().manual_seed(0))
+    globals_ = torch.rand(3, NUM_GLOBALS, generator=torch.Generator().manual_seed(1))
+    # Training mode: batch statistics, as the run's steps moved the batch norms' running ones.
+    with torch.no_grad():
+        before = model_from_weights(source.config.net, source.model).train()(planes, globals_)
+        after = model_from_weights(deep.config.net, deep.model).train()(planes, globals_)
+    assert torch.allclose(before.policy_logits, after.policy_logits, atol=1e-4)
+    assert torch.allclose(before.wdl_logits, after.wdl_logits, atol=1e-4)
+    # Without init_deepen another depth is refused, as is a deeper source, or init_deepen alone.
+    assert main(_argv(tmp_path, sets=still, name="plain")) == 2
+    err = capsys.readouterr().err
+    assert "net.blocks: 1 -> 3" in err and "train.init_deepen adds blocks only" not in err and err.count("\n") == 1
+    with pytest.raises(NetworkFileError, match="has 3 blocks, more than net.blocks 1: train.init_deepen only adds"):
+        weights_for(str(tmp_path / "deep"), source.config.net, "train.init_from", deepen=True)
+    with pytest.raises(NetworkFileError, match=r"\(train.init_deepen adds blocks only\): net.blocks: 1 -> 3; net.channels: 8 -> 16"):
+        weights_for(str(tmp_path / "t.bot"), dataclasses.replace(deep.config.net, channels=16), "train.init_from",
+                    deepen=True)
+    assert main(_argv(tmp_path, sets=["run.max_steps=1", "train.init_deepen=true"], name="alone")) == 2
+    assert "train.init_deepen needs train.init_from" in capsys.readouterr().err
+
+
 def test_init_from_reads_checkpoints_run_folders_and_bots_and_refuses_another_network(tmp_path, capsys):
     from catena_zero.artifacts.botfile import export_bot
     from catena_zero.artifacts.network import NetworkFileError, weights_for

@@ -138,18 +138,30 @@ def checkpoint_label(path: Path) -> str:
     return f"{run}/{path.stem}" if run else path.stem
 
 
-def weights_for(source: str, net: NetConfig, what: str) -> dict:
+def weights_for(source: str, net: NetConfig, what: str, deepen: bool = False,
+                generator: "torch.Generator | None" = None) -> dict:
     """The weights of the network at ``source`` (``load_network``), which must be ``net``'s
     architecture (``NetConfig.architecture``; its device and precision may differ):
-    ``train.init_from``'s check. ``what`` names the setting in messages."""
+    ``train.init_from``'s check. With ``deepen`` it may also have fewer blocks: the weights are then
+    its network deepened to ``net`` (``net.model.deepened``; ``generator`` draws the new blocks).
+    ``what`` names the setting in messages."""
     from ..config import config_diff
 
     try:
         network = load_network(source)
     except NetworkFileError as exc:
         raise NetworkFileError(f"{what}: {exc}") from None
-    if network.net.architecture() != net.architecture():  # where it ran (net.device ...) may differ
-        differing = "; ".join(f"net.{d}" for d in config_diff(network.net.architecture(), net.architecture()))
+    theirs, ours = network.net.architecture(), net.architecture()
+    if deepen and theirs != ours and dataclasses.replace(theirs, blocks=ours.blocks) == ours:
+        if theirs.blocks > ours.blocks:
+            raise NetworkFileError(f"{what}: {source}'s network has {theirs.blocks} blocks, more than net.blocks "
+                                   f"{ours.blocks}: train.init_deepen only adds blocks")
+        from ..net.model import deepened, model_from_weights
+
+        return deepened(model_from_weights(network.net, network.weights), net, generator).state_dict()
+    if theirs != ours:  # where it ran (net.device ...) may differ
+        differing = "; ".join(f"net.{d}" for d in config_diff(theirs, ours))
+        also = " (train.init_deepen adds blocks only)" if deepen else ""
         raise NetworkFileError(f"{what}: {source}'s network differs from the config's net section "
-                               f"(its value -> the config's): {differing}")
+                               f"(its value -> the config's){also}: {differing}")
     return network.weights

@@ -397,11 +397,19 @@ class TrainConfig:
     # annealed finish: continue a run at a reduced train.learning_rate with its data. False = an
     # empty buffer. The rule sets of the saved positions must be among this config's.
     init_replay: bool = False
+    # With train.init_from a network of FEWER blocks (its architecture otherwise this config's):
+    # start from it deepened to net.blocks, the new blocks appended with a zero last convolution so
+    # the deeper network plays exactly as the shallower one did (Net2DeeperNet, Chen et al. 2016),
+    # and training grows them from there: a bigger network continues a trained one's run instead of
+    # starting again from random weights. False = init_from must be net's architecture exactly.
+    init_deepen: bool = False
 
     def __post_init__(self) -> None:
         # Across fields: the one key does not make sense without the other.
         _check(not self.init_replay or bool(self.init_from),
                "train.init_replay needs train.init_from (the run whose replay buffer to start from)")
+        _check(not self.init_deepen or bool(self.init_from),
+               "train.init_deepen needs train.init_from (the shallower network to deepen)")
         _check_declared(self, "train.")
         _check(not self.lr_decay_over_run or self.lr_schedule == "cosine",
                f"train.lr_decay_over_run needs train.lr_schedule 'cosine', got {self.lr_schedule!r}")

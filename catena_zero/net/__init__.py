@@ -13,7 +13,16 @@ from .features import (
     score_scale,
     transform_features,
 )
-from .model import PAD_LOGIT, CatenaNet, NetOutput, WeightsMismatch, model_from_config, model_from_weights, num_parameters
+from .model import (
+    PAD_LOGIT,
+    CatenaNet,
+    NetOutput,
+    WeightsMismatch,
+    deepened,
+    model_from_config,
+    model_from_weights,
+    num_parameters,
+)
 
 __all__ = [
     "NUM_GLOBALS",
@@ -26,6 +35,7 @@ __all__ = [
     "encode",
     "WeightsMismatch",
     "model_from_config",
+    "deepened",
     "model_from_weights",
     "num_parameters",
     "pad_actions",

@@ -35,6 +35,7 @@ norms folded into the convolutions once per weight version, the ownership head o
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 
@@ -418,6 +419,28 @@ def model_from_config(config: NetConfig, generator: torch.Generator | None = Non
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(seed)
         return CatenaNet(config)
+
+
+def deepened(model: CatenaNet, config: NetConfig, generator: torch.Generator | None = None) -> CatenaNet:
+    """The network of ``config`` (``model``'s architecture with more blocks) computing exactly
+    ``model``'s function: its blocks and heads copied, the new blocks appended after them with their
+    last convolution zero, so each adds nothing to the trunk (Net2DeeperNet, Chen et al. 2016; the
+    zero residual branch of Goyal et al. 2017). Pre-activation blocks make this exact in training and
+    in eval mode alike. Training then grows the new blocks from that start: a longer run of a deeper
+    network continues where the shallower one stopped instead of from random weights. A block keeps
+    its global pooling branch, which depends only on its index (``global_pool_every``).
+    ``generator`` draws the new blocks' other weights. ``ValueError`` if ``config`` is not ``model``'s
+    architecture with at least as many blocks."""
+    old = model.config
+    same = dataclasses.replace(config.architecture(), blocks=old.blocks) == old.architecture()
+    if not same or config.blocks < old.blocks:
+        raise ValueError(f"a network of {old.blocks} blocks deepens only to its own architecture with more blocks")
+    grown = model_from_config(config, generator)
+    grown.load_state_dict(model.state_dict(), strict=False)  # missing: the new blocks' tensors
+    with torch.no_grad():
+        for block in grown.blocks[old.blocks:]:
+            block.conv2.weight.zero_()
+    return grown.train(model.training)
 
 
 class WeightsMismatch(UserError):

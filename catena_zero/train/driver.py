@@ -106,13 +106,13 @@ def prepare_run(config: Config, default_name: str, run_name: Optional[str], resu
         except ConfigError as exc:
             raise RunError(f"cannot resume {run_dir}: {exc}") from None
         wanted = _with_run_name(config, name)
-        # train.init_from (and init_replay) only decide a run's first network and buffer: a
+        # train.init_from (and init_replay, init_deepen) only decide a run's first network and buffer: a
         # resume need not repeat them.
         # Where and how the network runs (net.device, precision ...) is not part of the run: a
         # run started on a GPU continues on a CPU (NetConfig.ARCHITECTURE is what the weights fit).
         runtime = tuple(f"net.{f.name}" for f in dataclasses.fields(NetConfig) if f.name not in NetConfig.ARCHITECTURE)
         differing = [d for d in config_diff(saved, wanted)
-                     if d.split(":")[0] not in RESUMABLE_KEYS + runtime + ("train.init_from", "train.init_replay")]
+                     if d.split(":")[0] not in RESUMABLE_KEYS + runtime + ("train.init_from", "train.init_replay", "train.init_deepen")]
         if differing:
             raise RunError(f"--resume would change {run_dir}'s config; only the bounds "
                            f"({', '.join(RESUMABLE_KEYS)}) and where the network runs (net.device, its precision) "
@@ -261,7 +261,7 @@ class TrainingRun:
         restoring = resume and bool(list_checkpoints(run_dir))
         # The buffer's file is found before the network is loaded, so a wrong source fails first.
         replay_source = self._replay_source() if not restoring and config.train.init_replay else None
-        start = None if restoring or not config.train.init_from else self._initial_model()
+        start = None if restoring or not config.train.init_from else self._initial_model(generator)
         self.learner = Learner(config.net, config.train, generator, model=start)
         self.replay = ReplayBuffer(config.replay, self.rule_sets)
         if replay_source is not None:
@@ -276,13 +276,15 @@ class TrainingRun:
 
     # -- resume ----------------------------------------------------------------------------------
 
-    def _initial_model(self) -> CatenaNet:
+    def _initial_model(self, generator: torch.Generator) -> CatenaNet:
         """The network ``train.init_from`` names (a checkpoint, a run folder or a bot file, of the
-        config's architecture), for a new learner (a fresh optimiser, and a weight average that
-        starts at it: ``Learner`` copies its model's state)."""
-        source = self.config.train.init_from
-        model = model_from_weights(self.config.net, weights_for(source, self.config.net, "train.init_from"))
-        print(f"starting from the network of {source}", file=sys.stderr)
+        config's architecture, or deepened to it with ``train.init_deepen``), for a new learner (a
+        fresh optimiser, and a weight average that starts at it: ``Learner`` copies its model's state)."""
+        source, deepen = self.config.train.init_from, self.config.train.init_deepen
+        weights = weights_for(source, self.config.net, "train.init_from", deepen=deepen, generator=generator)
+        model = model_from_weights(self.config.net, weights)
+        print(f"starting from the network of {source}" + (f", deepened to {self.config.net.blocks} blocks" if deepen else ""),
+              file=sys.stderr)
         return model
 
     def _replay_source(self) -> Path:
