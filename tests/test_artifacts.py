@@ -76,10 +76,10 @@ def test_what_is_no_network_is_one_line_naming_it(files, tmp_path):
 def test_init_from_takes_only_the_configs_architecture(files):
     root, newest = files
     net = tiny_config().net
-    assert _same(weights_for(str(root / "run.bot"), net, "train.init_from"), load_checkpoint(newest).model)
+    assert _same(weights_for(str(root / "run.bot"), net, "train.init_from").weights, load_checkpoint(newest).model)
     # Where the network ran is not what it is: a bot exported on a GPU starts a CPU run.
     elsewhere = dataclasses.replace(net, device="cuda", cpu_precision="bfloat16", mixed_sides="by_side")
-    assert _same(weights_for(str(newest), elsewhere, "train.init_from"), load_checkpoint(newest).model)
+    assert _same(weights_for(str(newest), elsewhere, "train.init_from").weights, load_checkpoint(newest).model)
     assert elsewhere.architecture() == net.architecture() and elsewhere != net
     wider = dataclasses.replace(net, channels=net.channels * 2)
     with pytest.raises(NetworkFileError, match=rf"train.init_from: .*net.channels: {net.channels} -> {net.channels * 2}"):

@@ -230,7 +230,7 @@ def test_init_deepen_starts_a_deeper_network_that_plays_as_the_shallower_one(tmp
     still = ["run.max_steps=3", "eval.games=0", "train.learning_rate=1e-12", "train.weight_decay=0",
              "net.blocks=3", f"train.init_from={tmp_path / 't.bot'}"]
     assert main(_argv(tmp_path, sets=[*still, "train.init_deepen=true"], name="deep")) == 0
-    assert "deepened to 3 blocks" in capsys.readouterr().err
+    assert "deepened from 1 to 3 blocks" in capsys.readouterr().err
     deep = load_checkpoint(tmp_path / "deep")
     assert deep.config.net.blocks == 3 and deep.config.train.init_deepen
     assert _parameters_close({k: v for k, v in deep.model.items() if k in source.model}, source.model, 1e-6)
@@ -251,6 +251,11 @@ def test_init_deepen_starts_a_deeper_network_that_plays_as_the_shallower_one(tmp
     with pytest.raises(NetworkFileError, match=r"\(train.init_deepen adds blocks only\): net.blocks: 1 -> 3; net.channels: 8 -> 16"):
         weights_for(str(tmp_path / "t.bot"), dataclasses.replace(deep.config.net, channels=16), "train.init_from",
                     deepen=True)
+    # init_deepen from a network as deep as the config's starts from it as it is, and says nothing of deepening.
+    assert main(_argv(tmp_path, sets=["run.max_steps=1", "eval.games=0", f"train.init_from={tmp_path / 't.bot'}",
+                                      "train.init_deepen=true"], name="level")) == 0
+    err = capsys.readouterr().err
+    assert f"starting from the network of {tmp_path / 't.bot'}\n" in err and "deepened" not in err
     assert main(_argv(tmp_path, sets=["run.max_steps=1", "train.init_deepen=true"], name="alone")) == 2
     assert "train.init_deepen needs train.init_from" in capsys.readouterr().err
 
@@ -264,7 +269,7 @@ def test_init_from_reads_checkpoints_run_folders_and_bots_and_refuses_another_ne
     export_bot(checkpoint, tmp_path / "t.bot")
     net = checkpoint.config.net
     for source in (tmp_path / "t", checkpoint.path, tmp_path / "t.bot"):
-        assert _parameters_close(weights_for(str(source), net, "train.init_from"), checkpoint.model, 0.0)
+        assert _parameters_close(weights_for(str(source), net, "train.init_from").weights, checkpoint.model, 0.0)
     with pytest.raises(NetworkFileError, match="train.init_from: .*net.channels: 8 -> 16"):
         weights_for(str(tmp_path / "t.bot"), dataclasses.replace(net, channels=16), "train.init_from")
     with pytest.raises(NetworkFileError, match="train.init_from: no such file"):

@@ -138,8 +138,16 @@ def checkpoint_label(path: Path) -> str:
     return f"{run}/{path.stem}" if run else path.stem
 
 
+@dataclass(frozen=True)
+class StartingWeights:
+    """What ``weights_for`` read: the weights a new run starts from, and whether they were deepened."""
+
+    weights: dict  # a state dict of the config's architecture
+    deepened_from: int | None  # the source network's blocks when it had fewer (train.init_deepen), else None
+
+
 def weights_for(source: str, net: NetConfig, what: str, deepen: bool = False,
-                generator: "torch.Generator | None" = None) -> dict:
+                generator: "torch.Generator | None" = None) -> StartingWeights:
     """The weights of the network at ``source`` (``load_network``), which must be ``net``'s
     architecture (``NetConfig.architecture``; its device and precision may differ):
     ``train.init_from``'s check. With ``deepen`` it may also have fewer blocks: the weights are then
@@ -158,10 +166,11 @@ def weights_for(source: str, net: NetConfig, what: str, deepen: bool = False,
                                    f"{ours.blocks}: train.init_deepen only adds blocks")
         from ..net.model import deepened, model_from_weights
 
-        return deepened(model_from_weights(network.net, network.weights), net, generator).state_dict()
+        grown = deepened(model_from_weights(network.net, network.weights), net, generator)
+        return StartingWeights(grown.state_dict(), deepened_from=theirs.blocks)
     if theirs != ours:  # where it ran (net.device ...) may differ
         differing = "; ".join(f"net.{d}" for d in config_diff(theirs, ours))
         also = " (train.init_deepen adds blocks only)" if deepen else ""
         raise NetworkFileError(f"{what}: {source}'s network differs from the config's net section "
                                f"(its value -> the config's){also}: {differing}")
-    return network.weights
+    return StartingWeights(network.weights, deepened_from=None)

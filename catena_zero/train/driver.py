@@ -281,9 +281,11 @@ class TrainingRun:
         config's architecture, or deepened to it with ``train.init_deepen``), for a new learner (a
         fresh optimiser, and a weight average that starts at it: ``Learner`` copies its model's state)."""
         source, deepen = self.config.train.init_from, self.config.train.init_deepen
-        weights = weights_for(source, self.config.net, "train.init_from", deepen=deepen, generator=generator)
-        model = model_from_weights(self.config.net, weights)
-        print(f"starting from the network of {source}" + (f", deepened to {self.config.net.blocks} blocks" if deepen else ""),
+        start = weights_for(source, self.config.net, "train.init_from", deepen=deepen, generator=generator)
+        model = model_from_weights(self.config.net, start.weights)
+        grown = start.deepened_from is not None
+        print(f"starting from the network of {source}"
+              + (f", deepened from {start.deepened_from} to {self.config.net.blocks} blocks" if grown else ""),
               file=sys.stderr)
         return model
 
