@@ -148,7 +148,7 @@ class StartingWeights:
 
 def weights_for(source: str, net: NetConfig, what: str, deepen: bool = False,
                 generator: "torch.Generator | None" = None) -> StartingWeights:
-    """The weights of the network at ``source`` (``load_network``), which must be ``net``'s
+    """The weights of the network at ``source`` (``load_network``), as a ``StartingWeights``; it must be ``net``'s
     architecture (``NetConfig.architecture``; its device and precision may differ):
     ``train.init_from``'s check. With ``deepen`` it may also have fewer blocks: the weights are then
     its network deepened to ``net`` (``net.model.deepened``; ``generator`` draws the new blocks).
