@@ -22,6 +22,7 @@ from catena_zero.cli import main
 from catena_zero.config import config_from_dict, load_config
 from catena_zero.eval.agents import AgentPlayer, NetAgent
 from catena_zero.game import Game, GameConfig
+from catena_zero.net.folded import FoldedNet
 from catena_zero.artifacts.checkpoint import load_checkpoint
 from catena_zero.artifacts.network import load_network
 
@@ -162,6 +163,44 @@ def test_export_of_a_bot_file_changes_only_its_play_search(exported, tmp_path, c
         err = capsys.readouterr().err
         assert fragment in err and len(err.strip().splitlines()) == 1, err
         assert not (tmp_path / "c.bot").exists() and out.read_bytes() == data
+
+
+def test_symmetry_average_is_a_play_setting_of_the_bot_file(exported, tmp_path, capsys):
+    """--symmetry-average (export of a checkpoint or of a bot file): the same network and search, whose
+    every evaluation is one batched forward of the 12 symmetric positions; the bot says so, and
+    --no-symmetry-average turns it off again. Without the flag the source's setting is kept."""
+    _, ckpt, source = exported
+    before = read_bot(source)
+    assert not before.header.net.symmetry_average
+    averaged = tmp_path / "averaged.bot"
+    assert main(["export", str(source), "--out", str(averaged), "--simulations", "0", "--symmetry-average"]) == 0
+    assert "averaged over the 12 board symmetries" in capsys.readouterr().out
+    after = read_bot(averaged)
+    assert after.header == dataclasses.replace(
+        before.header, net=dataclasses.replace(before.header.net, symmetry_average=True))
+    assert all(torch.equal(after.weights[k], before.weights[k]) for k in before.weights)
+    bot = Bot.load(averaged, simulations=4, device="cpu")
+    assert "averaged over 12 symmetries" in repr(bot) and "symmetries" not in repr(Bot.load(source, device="cpu"))
+
+    def forward_batches(path) -> list[int]:
+        batches = []
+        hook = torch.nn.modules.module.register_module_forward_hook(
+            lambda module, args, out: batches.append(args[0].shape[0]) if isinstance(module, FoldedNet) else None)
+        try:
+            Bot.load(path, simulations=4, device="cpu").select_move(Game(GameConfig(side=3, komi=2)))
+        finally:
+            hook.remove()
+        return batches
+
+    assert set(forward_batches(averaged)) == {12} and set(forward_batches(source)) == {1}
+    kept = tmp_path / "kept.bot"
+    assert main(["export", str(averaged), "--out", str(kept), "--simulations", "0"]) == 0
+    assert read_bot(kept).header == after.header
+    plain = tmp_path / "plain.bot"
+    assert main(["export", str(averaged), "--out", str(plain), "--simulations", "0", "--no-symmetry-average"]) == 0
+    assert read_bot(plain).header == before.header
+    assert main(["export", str(ckpt), "--out", str(tmp_path / "ckpt.bot"), "--symmetry-average"]) == 0
+    assert read_bot(tmp_path / "ckpt.bot").header.net.symmetry_average
 
 
 def test_export_refuses_weights_that_do_not_fit_and_writes_nothing(tmp_path):

@@ -93,6 +93,11 @@ def test_ship_of_a_shipped_bot_changes_its_play_search_and_keeps_its_index_entry
     assert json.loads((folder / "index.json").read_text())["tiny.bot"] == {**entry, "strength": "stronger"}
     assert all(torch.equal(read_bot(folder / "tiny.bot").weights[k], w) for k, w in weights.items())
     assert "stronger" in (folder / "README.md").read_text()
+    assert "symmetries" not in (folder / "README.md").read_text()
+    assert main(["ship", str(folder / "tiny.bot"), "tiny", "--folder", str(folder), "--symmetry-average"]) == 0
+    (bot,) = shipped_bots(folder)
+    assert bot.header.net.symmetry_average and bot.header.search.gumbel_interior == "puct"
+    assert "| 2x16, averaged over 12 symmetries |" in (folder / "README.md").read_text()
 
 
 def test_ship_records_the_positions_and_cpu_hours_the_checkpoint_measured(tmp_path, folder, capsys):

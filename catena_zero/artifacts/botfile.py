@@ -117,7 +117,8 @@ class BotHeader:
     def describe(self) -> str:
         """One line for people: step, network size, rule sets."""
         rules = ", ".join(str(r) for r in self.trained_for)
-        return (f"step {self.step}, network {self.net.blocks} blocks x {self.net.channels} channels, "
+        averaged = ", averaged over the 12 board symmetries" if self.net.symmetry_average else ""
+        return (f"step {self.step}, network {self.net.blocks} blocks x {self.net.channels} channels{averaged}, "
                 f"trained for {rules}")
 
 
@@ -168,16 +169,28 @@ def play_search(search: SearchConfig, simulations: Optional[int] = None,
     return config_from_dict({"search": fields}).search
 
 
+def play_net(net: NetConfig, symmetry_average: Optional[bool] = None) -> NetConfig:
+    """The network settings a bot plays with: ``net`` with ``symmetry_average`` (None: keep its own)
+    in place of its own. Averaging every evaluation over the 12 board symmetries (``net.inference``)
+    steadies the value a search backs up, for about 2.5 times the CPU a move on a small network
+    (docs/RESULTS.md measures it on the shipped side6.bot); the weights are the same either way."""
+    if symmetry_average is None:
+        return net
+    return dataclasses.replace(net, symmetry_average=bool(symmetry_average))
+
+
 def header_from_checkpoint(checkpoint: "Checkpoint", trained_for: Optional[Iterable[RuleSet]] = None,
-                           simulations: Optional[int] = None, search_settings: Optional[dict] = None) -> BotHeader:
+                           simulations: Optional[int] = None, search_settings: Optional[dict] = None,
+                           symmetry_average: Optional[bool] = None) -> BotHeader:
     """The bot header of a checkpoint (``checkpoint.Checkpoint``: step, config, path); its search is
-    ``play_search`` of the training config's with ``simulations`` and ``search_settings``."""
+    ``play_search`` of the training config's with ``simulations`` and ``search_settings``, its
+    network ``play_net`` of the training config's with ``symmetry_average``."""
     config: Config = checkpoint.config
     rules = _unique(trained_for) if trained_for is not None else config.rule_sets()
     search = play_search(config.search, simulations, search_settings)
     return BotHeader(
         step=int(checkpoint.step),
-        net=config.net,
+        net=play_net(config.net, symmetry_average),
         search=search,
         game=_default_game(config, rules),
         trained_for=rules,
@@ -186,26 +199,29 @@ def header_from_checkpoint(checkpoint: "Checkpoint", trained_for: Optional[Itera
 
 
 def export_bot(checkpoint: "Checkpoint", out: str | Path, trained_for: Optional[Iterable[RuleSet]] = None,
-               simulations: Optional[int] = None, search_settings: Optional[dict] = None) -> BotHeader:
+               simulations: Optional[int] = None, search_settings: Optional[dict] = None,
+               symmetry_average: Optional[bool] = None) -> BotHeader:
     """Write the bot file of ``checkpoint`` to ``out`` atomically; returns its header. Its default
     search is the training config's, with ``simulations`` a move when given (``PLAY_SIMULATIONS``
-    is what ``catena-zero export`` gives) and ``search_settings`` (``play_search``).
+    is what ``catena-zero export`` gives) and ``search_settings`` (``play_search``); its network
+    averages over the symmetries as ``symmetry_average`` says (``play_net``).
 
     The weights are checked against the network config first (``BotFileError`` if they do not fit),
     so a bot file that was written always loads.
     """
-    header = header_from_checkpoint(checkpoint, trained_for, simulations, search_settings)
+    header = header_from_checkpoint(checkpoint, trained_for, simulations, search_settings, symmetry_average)
     weights = _fitted_weights(header.net, checkpoint.model, str(getattr(checkpoint, "path", None) or "checkpoint"))
     write_bot(out, header, weights)
     return header
 
 
 def reexport_bot(bot: BotFile, out: str | Path, simulations: Optional[int] = None,
-                 search_settings: Optional[dict] = None) -> BotHeader:
-    """Write ``bot``'s network to ``out`` with the search it plays with changed (``play_search`` of
-    its own): a shipped bot's play settings, tuned after its checkpoint is gone. Everything else of
-    its header (step, network, default game, rule sets, source) is kept."""
-    header = dataclasses.replace(bot.header, search=play_search(bot.header.search, simulations, search_settings))
+                 search_settings: Optional[dict] = None, symmetry_average: Optional[bool] = None) -> BotHeader:
+    """Write ``bot``'s network to ``out`` with the way it plays changed (``play_search`` and
+    ``play_net`` of its own): a shipped bot's play settings, tuned after its checkpoint is gone.
+    Everything else of its header (step, network shape, default game, rule sets, source) is kept."""
+    header = dataclasses.replace(bot.header, search=play_search(bot.header.search, simulations, search_settings),
+                                 net=play_net(bot.header.net, symmetry_average))
     write_bot(out, header, bot.weights)
     return header
 

@@ -490,7 +490,8 @@ class Bot:
 
     def __repr__(self) -> str:
         budget = f"{self.seconds:g} s" if self.seconds is not None else f"{self.simulations} simulations"
-        return f"Bot({self.name}, {budget}, {', '.join(str(r) for r in self.trained_for)})"
+        averaged = ", averaged over 12 symmetries" if self.net_config.symmetry_average else ""
+        return f"Bot({self.name}, {budget}{averaged}, {', '.join(str(r) for r in self.trained_for)})"
 
 
 def komi_table(curve: KomiEstimate, around: Optional[int] = 5) -> str:

@@ -1,7 +1,7 @@
 """``catena-zero export``: a checkpoint (or a run folder's newest one) as one self-contained bot file.
 
 Given a bot file instead, it writes that network again with other play settings (``--simulations``,
-``--search``): a bot's search can be tuned after its checkpoint is gone."""
+``--search``, ``--symmetry-average``): a bot's search can be tuned after its checkpoint is gone."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from .common import CliError, add_search_settings_flag, check_outputs, search_settings
+from .common import CliError, add_search_settings_flag, add_symmetry_average_flag, check_outputs, search_settings
 
 HELP = "export a checkpoint as a self-contained bot file (safetensors weights + settings)"
 
@@ -24,6 +24,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
                              "0 keeps the training config's, which is a budget for making games, not for playing; a bot "
                              "file's own, for a bot file)")
     add_search_settings_flag(parser)
+    add_symmetry_average_flag(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -46,7 +47,8 @@ def run(args: argparse.Namespace) -> int:
     check_outputs({"the checkpoint to export": str(source), "the run folder to export": args.checkpoint},
                   {"--out": args.out})
     checkpoint = load_checkpoint(source)  # CheckpointError (a ValueError): one line
-    header = export_bot(checkpoint, args.out, simulations=simulations, search_settings=settings)
+    header = export_bot(checkpoint, args.out, simulations=simulations, search_settings=settings,
+                        symmetry_average=args.symmetry_average)
     _report(checkpoint.path, args.out, header, settings)
     return 0
 
@@ -57,7 +59,8 @@ def _reexport(args: argparse.Namespace, simulations, settings: dict) -> int:
 
     check_outputs({"the bot file to export": args.checkpoint}, {"--out": args.out})
     bot = read_bot(args.checkpoint)  # BotFileError: one line
-    header = reexport_bot(bot, args.out, simulations=simulations, search_settings=settings)
+    header = reexport_bot(bot, args.out, simulations=simulations, search_settings=settings,
+                          symmetry_average=args.symmetry_average)
     _report(args.checkpoint, args.out, header, settings)
     return 0
 

@@ -14,7 +14,8 @@ the play settings given; its index entry (how it was trained) is kept, and ``--t
 ``--strength`` replace those fields only when given.
 Unlike ``export`` (default 400 simulations), a shipped bot keeps the checkpoint's search budget
 unless ``--simulations`` says otherwise; ``--search FIELD=VALUE`` sets any other field of the search
-it plays with (``artifacts.botfile.play_search``).
+it plays with (``artifacts.botfile.play_search``), and ``--symmetry-average`` makes its network average
+every evaluation over the 12 board symmetries (``artifacts.botfile.play_net``).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ import json
 import sys
 from pathlib import Path
 
-from .common import CliError, add_search_settings_flag, check_minimums, search_settings
+from .common import CliError, add_search_settings_flag, add_symmetry_average_flag, check_minimums, search_settings
 
 HELP = "ship a trained bot with catena-zero: export it into catena_zero/bots/ and rewrite that folder's index"
 
@@ -41,6 +42,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="the bot's default simulations a move (default: the checkpoint's search config); "
                              "the strength in the index should be measured at it")
     add_search_settings_flag(parser)
+    add_symmetry_average_flag(parser)
     parser.add_argument("--default-rules", metavar="KEY",
                         help="the bot's default game, a rule-set key such as side6-no_komi-standard (default: the "
                              "run's game); a multi-rule bot whose default game another shipped bot has as its own "
@@ -95,7 +97,8 @@ def ship(args: argparse.Namespace, folder: Path) -> None:
         return
     path = resolve_checkpoint(args.checkpoint)
     checkpoint = load_checkpoint(path)
-    header = header_from_checkpoint(checkpoint, simulations=args.simulations, search_settings=search_settings(args))
+    header = header_from_checkpoint(checkpoint, simulations=args.simulations, search_settings=search_settings(args),
+                                    symmetry_average=args.symmetry_average)
     header = _with_default_rules(header, rules, args)
     write_bot(out, header, checkpoint.model)
     index[out.name] = {"trained": args.trained, "strength": args.strength, "source": str(path),
@@ -114,7 +117,8 @@ def _reship(args: argparse.Namespace, out: Path, index: dict, index_path: Path, 
     entry = dict(index.get(source.name, {})) if source.resolve().parent == out.resolve().parent else {}
     entry.setdefault("source", str(source))
     entry.update({field: value for field, value in (("trained", args.trained), ("strength", args.strength)) if value})
-    header = reexport_bot(bot, out, simulations=args.simulations, search_settings=search_settings(args))
+    header = reexport_bot(bot, out, simulations=args.simulations, search_settings=search_settings(args),
+                          symmetry_average=args.symmetry_average)
     index[out.name] = entry
     _finish(out, header, index, index_path)
 
@@ -187,6 +191,7 @@ def index_readme(bots) -> str:
         hours = "-" if bot.cpu_hours is None else f"{bot.cpu_hours:.2f}"
         if bot.cpu_hours is not None and not bot.cpu_hours_complete:
             hours += f" + {Path(bot.cpu_hours_unknown_from or bot.init_from).name}'s"
-        lines.append(f"| `{bot.name}` | {rules} | {game} | {h.step:,} | {h.net.blocks}x{h.net.channels} | {positions} | "
+        network = f"{h.net.blocks}x{h.net.channels}" + (", averaged over 12 symmetries" if h.net.symmetry_average else "")
+        lines.append(f"| `{bot.name}` | {rules} | {game} | {h.step:,} | {network} | {positions} | "
                      f"{hours} | {bot.trained or '-'} | {bot.strength or '-'} |")
     return "\n".join(lines) + "\n"
