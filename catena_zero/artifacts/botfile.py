@@ -171,9 +171,11 @@ def play_search(search: SearchConfig, simulations: Optional[int] = None,
 
 def play_net(net: NetConfig, symmetry_average: Optional[bool] = None) -> NetConfig:
     """The network settings a bot plays with: ``net`` with ``symmetry_average`` (None: keep its own)
-    in place of its own. Averaging every evaluation over the 12 board symmetries (``net.inference``)
-    steadies the value a search backs up, for about 2.5 times the CPU a move on a small network
-    (docs/RESULTS.md measures it on the shipped side6.bot); the weights are the same either way."""
+    in place of its own. Averaging every evaluation over the 12 board symmetries (``net.inference``:
+    one forward of 12 times the positions) steadies the value a search backs up. The network's work
+    grows 12-fold: side6.bot's forward of one position (where a forward's fixed cost dominates) took
+    3 times as long, of 20 positions (a match's batch) 14 times (docs/RESULTS.md). The weights are
+    the same either way."""
     if symmetry_average is None:
         return net
     return dataclasses.replace(net, symmetry_average=bool(symmetry_average))

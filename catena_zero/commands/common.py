@@ -74,7 +74,7 @@ def add_symmetry_average_flag(parser: argparse.ArgumentParser) -> None:
     """--symmetry-average / --no-symmetry-average: how the bot's network evaluates (``botfile.play_net``)."""
     parser.add_argument("--symmetry-average", action=argparse.BooleanOptionalAction, default=None,
                         help="average every network evaluation of the bot over the 12 board symmetries (steadier "
-                             "values for about 2.5 times the CPU a move), or not (default: the source's own setting)")
+                             "values for 12 times the network's work), or not (default: the source's own setting)")
 
 
 def search_settings(args: argparse.Namespace) -> dict:
