@@ -174,7 +174,7 @@ def test_symmetry_average_is_a_play_setting_of_the_bot_file(exported, tmp_path, 
     assert not before.header.net.symmetry_average
     averaged = tmp_path / "averaged.bot"
     assert main(["export", str(source), "--out", str(averaged), "--simulations", "0", "--symmetry-average"]) == 0
-    assert "averaged over the 12 board symmetries" in capsys.readouterr().out
+    assert "channels, averaged over 12 symmetries, trained for" in capsys.readouterr().out
     after = read_bot(averaged)
     assert after.header == dataclasses.replace(
         before.header, net=dataclasses.replace(before.header.net, symmetry_average=True))

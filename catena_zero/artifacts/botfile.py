@@ -117,8 +117,8 @@ class BotHeader:
     def describe(self) -> str:
         """One line for people: step, network size, rule sets."""
         rules = ", ".join(str(r) for r in self.trained_for)
-        averaged = ", averaged over the 12 board symmetries" if self.net.symmetry_average else ""
-        return (f"step {self.step}, network {self.net.blocks} blocks x {self.net.channels} channels{averaged}, "
+        return (f"step {self.step}, network {self.net.blocks} blocks x {self.net.channels} channels"
+                f"{averaging_label(self.net)}, "
                 f"trained for {rules}")
 
 
@@ -179,6 +179,12 @@ def play_net(net: NetConfig, symmetry_average: Optional[bool] = None) -> NetConf
     if symmetry_average is None:
         return net
     return dataclasses.replace(net, symmetry_average=bool(symmetry_average))
+
+
+def averaging_label(net: NetConfig) -> str:
+    """", averaged over 12 symmetries" for a network that averages its evaluations (``play_net``),
+    else "": how the header, the bot and the shipped bots' index say it."""
+    return ", averaged over 12 symmetries" if net.symmetry_average else ""
 
 
 def header_from_checkpoint(checkpoint: "Checkpoint", trained_for: Optional[Iterable[RuleSet]] = None,

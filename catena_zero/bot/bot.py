@@ -66,7 +66,7 @@ from typing import TYPE_CHECKING, Optional, Sequence
 
 import numpy as np
 
-from ..artifacts.botfile import BotHeader, RuleSet
+from ..artifacts.botfile import BotHeader, RuleSet, averaging_label
 from ..artifacts.network import BOT, TrainedNetwork, load_network
 from ..config import SearchConfig
 from ..errors import UserError
@@ -490,8 +490,8 @@ class Bot:
 
     def __repr__(self) -> str:
         budget = f"{self.seconds:g} s" if self.seconds is not None else f"{self.simulations} simulations"
-        averaged = ", averaged over 12 symmetries" if self.net_config.symmetry_average else ""
-        return f"Bot({self.name}, {budget}{averaged}, {', '.join(str(r) for r in self.trained_for)})"
+        rules = ", ".join(str(r) for r in self.trained_for)
+        return f"Bot({self.name}, {budget}{averaging_label(self.net_config)}, {rules})"
 
 
 def komi_table(curve: KomiEstimate, around: Optional[int] = 5) -> str:

@@ -172,6 +172,8 @@ def _read_index(path: Path) -> dict:
 
 def index_readme(bots) -> str:
     """The shipped bots' README.md: one table row per bot (``bot.shipped.ShippedBot``)."""
+    from ..artifacts.botfile import averaging_label
+
     lines = [
         "# Shipped bots",
         "",
@@ -191,7 +193,7 @@ def index_readme(bots) -> str:
         hours = "-" if bot.cpu_hours is None else f"{bot.cpu_hours:.2f}"
         if bot.cpu_hours is not None and not bot.cpu_hours_complete:
             hours += f" + {Path(bot.cpu_hours_unknown_from or bot.init_from).name}'s"
-        network = f"{h.net.blocks}x{h.net.channels}" + (", averaged over 12 symmetries" if h.net.symmetry_average else "")
-        lines.append(f"| `{bot.name}` | {rules} | {game} | {h.step:,} | {network} | {positions} | "
+        lines.append(f"| `{bot.name}` | {rules} | {game} | {h.step:,} | {h.net.blocks}x{h.net.channels}"
+                     f"{averaging_label(h.net)} | {positions} | "
                      f"{hours} | {bot.trained or '-'} | {bot.strength or '-'} |")
     return "\n".join(lines) + "\n"
