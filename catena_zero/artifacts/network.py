@@ -6,8 +6,15 @@ network, its default search and game, the rule sets it was trained for). Everyth
 or continues a network (``evaluate``, ``ladder``, ``ablate``, ``play``, ``engine``, ``serve``,
 ``train.init_from``) asks this module, which tells the two apart by their first bytes
 (``network_kind``), reads the file once, checks it (each format's checksum, finite weights, the
-weights against the network they claim to be) and returns the one record below. KataGo's engine
-has one ``load_model`` too.
+weights against the network they claim to be, finite outputs: ``probe_outputs``) and returns the
+one record below. KataGo's engine has one ``load_model`` too.
+
+Finite weights are not enough: weights of 1e30 are finite, yet their products overflow to inf and
+then NaN, and a search that meets NaN values plays illegal moves or fails mid-game in every
+command that uses the network. So the loader runs one small batched forward (``probe_outputs``:
+the starting position and one a few moves in, of each rule set it was trained for and of its
+default game, on the CPU in float32) and refuses a network whose outputs are not all finite, one
+line naming the file: the cost is one forward of a few positions, a few milliseconds.
 
 What a checkpoint says as a bot file's header would: its network and search are its config's,
 its default game the config's game, its rule sets the config's ``rule_sets()``.
@@ -120,16 +127,55 @@ def load_network(path: str | Path, kind: str = "") -> TrainedNetwork:
         resolved = resolve_checkpoint(path)  # CheckpointError: a run folder without checkpoints
         checkpoint = load_checkpoint(resolved)
         config = checkpoint.config
-        return TrainedNetwork(kind=CHECKPOINT, path=resolved, name=checkpoint_label(resolved), step=checkpoint.step,
-                              net=config.net, search=config.search, game=config.game,
-                              trained_for=config.rule_sets(), weights=checkpoint.model)
-    from .botfile import read_bot
+        network = TrainedNetwork(kind=CHECKPOINT, path=resolved, name=checkpoint_label(resolved),
+                                 step=checkpoint.step, net=config.net, search=config.search, game=config.game,
+                                 trained_for=config.rule_sets(), weights=checkpoint.model)
+    else:
+        from .botfile import read_bot
 
-    bot = read_bot(path)  # BotFileError names what is wrong
-    header = bot.header
-    return TrainedNetwork(kind=BOT, path=path, name=path.name, step=header.step, net=header.net,
-                          search=header.search, game=header.game, trained_for=header.trained_for,
-                          weights=bot.weights, source=header.source)
+        bot = read_bot(path)  # BotFileError names what is wrong
+        header = bot.header
+        network = TrainedNetwork(kind=BOT, path=path, name=path.name, step=header.step, net=header.net,
+                                 search=header.search, game=header.game, trained_for=header.trained_for,
+                                 weights=bot.weights, source=header.source)
+    probe_outputs(network.model(), network.game, network.trained_for, network.error, str(network.path))
+    return network
+
+
+_PROBE_MOVES = 4  # stones on the second probe position of each rule set: the stone planes are used too
+
+
+def probe_outputs(model: "CatenaNet", game: GameConfig, rule_sets: tuple[RuleSet, ...],
+                  error: type[UserError], where: str) -> None:
+    """``error`` (one line naming ``where``) unless ``model``'s outputs are all finite on a few
+    positions of ``game`` and of each rule set of ``rule_sets``: each one's start and one
+    ``_PROBE_MOVES`` moves in (the first legal cell each time), in ONE batched forward of all
+    sides (``features.pad_features``), on the CPU in float32 (module docstring)."""
+    import torch
+
+    from ..game.vec import VecEnv
+    from ..net.features import encode, pad_features
+
+    games = list(dict.fromkeys([game, *(rules.game() for rules in rule_sets)]))
+    parts = []
+    for config in games:
+        env = VecEnv(config)
+        start, later = env.reset(1), env.reset(1)
+        for _ in range(_PROBE_MOVES):
+            legal = env.legal_actions(later)[0, :env.spec.num_cells]
+            if not legal.any():
+                break
+            env.step(later, legal.nonzero()[0][:1])  # the first legal cell
+        parts += [encode(env, start), encode(env, later)]
+    batch = pad_features(parts)
+    model = model.float().eval()
+    with torch.inference_mode():
+        out = model(torch.from_numpy(batch.planes), torch.from_numpy(batch.globals), torch.from_numpy(batch.sides))
+    for name in ("policy_logits", "wdl_logits", "score", "ownership"):
+        values = getattr(out, name)
+        if values is not None and not bool(torch.isfinite(values).all()):
+            raise error(f"{where}: its network's outputs are not finite ({name} is NaN or inf on a probe "
+                        "position) although its weights are: the weights overflow; the network is broken")
 
 
 def checkpoint_label(path: Path) -> str:
