@@ -72,7 +72,7 @@ def test_ship_writes_the_bot_its_index_entry_and_the_readme(tmp_path, folder, ca
     assert json.loads((folder / "index.json").read_text())["tiny.bot"]["trained"] == "a minute"
     assert "| `tiny.bot` |" in (folder / "README.md").read_text()
     assert "ship: index of 1 bot(s)" in capsys.readouterr().out
-    assert main(["ship", str(run), "plain", "--folder", str(folder)]) == 0  # the checkpoint's budget
+    assert main(["ship", str(run), "plain", "--folder", str(folder), "--simulations", "0"]) == 0  # the checkpoint's
     assert shipped_bots(folder)[0].header.search.num_simulations == tiny_config().search.num_simulations
     assert shipped_bots(folder)[0].header.search.score_utility_weight == tiny_config().search.score_utility_weight
     assert main(["ship", str(run), "plain", "--folder", str(folder), "--search", "score_utility_weight=0.3"]) == 0
@@ -153,7 +153,7 @@ def test_ship_records_the_positions_and_cpu_hours_the_checkpoint_measured(tmp_pa
     (["ship"], "CHECKPOINT and NAME are needed"),
     (["ship", "RUN", "a/b"], "plain file name"),
     (["ship", "RUN", "x.bot"], "plain file name"),
-    (["ship", "RUN", "x", "--simulations", "0"], "--simulations must be at least 1"),
+    (["ship", "RUN", "x", "--simulations", "-1"], "--simulations must be 0 (the source's own"),
     (["ship", "RUN", "x", "--default-rules", "six"], "not a rule-set key"),
     (["ship", "RUN", "x", "--search", "c_puct_init=0"], "search.c_puct_init must be > 0"),
     (["ship", "RUN", "x", "--default-rules", "side6-komi-standard"], "not trained for it"),

@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import Optional
 
 from .common import CliError, add_search_settings_flag, add_symmetry_average_flag, check_outputs, search_settings
 
@@ -68,5 +69,11 @@ def _reexport(args: argparse.Namespace, simulations, settings: dict) -> int:
 def _report(source, out: str, header, settings: dict) -> None:
     print(f"exported {source} to {out}: {header.describe()}", file=sys.stdout)
     print(f"default game: side {header.game.side}, {header.game.game_type}, {header.game.scoring}; "
-          f"default search: {header.search.algorithm}, {header.search.num_simulations} simulations"
-          f"{''.join(f', {field} {value}' for field, value in settings.items())}", file=sys.stdout)
+          f"{search_line(header, settings)}", file=sys.stdout)
+
+
+def search_line(header, settings: Optional[dict] = None) -> str:
+    """The search a bot file was written with, as export and ship print it (``settings``: the
+    ``--search`` fields given, named after it)."""
+    return (f"default search: {header.search.algorithm}, {header.search.num_simulations} simulations"
+            f"{''.join(f', {field} {value}' for field, value in (settings or {}).items())}")

@@ -12,8 +12,10 @@ Given a bot file in place of a checkpoint (a shipped one: ``catena-zero ship
 catena_zero/bots/side6.bot side6 --search gumbel_interior=puct``), it ships that network again with
 the play settings given; its index entry (how it was trained) is kept, and ``--trained`` /
 ``--strength`` replace those fields only when given.
-Unlike ``export`` (default 400 simulations), a shipped bot keeps the checkpoint's search budget
-unless ``--simulations`` says otherwise; ``--search FIELD=VALUE`` sets any other field of the search
+As ``export``, a shipped bot plays at 400 simulations a move (``PLAY_SIMULATIONS``, the budget the
+shipped bots' strength is measured at) unless ``--simulations`` says otherwise (0: the source's own,
+a checkpoint's training budget or a bot file's), and the search written is printed; a training
+config's budget (16 in quick.yaml) is for making games, not for playing. ``--search FIELD=VALUE`` sets any other field of the search
 it plays with (``artifacts.botfile.play_search``), and ``--symmetry-average`` makes its network average
 every evaluation over the 12 board symmetries (``artifacts.botfile.play_net``).
 """
@@ -26,7 +28,8 @@ import json
 import sys
 from pathlib import Path
 
-from .common import CliError, add_search_settings_flag, add_symmetry_average_flag, check_minimums, search_settings
+from .common import CliError, add_search_settings_flag, add_symmetry_average_flag, search_settings
+from .export import search_line
 
 HELP = "ship a trained bot with catena-zero: export it into catena_zero/bots/ and rewrite that folder's index"
 
@@ -39,8 +42,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--trained", default="", help="how it was trained (measured), for the index")
     parser.add_argument("--strength", default="", help="its measured strength, for the index")
     parser.add_argument("--simulations", type=int, metavar="N",
-                        help="the bot's default simulations a move (default: the checkpoint's search config); "
-                             "the strength in the index should be measured at it")
+                        help="the bot's default simulations a move (default 400, as export; 0 keeps the source's "
+                             "own: a checkpoint's training config, a bot file's); the strength in the index should be "
+                             "measured at it")
     add_search_settings_flag(parser)
     add_symmetry_average_flag(parser)
     parser.add_argument("--default-rules", metavar="KEY",
@@ -68,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
 
 def ship(args: argparse.Namespace, folder: Path) -> None:
     """Write ``folder/NAME.bot`` from the checkpoint and its entry in ``folder/index.json``."""
-    from ..artifacts.botfile import header_from_checkpoint, write_bot
+    from ..artifacts.botfile import PLAY_SIMULATIONS, header_from_checkpoint, write_bot
     from ..artifacts.checkpoint import load_checkpoint, resolve_checkpoint
     from ..artifacts.network import BOT, network_kind
     from ..bot.shipped import INDEX_FILE
@@ -80,9 +84,11 @@ def ship(args: argparse.Namespace, folder: Path) -> None:
     if "/" in args.name or args.name in (".", "..") or args.name.endswith(".bot"):
         raise CliError(f"NAME is a plain file name without .bot, e.g. side6, got {args.name!r}")
     most = NUMERIC_RANGES["search.num_simulations"][1]
-    check_minimums(args, simulations=1)
-    if args.simulations is not None and args.simulations > most:
-        raise CliError(f"--simulations must be 1..{most:,}, got {args.simulations}")
+    if args.simulations is not None and not 0 <= args.simulations <= most:
+        raise CliError(f"--simulations must be 0 (the source's own: a checkpoint's training config, a bot file's) "
+                       f"or 1..{most:,}, got {args.simulations}")
+    # One default with export: the budget the bot's strength is measured at, not the training one.
+    args.simulations = PLAY_SIMULATIONS if args.simulations is None else (args.simulations or None)
     rules = None
     if args.default_rules:
         try:
@@ -138,6 +144,7 @@ def _finish(out: Path, header, index: dict, index_path: Path) -> None:
 
     write_text_atomic(index_path, json.dumps(index, indent=1, sort_keys=True) + "\n")
     print(f"ship: {out} ({out.stat().st_size:,} bytes): {header.describe()}", file=sys.stdout)
+    print(f"ship: {search_line(header)}", file=sys.stdout)
 
 
 def training_record(checkpoint) -> dict:
@@ -159,15 +166,10 @@ def training_record(checkpoint) -> dict:
 
 
 def _read_index(path: Path) -> dict:
-    if not path.exists():
-        return {}
-    try:
-        index = json.loads(path.read_text(encoding="utf-8"))
-    except ValueError:
-        raise CliError(f"{path}: not a readable bot index (JSON)") from None
-    if not isinstance(index, dict):
-        raise CliError(f"{path}: not a bot index (a JSON object of file names)")
-    return index
+    """The folder's index as ``bot.shipped.read_index`` reads it (size, depth, types, finite numbers)."""
+    from ..bot.shipped import read_index
+
+    return read_index(path, CliError)
 
 
 def index_readme(bots) -> str:
