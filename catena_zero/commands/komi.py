@@ -59,21 +59,38 @@ def run(args: argparse.Namespace) -> int:
 
 def trained_rules_table(bots) -> str:
     """Markdown: for each (name, bot) of ``bots`` and each komi rule set it was trained for, the fair
-    komi and the interval where Black's value crosses even around it."""
-    lines = ["| bot | side | scoring | fair komi | Black ahead up to | Black behind from | Black's value at the fair komi |",
+    komi and where Black's value crosses even next to it (``komi_bracket``: the fair komi is always
+    inside the bracket printed); a curve that crosses even more than once says so under the table."""
+    from ..eval.fairness import komi_bracket
+    from ..search.komi import VALUE_RESOLUTION
+
+    lines = ["| bot | side | scoring | fair komi | Black ahead at | Black behind from | Black's value at the fair komi |",
              "| --- | ---: | --- | ---: | ---: | ---: | ---: |"]
     show = lambda k: "-" if k is None else str(k)  # noqa: E731
+    notes = []
     for name, bot in bots:
         for rules in sorted(bot.trained_for, key=lambda r: (r.scoring, r.side)):
             if rules.game_type != "komi":
                 continue
             curve = bot.komi_curve(GameConfig(side=rules.side, game_type="komi", scoring=rules.scoring))
-            ahead, behind = curve.crossing
+            bracket = komi_bracket(curve.komis, curve.black_value, curve.komi)
             value, _ = curve.at(curve.komi)
-            lines.append(f"| {name} | {rules.side} | {rules.scoring} | {curve.komi} | {show(ahead)} | {show(behind)} "
-                         f"| {value:+.3f} |")
+            lines.append(f"| {name} | {rules.side} | {rules.scoring} | {curve.komi} | {show(bracket.ahead)} "
+                         f"| {show(bracket.behind)} | {value:+.3f} |")
+            if None not in (bracket.ahead, bracket.behind) and bracket.behind - bracket.ahead > 1:
+                # Not next to the sign change: values that tie to VALUE_RESOLUTION, the score head's pick.
+                side = (bracket.ahead, bracket.behind - 1) if value > 0 else (bracket.ahead + 1, bracket.behind)
+                ends = " to ".join(f"{curve.at(k)[0]:+.3f}" for k in side)
+                notes.append(f"{name}, side {rules.side} {rules.scoring}: Black's value is {ends} from komi "
+                             f"{side[0]} to {side[1]}, within {VALUE_RESOLUTION} of even; the fair komi is the one "
+                             f"of them the score head puts nearest even")
+            if bracket.crossings > 1:
+                notes.append(f"{name}, side {rules.side} {rules.scoring}: Black's value crosses even "
+                             f"{bracket.crossings} times over komi {curve.komis[0]}..{curve.komis[-1]}; "
+                             f"the bracket is the crossing next to the fair komi")
     setup = setup_table(bots)
-    return "\n".join(lines) + "\n" + (f"\n{setup}" if setup else "")
+    table = "\n".join(lines) + "\n" + "".join(f"\n{note}\n" for note in notes)
+    return table + (f"\n{setup}" if setup else "")
 
 
 def setup_table(bots) -> str:

@@ -94,3 +94,32 @@ def last_third_range(steps: list[int], komis: list[float]) -> tuple[float, float
     cut = steps[0] + (steps[-1] - steps[0]) * 2 / 3
     tail = [k for s, k in zip(steps, komis) if s >= cut]
     return min(tail), max(tail)
+
+
+@dataclass(frozen=True)
+class KomiBracket:
+    """Black's value on either side of a fair komi: ahead (value > 0) at ``ahead``, behind (<= 0)
+    from ``behind``, the nearest such komis with the fair komi in [ahead, behind] (None: no such
+    komi on that side in range)."""
+
+    ahead: Optional[int]
+    behind: Optional[int]
+    crossings: int  # how often the value changes sign over the range (1 on a monotone curve)
+
+
+def komi_bracket(komis: np.ndarray, black_value: np.ndarray, fair: int) -> KomiBracket:
+    """The crossing of even next to ``fair`` (a komi of ``komis``, ascending). The fair komi is the
+    one closest to even with ties (values within ``VALUE_RESOLUTION``) broken by the score head, so
+    on a flat curve it may sit komis away from where the value changes sign (side6-quadratic.bot:
+    249, value +0.005, while the value turns at 256/257); a bracket printed beside it must hold it.
+    At ``fair`` itself Black is ahead (value > 0) or behind (<= 0); the bracket runs from there to
+    the nearest komi on the other side of even."""
+    komis, values = np.asarray(komis), np.asarray(black_value, dtype=np.float64)
+    i = int(np.flatnonzero(komis == fair)[0])
+    ahead_at = values > 0
+    crossings = int(np.count_nonzero(ahead_at[1:] != ahead_at[:-1]))
+    if ahead_at[i]:
+        later = np.flatnonzero(~ahead_at[i:])
+        return KomiBracket(ahead=fair, behind=int(komis[i + later[0]]) if later.size else None, crossings=crossings)
+    earlier = np.flatnonzero(ahead_at[:i + 1])
+    return KomiBracket(ahead=int(komis[earlier[-1]]) if earlier.size else None, behind=fair, crossings=crossings)
