@@ -23,6 +23,11 @@ bytes is checked. The file is opened with ``O_NONBLOCK`` (opening a FIFO cannot 
 type and size are checked on the open descriptor (``fstat``: no race with a rename). Every
 problem is the caller's error class, one line naming the file: "cannot read KIND PATH: reason",
 "KIND PATH is a FIFO (named pipe), not a regular file", "KIND PATH is N bytes; a KIND is at most M".
+``read_json`` reads a JSON input file (an index, a results file) that way and checks what it
+holds before any caller walks it: UTF-8, nested at most ``MAX_JSON_DEPTH`` deep (a deeper one
+would overflow a recursive walk, the parser's own included), every number finite (JSON has no NaN,
+yet Python's parser takes ``NaN``, ``Infinity`` and ``1e999``, which is inf).
+
 A temporary file of an interrupted ``write_bytes_atomic`` (a SIGKILL between its creation and the
 rename) is ``.NAME.XXXXXXXX.tmp`` beside the target; ``remove_stale_temp_files`` deletes those of
 a folder that its owner is about to write again (a run folder on resume).
@@ -30,13 +35,15 @@ a folder that its owner is about to write again (a run folder on resume).
 
 from __future__ import annotations
 
+import json
+import math
 import os
 import re
 import secrets
 import stat
 import sys
 from pathlib import Path
-from typing import BinaryIO, Iterator, Optional, TextIO
+from typing import Any, BinaryIO, Iterator, Optional, TextIO
 
 from .errors import UserError
 
@@ -51,6 +58,7 @@ MAX_RECORD_BYTES = 16 << 20  # a record is a few kB (a side-10 game has a few hu
 MAX_JSON_BYTES = 64 << 20  # a results or cache file (ladder, ablate's matches): kB to a few MB
 MAX_BOT_HEADER_BYTES = 16 << 20  # a bot file's JSON header (tensor table and settings): tens of kB
 MAX_LINE_CHARS = 1 << 16  # a typed or piped command line (engine, play): a few dozen characters
+MAX_JSON_DEPTH = 32  # nesting of a JSON input file (read_json): the project's files nest 3 or 4 deep
 
 
 def _stdout_stat() -> os.stat_result | None:
@@ -249,6 +257,54 @@ def read_input(path: str | os.PathLike, kind: str, limit: int, error: type = Use
     if len(data) > limit:
         raise error(f"{kind} {os.fspath(path)} is more than {limit:,} bytes; a {kind} is at most {limit:,}")
     return data
+
+
+class _NotFinite(ValueError):
+    """A number JSON cannot hold (NaN, Infinity) or too big for a float (1e999): ``read_json``'s refusal."""
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise _NotFinite(text)
+    return value
+
+
+def _no_constant(text: str) -> float:
+    raise _NotFinite(text)
+
+
+def _depth(value: Any) -> int:
+    """How deep ``value`` (parsed JSON) nests: 0 for a scalar; walked without recursion."""
+    deepest, stack = 0, [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, (dict, list)):
+            deepest = max(deepest, depth + 1)
+            stack.extend((child, depth + 1) for child in (item.values() if isinstance(item, dict) else item))
+    return deepest
+
+
+def read_json(path: str | os.PathLike, kind: str, limit: int, error: type = UserError,
+              max_depth: int = MAX_JSON_DEPTH) -> Any:
+    """The JSON value of an input file of at most ``limit`` bytes (``read_input``), nested at most
+    ``max_depth`` deep, every number finite; ``error(message)`` otherwise, one line naming ``kind``
+    and the file (module docstring). What the value must be (an object, its fields) is the caller's."""
+    name = os.fspath(path)
+    data = read_input(path, kind, limit, error)
+    try:
+        value = json.loads(data.decode("utf-8"), parse_float=_finite_float, parse_constant=_no_constant)
+    except UnicodeDecodeError:
+        raise error(f"{kind} {name} is not UTF-8 text") from None
+    except _NotFinite as exc:
+        raise error(f"{kind} {name} holds a number that is not finite ({str(exc)[:20]})") from None
+    except RecursionError:
+        raise error(f"{kind} {name} is nested more than {max_depth} deep") from None
+    except ValueError as exc:  # json.JSONDecodeError: the line and column of the fault
+        raise error(f"{name} is not a readable {kind} (JSON): {' '.join(str(exc).split())[:200]}") from None
+    if _depth(value) > max_depth:
+        raise error(f"{kind} {name} is nested more than {max_depth} deep")
+    return value
 
 
 def bounded_lines(stream: TextIO, limit: int = MAX_LINE_CHARS) -> Iterator[Optional[str]]:

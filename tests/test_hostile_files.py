@@ -4,6 +4,8 @@ checkpoint's two writes, and the arguments that once ended in an internal error 
 
 from __future__ import annotations
 
+import json
+
 import pytest
 import torch
 
@@ -64,3 +66,163 @@ def test_a_match_with_an_overflowing_network_is_one_line_not_exit_70(overflowing
     _, bot = overflowing
     err = one_line_error(capsys, ["evaluate", str(bot), "random", "--games", "2"])
     assert "outputs are not finite" in err
+
+
+# ------------------------------------------------------------------------------ books
+
+
+def _shipped_side3_book_text() -> str:
+    from catena_zero.eval.book import shipped_book_path
+    from catena_zero.game.options import RuleSet
+
+    return shipped_book_path(RuleSet(3, "komi", "standard")).read_text(encoding="utf-8")
+
+
+def _an_opening_not_in(book) -> str:
+    """A legal 2-ply opening of ``book``'s rule set that is not in it up to symmetry, in notation."""
+    import numpy as np
+
+    from catena_zero.eval.book import candidate_openings
+    from catena_zero.game.vec import VecEnv
+
+    env = VecEnv(book.game)
+    have = {env.spec.canonical_actions(o) for o in book.openings}
+    for candidate in candidate_openings(env, 2, book.komi, np.random.default_rng(0)):
+        opening = tuple(int(a) for a in candidate)
+        if env.spec.canonical_actions(opening) not in have:
+            return " ".join(env.spec.action_name(a) for a in opening)
+    raise AssertionError("the book holds every 2-ply opening")
+
+
+@pytest.mark.parametrize("separator", ["\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029", "\r"])
+def test_a_line_break_other_than_newline_inside_a_comment_adds_no_opening(separator):
+    from catena_zero.eval.book import parse_book
+
+    text = _shipped_side3_book_text()
+    book = parse_book(text)
+    first = next(line for line in text.split("\n") if "#" in line and not line.startswith("catena"))
+    hidden = first + separator + _an_opening_not_in(book)  # inside the first opening's comment
+    tampered = parse_book(text.replace(first, hidden, 1))
+    assert len(tampered) == len(book) and tampered.openings == book.openings
+
+
+def test_a_books_reference_is_printed_with_its_control_characters_escaped(tmp_path, capsys):
+    from catena_zero.eval.book import load_book
+
+    lines = _shipped_side3_book_text().split("\n")
+    header, openings = lines[:9], [line for line in lines[9:13]]
+    assert header[-1].startswith("reference ")
+    header[-1] = "reference side3.bot\x1b[2J\x1b]0;owned\x07\x08\u2028end"
+    path = tmp_path / "escape.book"
+    path.write_text("\n".join(header + openings) + "\n", encoding="utf-8")
+    book = load_book(path)
+    assert book.reference == "side3.bot\\x1b[2J\\x1b]0;owned\\x07\\x08\\u2028end"
+    assert book.describe().isprintable()
+    code = main(["evaluate", "random", "random", "--side", "3", "--book", str(path)])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert "side3.bot\\x1b[2J" in out
+    assert not any(ch in out + err for ch in "\x1b\x07\x08\u2028")
+    # Written again, the reference stays one line of the header.
+    again = tmp_path / "again.book"
+    again.write_text(book.text(), encoding="utf-8")
+    assert load_book(again).reference == book.reference and len(load_book(again)) == len(book)
+
+
+def test_a_book_that_is_a_fifo_is_refused_not_read(tmp_path):
+    import os
+
+    from catena_zero.eval.book import BookError, load_book
+
+    os.mkfifo(tmp_path / "fifo.book")
+    with pytest.raises(BookError, match="FIFO"):
+        load_book(tmp_path / "fifo.book")
+
+
+# ------------------------------------------------------------------------------ JSON input files
+
+
+def _deep(depth: int) -> str:
+    return "[" * depth + "]" * depth
+
+
+LADDER_HEAD = '{"format": "catena-zero-ladder", "version": 1, "settings": {}, "matches": '
+MATCH = {"a": "random", "b": "greedy", "a_wins": 1, "draws": 0, "b_wins": 1, "komi": 7, "komi_source": "config",
+         "seed": 3, "seconds": 1.5}
+
+
+@pytest.mark.parametrize("case, matches, fragment", [
+    ("deep", _deep(100_000), "nested more than"),
+    ("nan", json.dumps([MATCH]).replace("1.5", "NaN"), "not finite"),
+    ("overflow", json.dumps([MATCH]).replace("1.5", "1e999"), "not finite"),
+    ("string count", {**MATCH, "a_wins": "3"}, "a_wins must be a whole number"),
+    ("bool count", {**MATCH, "draws": True}, "draws must be a whole number"),
+    ("negative", {**MATCH, "b_wins": -1}, "b_wins must be a whole number >= 0"),
+    ("list entry", [1, 2], "a match is an object"),
+    ("matches not a list", '{"a": 1}', "a list of matches"),
+])
+def test_ladder_results_are_read_with_size_depth_type_and_finiteness_checks(tmp_path, case, matches, fragment):
+    from catena_zero.eval.ladder import LadderError, load_results
+
+    path = tmp_path / "results.json"
+    body = matches if isinstance(matches, str) else json.dumps([matches] if isinstance(matches, dict) else [matches])
+    path.write_text(LADDER_HEAD + body + "}", encoding="utf-8")
+    with pytest.raises(LadderError, match=fragment):
+        load_results(path)
+    path.write_text(LADDER_HEAD + json.dumps([MATCH]) + "}", encoding="utf-8")
+    assert load_results(path).matches[0].seconds == 1.5  # a sound file still reads
+
+
+def test_ladder_results_that_are_a_fifo_or_too_big_are_refused(tmp_path):
+    import os
+
+    from catena_zero.eval.ladder import LadderError, load_results
+    from catena_zero.fileio import MAX_JSON_BYTES
+
+    os.mkfifo(tmp_path / "fifo.json")
+    with pytest.raises(LadderError, match="FIFO"):
+        load_results(tmp_path / "fifo.json")
+    with open(tmp_path / "big.json", "wb") as f:
+        f.truncate(MAX_JSON_BYTES + 1)  # sparse: no disk
+    with pytest.raises(LadderError, match="at most"):
+        load_results(tmp_path / "big.json")
+
+
+def _bots_folder(tmp_path, index: str | None):
+    import shutil
+
+    folder = tmp_path / "bots"
+    folder.mkdir()
+    shutil.copy("catena_zero/bots/side3.bot", folder / "side3.bot")
+    if index is not None:
+        (folder / "index.json").write_text(index, encoding="utf-8")
+    return folder
+
+
+@pytest.mark.parametrize("index, fragment", [
+    ('{"side3.bot": ' + _deep(100_000) + "}", "nested more than"),
+    ('{"side3.bot": {"cpu_hours": NaN}}', "not finite"),
+    ('{"side3.bot": [1, 2, 3]}', "not an object of fields"),
+    ('{"side3.bot": {"trained": ["a", "list"]}}', "trained of 'side3.bot' must be a string"),
+    ('["side3.bot"]', "not a bot index"),
+])
+def test_ships_index_is_read_with_depth_type_and_finiteness_checks(tmp_path, capsys, index, fragment):
+    folder = _bots_folder(tmp_path, index)
+    err = one_line_error(capsys, ["ship", "--index-only", "--folder", str(folder)])
+    assert fragment in err
+    err = one_line_error(capsys, ["ship", str(folder / "side3.bot"), "again", "--folder", str(folder)])
+    assert fragment in err
+
+
+def test_ships_index_that_is_a_fifo_or_too_big_is_refused_not_read(tmp_path, capsys):
+    import os
+
+    from catena_zero.fileio import MAX_CONFIG_BYTES
+
+    folder = _bots_folder(tmp_path, None)
+    os.mkfifo(folder / "index.json")
+    assert "FIFO" in one_line_error(capsys, ["ship", "--index-only", "--folder", str(folder)])
+    os.unlink(folder / "index.json")
+    with open(folder / "index.json", "wb") as f:
+        f.truncate(MAX_CONFIG_BYTES + 1)
+    assert "at most" in one_line_error(capsys, ["ship", "--index-only", "--folder", str(folder)])

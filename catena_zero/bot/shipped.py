@@ -14,13 +14,14 @@ that rule set may also be); then the one trained longer (more steps).
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
 from ..errors import UserError
+from ..fileio import MAX_CONFIG_BYTES, read_json
 from ..game.options import GameConfig, RuleSet
+from ..messages import quote
 from ..artifacts.botfile import BotHeader, read_bot
 
 SHIPPED_DIR = Path(__file__).resolve().parent.parent / "bots"
@@ -56,15 +57,30 @@ class ShippedBot:
         return "; ".join(parts)
 
 
-def _index(folder: Path) -> dict:
-    path = folder / INDEX_FILE
-    if not path.exists():
+_TEXT_FIELDS = ("trained", "strength", "source", "init_from", "cpu_hours_unknown_from")  # strings for people
+
+
+def read_index(path: Path, error: type[UserError] = UserError) -> dict[str, dict]:
+    """A shipped bots' ``index.json``: {} when there is none; ``error`` (one line naming it) when it
+    is not a regular file, too big, nested too deep or holds a number that is not finite
+    (``fileio.read_json``), or is not an object of file names to objects whose text fields are
+    strings. ``ship`` rewrites it; ``play``, ``engine`` and ``serve`` read it on start."""
+    if not path.exists() and not path.is_symlink():
         return {}
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        raise UserError(f"{path}: not a readable bot index (JSON)") from None
-    return data if isinstance(data, dict) else {}
+    index = read_json(path, "bot index", MAX_CONFIG_BYTES, error)
+    if not isinstance(index, dict):
+        raise error(f"{path}: not a bot index (a JSON object of file names)")
+    for name, entry in index.items():
+        if not isinstance(entry, dict):
+            raise error(f"{path}: the entry of {quote(name)} is {quote(entry)}, not an object of fields")
+        for field in _TEXT_FIELDS:
+            if not isinstance(entry.get(field, ""), str):
+                raise error(f"{path}: {field} of {quote(name)} must be a string, got {quote(entry[field])}")
+    return index
+
+
+def _index(folder: Path) -> dict:
+    return read_index(folder / INDEX_FILE)
 
 
 def _count(value: object) -> Optional[int]:

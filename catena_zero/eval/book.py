@@ -43,7 +43,6 @@ from __future__ import annotations
 
 import math
 import os
-import stat
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Optional
@@ -52,7 +51,7 @@ import numpy as np
 
 from ..errors import UserError
 from ..evalfn import EvalFn
-from ..fileio import write_text_atomic
+from ..fileio import read_input, write_text_atomic
 from ..game.options import GAME_TYPES, SCORINGS, GameConfig, RuleSet, check_komi, komi_range
 from ..game.rules import Game
 from ..game.vec import BLACK, VecEnv
@@ -63,6 +62,7 @@ DEFAULT_BOOK_PLIES = 2  # plies of a book opening (more where the balanced ones 
 DEFAULT_MAX_VALUE = 0.3  # |value for Black| of a kept opening by the reference network
 MAX_ENUMERATED = 400_000  # legal sequences enumerated per ply count; beyond it, the book stops deepening
 MAX_BOOK_BYTES = 4 << 20  # a book is a few kB; a bigger file is refused before it is read
+MAX_REFERENCE_CHARS = 200  # of a book's reference as read (a bot file's name or a network's label)
 SHIPPED_BOOKS = Path(__file__).resolve().parent.parent / "books"
 EVAL_CHUNK = 1024  # positions per reference-network call
 
@@ -82,11 +82,14 @@ class Book:
     plies: int = DEFAULT_BOOK_PLIES  # the plies asked for (some openings may be longer)
     seed: int = BOOK_SEED
     max_value: Optional[float] = DEFAULT_MAX_VALUE  # None: not balanced (no reference network)
-    reference: str = ""  # the network that judged the openings ("" for none)
+    reference: str = ""  # the network that judged the openings ("" for none); printable (_printable)
 
     def __post_init__(self) -> None:
         if len(self.values) != len(self.openings):
             raise ValueError("a book needs one value per opening")
+        # Free text from a file or a file name, printed in reports and written as a header line:
+        # a control character must neither drive a terminal nor end the line.
+        object.__setattr__(self, "reference", _printable(self.reference))
 
     def __len__(self) -> int:
         return len(self.openings)
@@ -228,22 +231,21 @@ def save_book(path: str | os.PathLike, book: Book) -> Path:
 
 
 def _read_text(path: Path) -> str:
-    """The file's text, after checking that it is a regular file of a book's size (a FIFO or
-    /dev/zero would hang or fill memory)."""
+    """The file's text, after checking that it is a regular file of a book's size (``fileio.read_input``:
+    a FIFO or /dev/zero would hang or fill memory)."""
+    data = read_input(path, "book", MAX_BOOK_BYTES, BookError)
     try:
-        info = os.stat(path)
-    except OSError as exc:
-        raise BookError(f"cannot read book {path}: {exc.strerror}") from None
-    if not stat.S_ISREG(info.st_mode):
-        raise BookError(f"book {path} is not a regular file")
-    if info.st_size > MAX_BOOK_BYTES:
-        raise BookError(f"book {path} is {info.st_size:,} bytes; a book is at most {MAX_BOOK_BYTES:,}")
-    try:
-        return path.read_bytes().decode("utf-8")
-    except OSError as exc:
-        raise BookError(f"cannot read book {path}: {exc.strerror}") from None
+        return data.decode("utf-8")
     except UnicodeDecodeError:
         raise BookError(f"book {path} is not UTF-8 text") from None
+
+
+def _printable(text: str, limit: int = MAX_REFERENCE_CHARS) -> str:
+    """``text`` for a terminal: every character that does not print (control characters, escape
+    sequences' ESC, line and paragraph separators) written as its Python escape (``\\x1b``), and at
+    most ``limit`` characters kept: a book's reference is free text that reports print."""
+    shown = "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text[:limit])
+    return shown + ("..." if len(text) > limit else "")
 
 
 HEADER_KEYS = ("side", "game-type", "scoring", "komi", "plies", "seed", "max-value", "reference")
@@ -277,7 +279,9 @@ def _whole(where: str, key: str, text: str) -> int:
 
 def parse_book(text: str, where: str = "book") -> Book:
     """The book of a file's text (module docstring); BookError naming the line of any fault."""
-    raw = text.splitlines()
+    # Lines end at "\n" only (a "\r" before it is whitespace): ``str.splitlines`` also ends them at
+    # VT, FF, the file separators, NEL and U+2028/9, which inside a comment would start a new opening.
+    raw = text.split("\n")
     if not raw or raw[0].strip() != BOOK_MAGIC:
         raise BookError(f"{where} line 1: not a book (it must start with {BOOK_MAGIC!r})")
     lines = [(i, line.partition("#")[0].strip()) for i, line in enumerate(raw, start=1)][1:]
@@ -303,6 +307,8 @@ def parse_book(text: str, where: str = "book") -> Book:
             max_value = float(header["max-value"])
         except ValueError:
             raise BookError(f"{where}: max-value must be a number or none") from None
+    if max_value is not None and not 0 < max_value <= 1:  # nan and inf included
+        raise BookError(f"{where}: max-value must be in (0, 1] or none, got {header['max-value'][:20]!r}")
     reference = "" if header["reference"] == "none" else header["reference"]
     game = rules.game(komi)
     env = VecEnv(game)
@@ -323,9 +329,10 @@ def parse_book(text: str, where: str = "book") -> Book:
         seen[key] = lineno
         openings.append(opening)
         try:
-            values.append(float(comments[lineno]) if comments[lineno] else math.nan)
+            value = float(comments[lineno]) if comments[lineno] else math.nan
         except ValueError:
-            values.append(math.nan)
+            value = math.nan
+        values.append(value if math.isfinite(value) else math.nan)  # an inf is no value either
     if not openings:
         raise BookError(f"{where}: the book has no openings")
     return Book(rules=rules, komi=komi, openings=tuple(openings), values=tuple(values), plies=plies,

@@ -50,8 +50,9 @@ import numpy as np
 
 from ..artifacts.layout import TENSORBOARD_DIR  # the ladder writes its own subfolder LADDER_DIR
 from ..errors import UserError
-from ..fileio import MAX_JSON_BYTES, read_input, write_bytes_atomic, write_text_atomic
+from ..fileio import MAX_JSON_BYTES, read_json, write_bytes_atomic, write_text_atomic
 from ..game.options import GameConfig
+from ..messages import quote
 from .agents import Agent
 from .arena import DEFAULT_OPENING_PLIES, play_match
 from .ratings import Z95, PairResult, RatingFit, fit_ratings
@@ -134,27 +135,45 @@ class LadderReport:
 # ------------------------------------------------------------------------------- results file
 
 
+_MATCH_FIELDS = {field: kind for field, kind in LadderMatch.__annotations__.items()}  # name -> "str", "int", "float"
+
+
+def _match(entry: object, path: Path) -> LadderMatch:
+    """A ``LadderMatch`` of a results file's entry, every field of its type (whole numbers not
+    negative, the seconds finite and not negative); ``LadderError`` naming the field otherwise."""
+    if not isinstance(entry, dict) or set(entry) != set(_MATCH_FIELDS):
+        fields = ", ".join(_MATCH_FIELDS)
+        raise LadderError(f"{path} has a bad entry: a match is an object of the fields {fields}, got {quote(entry)}")
+    for name, kind in _MATCH_FIELDS.items():
+        value = entry[name]
+        if kind == "str":
+            ok = isinstance(value, str)
+        elif kind == "int":
+            ok = isinstance(value, int) and not isinstance(value, bool) and (name in ("komi", "seed") or value >= 0)
+        else:  # read_json has refused NaN and infinities
+            ok = isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0
+        if not ok:
+            what = {"str": "a string", "int": "a whole number", "float": "a number"}[kind]
+            raise LadderError(f"{path} has a bad entry: {name} must be {what}"
+                              f"{'' if kind == 'str' or name in ('komi', 'seed') else ' >= 0'}, got {quote(value)}")
+    return LadderMatch(**entry)
+
+
 def load_results(path: Path) -> Optional[LadderResults]:
-    """The results file, or None if there is none yet; ``LadderError`` if it is damaged."""
+    """The results file, or None if there is none yet; ``LadderError`` if it is damaged: too big,
+    nested too deep, a number not finite (``fileio.read_json``), a field of the wrong type."""
     if not path.exists():
         return None
-    try:
-        data = json.loads(read_input(path, "ladder results file", MAX_JSON_BYTES, LadderError))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise LadderError(f"{path} is not a readable ladder results file: {exc}") from None
+    data = read_json(path, "ladder results file", MAX_JSON_BYTES, LadderError)
     if not isinstance(data, dict) or data.get("format") != RESULTS_FORMAT:
         raise LadderError(f"{path} is not a catena-zero ladder results file")
     if data.get("version") != RESULTS_VERSION:
-        raise LadderError(f"{path} has ladder results version {data.get('version')!r}; this catena-zero reads {RESULTS_VERSION}")
-    try:
-        matches = tuple(LadderMatch(**m) for m in data["matches"])
-        settings = dict(data["settings"])
-    except (KeyError, TypeError) as exc:
-        raise LadderError(f"{path} has a bad entry: {exc}") from None
-    for m in matches:
-        if min(m.a_wins, m.draws, m.b_wins) < 0:
-            raise LadderError(f"{path} has negative game counts in {m.a} vs {m.b}")
-    return LadderResults(settings=settings, matches=matches)
+        raise LadderError(f"{path} has ladder results version {quote(data.get('version'))}; "
+                          f"this catena-zero reads {RESULTS_VERSION}")
+    if not isinstance(data.get("matches"), list) or not isinstance(data.get("settings"), dict):
+        raise LadderError(f"{path} has a bad entry: it needs a list of matches and an object of settings")
+    matches = tuple(_match(m, path) for m in data["matches"])
+    return LadderResults(settings=dict(data["settings"]), matches=matches)
 
 
 def save_results(path: Path, results: LadderResults) -> Path:
