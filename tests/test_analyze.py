@@ -30,9 +30,23 @@ def test_a_moves_loss_is_its_players_value_before_less_after_worked_by_hand():
     black = MoveReview(number=1, colour="black", played="C2", before=before, after=after)
     white = MoveReview(number=2, colour="white", played="C2", before=before, after=after)
     # Black went from +0.5 to -0.1 (its view): lost 0.6 and 4 points. White made the same change
-    # happen, which in White's view is a gain: -0.6 and -4 points lost.
+    # happen, which in White's view is a gain: nothing lost (losses stop at 0, as OGS reports them).
     assert black.value_loss == pytest.approx(0.6) and black.lead_loss == pytest.approx(4.0)
-    assert white.value_loss == pytest.approx(-0.6) and white.lead_loss == pytest.approx(-4.0)
+    assert white.value_loss == 0.0 and white.lead_loss == 0.0
+
+
+def test_the_table_never_prints_a_negative_or_minus_zero_loss():
+    from catena_zero.bot.review import GameReview
+    from catena_zero.commands.analyze import table_lines
+
+    judged = [Judged(value=v, lead=l, best="A1") for v, l in ((0.0, 0.0), (0.3, 2.0), (0.304, 2.04), (0.9, 6.0))]
+    moves = tuple(MoveReview(number=k + 1, colour=("black", "white")[k % 2], played="A1", before=judged[k],
+                             after=judged[k + 1]) for k in range(3))
+    # Move 1 (Black) gained, move 2 (White) lost 0.2% and 0.04 points (rounds to 0), move 3 (Black) gained.
+    review = GameReview(config=GameConfig(side=3), setup=(), moves=moves, budget="4 simulations", over=False)
+    rows = [line.split() for line in table_lines(review) if line[:4].strip().isdigit()]
+    assert [row[-2:] for row in rows] == [["0", "0.0"], ["0", "0.0"], ["0", "0.0"]]
+    assert not [line for line in table_lines(review) if "-0" in line.replace("-0.", "")]  # no "-0" anywhere
 
 
 def test_a_finished_game_is_judged_by_its_result(bot_path):

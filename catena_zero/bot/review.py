@@ -42,15 +42,18 @@ class MoveReview:
     def sign(self) -> int:
         return 1 if self.colour == "black" else -1
 
+    # A move cannot gain on the best play the search found before it: where the position after it
+    # looks better, that is the search seeing further, not a gain, so losses stop at 0 (as OGS's and
+    # KaTrain's reviews report them), never "-0" or a negative "lost".
     @property
     def value_loss(self) -> float:
-        """How much of its player's value the move gave away (negative: the search found it better)."""
-        return self.sign * (self.before.value - self.after.value)
+        """How much of its player's value the move gave away, >= 0."""
+        return max(0.0, self.sign * (self.before.value - self.after.value))
 
     @property
     def lead_loss(self) -> float:
-        """How many points of its player's lead the move gave away."""
-        return self.sign * (self.before.lead - self.after.lead)
+        """How many points of its player's lead the move gave away, >= 0."""
+        return max(0.0, self.sign * (self.before.lead - self.after.lead))
 
 
 @dataclass(frozen=True)

@@ -54,6 +54,11 @@ def _signed(value: float, digits: int) -> str:
     return f"{value:+.{digits}f}"
 
 
+def _lost(amount: float, digits: int) -> str:
+    """A loss (>= 0, ``MoveReview``'s) as a plain number: no sign, never "-0"."""
+    return f"{abs(round(max(0.0, amount), digits)):.{digits}f}"
+
+
 def table_lines(review) -> list[str]:
     """The review as text: the rules and set-up, one row per move, the moves that lost most."""
     lines = [f"{describe(review.config)}; {plural(len(review.moves), 'move')}, each position searched with "
@@ -64,16 +69,17 @@ def table_lines(review) -> list[str]:
                  f"{'win% lost':>9} {'points lost':>11}")
     for m in review.moves:
         lines.append(f"{m.number:>4}  {m.colour:<6} {m.played:<7} {50 * (m.before.value + 1):>9.0f}% "
-                     f"{_signed(m.before.lead, 1):>6}  {m.before.best or '-':<7} {_signed(50 * m.value_loss, 0):>9} "
-                     f"{_signed(m.lead_loss, 1):>11}")
+                     f"{_signed(m.before.lead, 1):>6}  {m.before.best or '-':<7} {_lost(50 * m.value_loss, 0):>9} "
+                     f"{_lost(m.lead_loss, 1):>11}")
     if review.moves:
         last = review.moves[-1].after
         end = "result" if review.over else "position after the last move"
         lines.append(f"{end}: black win% {50 * (last.value + 1):.0f}%, lead {_signed(last.lead, 1)}")
-    worst = review.worst(WORST)
+    # Only losses that show when rounded: a move that "lost 0%" is not among those that lost most.
+    worst = [m for m in review.worst(WORST) if _lost(50 * m.value_loss, 0) != "0"]
     if worst:
         lines.append("moves that lost most: " + "; ".join(
-            f"{m.number}. {m.played} ({m.colour}) {_signed(-50 * m.value_loss, 0)}% win, {_signed(-m.lead_loss, 1)} points"
+            f"{m.number}. {m.played} ({m.colour}) lost {_lost(50 * m.value_loss, 0)}% win, {_lost(m.lead_loss, 1)} points"
             f" (best {m.before.best})" for m in worst))
     return lines
 
