@@ -143,14 +143,19 @@ def _replace(target: str, data: bytes, mode: int | None) -> None:
         raise
 
 
-def write_bytes_atomic(path: str | os.PathLike, data: bytes) -> Path:
+def write_bytes_atomic(path: str | os.PathLike, data: bytes, *, own: bool = False) -> Path:
     """Write ``data`` to ``path`` (see the module docstring); returns ``Path(path)``.
+
+    ``own``: ``path`` is one of the program's own files (a run folder's replay buffer), never a
+    person's choice of output: what stands there and is not a regular file (a FIFO, a device, a
+    symlink to one) is replaced by the new file, never opened: writing a FIFO would wait for a
+    reader, forever in practice, and stop the run at its next checkpoint.
 
     Any failure is an ``OSError`` whose message names ``path`` ("cannot write PATH: reason").
     """
     name = os.fspath(path)
     try:
-        if name == STDOUT or writes_to_stdout(name):
+        if not own and (name == STDOUT or writes_to_stdout(name)):
             _write_stdout(data)
             return Path(name)
         try:
@@ -159,7 +164,10 @@ def write_bytes_atomic(path: str | os.PathLike, data: bytes) -> Path:
             st = None  # a new file, or a dangling symlink whose target is created
         if st is not None and stat.S_ISDIR(st.st_mode):
             raise IsADirectoryError(21, "Is a directory")
-        if (st is not None and not stat.S_ISREG(st.st_mode)) or _names_a_descriptor(name):
+        special = (st is not None and not stat.S_ISREG(st.st_mode)) or _names_a_descriptor(name)
+        if special and own:
+            _replace(os.path.abspath(name), data, None)  # the entry itself (FIFO, link) replaced
+        elif special:
             _write_direct(name, data)
         else:
             _replace(os.path.realpath(name), data, None if st is None else stat.S_IMODE(st.st_mode))
@@ -259,30 +267,18 @@ def read_input(path: str | os.PathLike, kind: str, limit: int, error: type = Use
     return data
 
 
-class _NotFinite(ValueError):
-    """A number JSON cannot hold (NaN, Infinity) or too big for a float (1e999): ``read_json``'s refusal."""
-
-
-def _finite_float(text: str) -> float:
-    value = float(text)
-    if not math.isfinite(value):
-        raise _NotFinite(text)
-    return value
-
-
-def _no_constant(text: str) -> float:
-    raise _NotFinite(text)
-
-
-def _depth(value: Any) -> int:
-    """How deep ``value`` (parsed JSON) nests: 0 for a scalar; walked without recursion."""
-    deepest, stack = 0, [(value, 0)]
+def _shape(value: Any) -> tuple[int, Optional[float]]:
+    """How deep ``value`` (parsed JSON) nests (0 for a scalar) and its first number that is not
+    finite (None when all are); walked without recursion."""
+    deepest, bad, stack = 0, None, [(value, 0)]
     while stack:
         item, depth = stack.pop()
         if isinstance(item, (dict, list)):
             deepest = max(deepest, depth + 1)
             stack.extend((child, depth + 1) for child in (item.values() if isinstance(item, dict) else item))
-    return deepest
+        elif isinstance(item, float) and not math.isfinite(item) and bad is None:
+            bad = item
+    return deepest, bad
 
 
 def read_json(path: str | os.PathLike, kind: str, limit: int, error: type = UserError,
@@ -293,17 +289,18 @@ def read_json(path: str | os.PathLike, kind: str, limit: int, error: type = User
     name = os.fspath(path)
     data = read_input(path, kind, limit, error)
     try:
-        value = json.loads(data.decode("utf-8"), parse_float=_finite_float, parse_constant=_no_constant)
+        value = json.loads(data.decode("utf-8"))  # NaN, Infinity and 1e999 read as floats: refused below
     except UnicodeDecodeError:
         raise error(f"{kind} {name} is not UTF-8 text") from None
-    except _NotFinite as exc:
-        raise error(f"{kind} {name} holds a number that is not finite ({str(exc)[:20]})") from None
     except RecursionError:
         raise error(f"{kind} {name} is nested more than {max_depth} deep") from None
     except ValueError as exc:  # json.JSONDecodeError: the line and column of the fault
         raise error(f"{name} is not a readable {kind} (JSON): {' '.join(str(exc).split())[:200]}") from None
-    if _depth(value) > max_depth:
+    depth, bad = _shape(value)
+    if depth > max_depth:
         raise error(f"{kind} {name} is nested more than {max_depth} deep")
+    if bad is not None:
+        raise error(f"{kind} {name} holds a number that is not finite ({bad})")
     return value
 
 

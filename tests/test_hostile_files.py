@@ -226,3 +226,147 @@ def test_ships_index_that_is_a_fifo_or_too_big_is_refused_not_read(tmp_path, cap
     with open(folder / "index.json", "wb") as f:
         f.truncate(MAX_CONFIG_BYTES + 1)
     assert "at most" in one_line_error(capsys, ["ship", "--index-only", "--folder", str(folder)])
+
+
+# ------------------------------------------------------------------------------ the run folder's replay file
+
+
+def _replay_setup(tmp_path):
+    """A run folder with a tiny config, a side-4 replay buffer with positions numbered by their
+    index (``version``) and some samples trained, and its checkpointer."""
+    import dataclasses
+
+    import numpy as np
+
+    from catena_zero.config import ReplayConfig
+    from catena_zero.game.options import GameConfig, RuleSet
+    from catena_zero.train.checkpointer import Checkpointer
+    from catena_zero.train.replay import ReplayBuffer
+    from trajectories import random_games
+
+    config = tiny_config()
+    replay_config = ReplayConfig(capacity=10_000, window_min=10_000, min_positions=1, train_ratio=2.0)
+    games = random_games(GameConfig(side=4), 6, np.random.default_rng(3)).trajectory
+    trajectory = dataclasses.replace(games, version=np.arange(games.num_positions, dtype=np.int32))
+
+    def buffer():
+        return ReplayBuffer(replay_config, [RuleSet(4, "komi", "standard")])
+
+    run = tmp_path / "run"
+    run.mkdir()
+    return config, buffer, trajectory, Checkpointer(run, config.run), run
+
+
+def _checkpoint(config, step):
+    from catena_zero.artifacts.checkpoint import Checkpoint
+
+    model = model_from_config(config.net, torch.Generator().manual_seed(step))
+    return Checkpoint(step=step, config=config, model=model.state_dict(), counters={"positions": 0})
+
+
+def _tampered_npz(path, **changes):
+    import numpy as np
+
+    with np.load(path, allow_pickle=False) as npz:
+        data = {key: npz[key] for key in npz.files}
+    data.update(changes)
+    with open(path, "wb") as f:
+        np.savez(f, **data)
+
+
+@pytest.mark.parametrize("changes, fragment", [
+    ({"credit": float("nan")}, "credit is not a finite number"),
+    ({"credit": float("inf")}, "credit is not a finite number"),
+    ({"credit": "plenty"}, "credit is not a finite number"),
+    ({"credit": [1.0, 2.0]}, "credit is not a finite number"),
+    ({"counters": [1.5, 2.0]}, "counters are not two whole numbers"),
+    ({"counters": [5, 6, 7]}, "counters are not two whole numbers"),
+    ({"counters": [-5, 0]}, "counters are not two whole numbers"),
+    ({"format_version": [1, 1]}, "replay format version ?"),
+    ({"format": 7}, "not a catena-zero replay buffer"),
+])
+def test_a_replay_files_counters_and_credit_are_checked_and_a_resume_goes_on(tmp_path, capsys, changes, fragment):
+    import numpy as np
+
+    from catena_zero.train.replay import ReplayError
+
+    config, buffer, trajectory, checkpointer, run = _replay_setup(tmp_path)
+    replay = buffer()
+    replay.add(trajectory)
+    checkpointer.save(_checkpoint(config, 5), replay)
+    _tampered_npz(run / "replay.npz", **{k: np.array(v) for k, v in changes.items()})
+    with pytest.raises(ReplayError, match=fragment.replace("?", r"\?")):
+        buffer().load(run / "replay.npz")
+    # The resume: one warning line and an empty buffer that trains, never a crash in every session.
+    from catena_zero.train.checkpointer import Checkpointer
+
+    resumed = Checkpointer(run, config.run)
+    assert resumed.restore().step == 5
+    fresh = buffer()
+    assert resumed.load_replay(fresh) is False
+    assert fresh.samples_allowed() >= 0 and "resuming with an empty replay buffer" in capsys.readouterr().err
+
+
+def test_a_fifo_at_the_replay_file_neither_hangs_the_next_checkpoint_nor_a_resume(tmp_path, capsys):
+    import os
+    import threading
+
+    config, buffer, trajectory, checkpointer, run = _replay_setup(tmp_path)
+    replay = buffer()
+    replay.add(trajectory)
+    os.mkfifo(run / "replay.npz")
+    from catena_zero.train.checkpointer import Checkpointer
+
+    resumed = Checkpointer(run, config.run)  # a resume finds the FIFO first: refused, not read
+    assert resumed.load_replay(buffer()) is False
+    assert "FIFO" in capsys.readouterr().err
+    saving = threading.Thread(target=checkpointer.save, args=(_checkpoint(config, 5), replay), daemon=True)
+    saving.start()
+    saving.join(30)
+    if saving.is_alive():  # blocked in the FIFO's open: a reader releases it, then the test fails
+        with open(os.open(run / "replay.npz", os.O_RDONLY | os.O_NONBLOCK), "rb") as f:
+            saving.join(5)
+            f.read()
+        pytest.fail("the checkpoint waited for a reader of the FIFO at replay.npz")
+    assert (run / "replay.npz").is_file() and len(list((run / "ckpt").iterdir())) == 1
+    again = buffer()
+    assert Checkpointer(run, config.run).load_replay(again) and again.positions_added == trajectory.num_positions
+
+
+def test_after_a_kill_between_the_replay_file_and_the_checkpoint_their_counters_agree(tmp_path, capsys):
+    import dataclasses
+
+    import numpy as np
+
+    from catena_zero.train.checkpointer import Checkpointer
+
+    config, buffer, trajectory, checkpointer, run = _replay_setup(tmp_path)
+    replay = buffer()
+    replay.add(trajectory)
+    replay.record_trained(30)
+    checkpointer.save(_checkpoint(config, 5), replay)
+    def counted(buffer):
+        return buffer.positions_added, buffer.samples_trained, buffer.samples_allowed()
+
+    at_checkpoint = counted(replay)
+    # The next checkpoint: the replay file is written, then the run is killed before the checkpoint.
+    later = trajectory.num_positions
+    replay.add(dataclasses.replace(trajectory, version=trajectory.version + later))
+    replay.record_trained(50)
+    replay.save(run / "replay.npz")
+    assert replay.positions_added == 2 * later
+    resumed = Checkpointer(run, config.run)
+    assert resumed.restore().step == 5
+    restored = buffer()
+    assert resumed.load_replay(restored)
+    assert counted(restored) == at_checkpoint  # positions, samples and credit as the checkpoint counted
+    assert len(restored) == later
+    assert f"{later:,} newer position(s) are dropped" in capsys.readouterr().err
+    drawn = restored.sample(500, np.random.default_rng(0))
+    assert all((part.version < later).all() for part in drawn.parts)  # none of the uncounted positions
+    # A replay file written with its checkpoint is kept whole.
+    checkpointer.save(_checkpoint(config, 9), replay)
+    whole = Checkpointer(run, config.run)
+    assert whole.restore().step == 9
+    again = buffer()
+    assert whole.load_replay(again) and counted(again) == counted(replay) and len(again) == 2 * later

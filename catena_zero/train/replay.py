@@ -156,6 +156,32 @@ class ReplayStats:
     bytes_per_position: float
 
 
+@dataclass(frozen=True)
+class ReplayCounters:
+    """The buffer's counters at one moment: what a checkpoint records of the replay file written
+    just before it, so that a resume can tell a replay file that is ahead of its checkpoint (a run
+    killed between the two writes) and set it back (``ReplayBuffer.rewind``)."""
+
+    added: int  # positions ever added
+    trained: int  # samples recorded as trained
+    credit: float  # the replay-ratio bucket
+
+    def as_dict(self) -> dict:
+        """Plain values, as a checkpoint's ``extra`` holds them."""
+        return {"added": self.added, "trained": self.trained, "credit": self.credit}
+
+    @classmethod
+    def from_dict(cls, value: object) -> "ReplayCounters | None":
+        """The record of ``as_dict``; None for anything else (a checkpoint written before it was kept)."""
+        if not isinstance(value, dict) or set(value) != {"added", "trained", "credit"}:
+            return None
+        added, trained, credit = value["added"], value["trained"], value["credit"]
+        whole = all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in (added, trained))
+        if not whole or not isinstance(credit, float) or not math.isfinite(credit):
+            return None
+        return cls(added=added, trained=trained, credit=credit)
+
+
 def group_for_forward(parts: Sequence[BatchPart]) -> tuple[BatchPart, ...]:
     """Merge per-rule-set parts into what the network takes in one forward pass each.
 
@@ -305,6 +331,24 @@ class ReplayBuffer:
         self._trained += samples
         self._credit -= samples
 
+    def counters(self) -> ReplayCounters:
+        """Its counters now (what ``Checkpointer.save`` records in a checkpoint)."""
+        return ReplayCounters(added=self._added, trained=self._trained, credit=float(self._credit))
+
+    def rewind(self, to: ReplayCounters) -> int:
+        """Set the buffer back to ``to``, counters taken earlier, when it is ahead of them: the
+        positions added since are dropped (the older ones stay in their ring slots, slot ``i % M``
+        for the i-th position), the samples trained and the credit are ``to``'s. Returns the positions
+        dropped; 0, changing nothing, when it is not ahead (its positions are no newer than ``to``'s)."""
+        dropped = self._added - to.added
+        if dropped <= 0:
+            return 0
+        self._held = max(0, self._held - dropped)
+        self._added, self._trained, self._credit = to.added, to.trained, float(to.credit)
+        slots = (self._added - self._held + np.arange(self._held)) % self.capacity
+        self._max_weight = float(self._weight[slots].max()) if self._held else 0.0
+        return dropped
+
     def stats(self) -> ReplayStats:
         return ReplayStats(size=self._held, positions_added=self._added, window=self.window,
                            samples_trained=self._trained, samples_allowed=self.samples_allowed(),
@@ -438,18 +482,20 @@ class ReplayBuffer:
             credit=np.array(self._credit, dtype=np.float64),
             **{key: array[slots] for key, array in zip(_KEYS, self._arrays())},
         )
-        return write_bytes_atomic(path, buffer.getvalue())
+        return write_bytes_atomic(path, buffer.getvalue(), own=True)  # a FIFO there is replaced, not waited on
 
     def load(self, path: str | Path) -> None:
         """Replace the contents with a file written by ``save``; ``ReplayError`` names what is wrong."""
         path = Path(path)
         data = _read_npz(path)
-        if str(data["format"]) != REPLAY_FORMAT:
+        if _text(data["format"]) != REPLAY_FORMAT:
             raise ReplayError(f"{path} is not a catena-zero replay buffer")
-        if int(data["format_version"]) != REPLAY_VERSION:
-            raise ReplayError(f"{path} has replay format version {int(data['format_version'])}; "
+        version = _whole(data["format_version"])
+        if version != REPLAY_VERSION:
+            raise ReplayError(f"{path} has replay format version {version if version is not None else '?'}; "
                               f"this catena-zero reads {REPLAY_VERSION}")
-        saved_names = [str(s) for s in data["rule_sets"]]
+        _check_arrays(data, self._arrays(), path)
+        saved_names = [str(s) for s in data["rule_sets"]] if data["rule_sets"].ndim == 1 else []
         rule = data["rule"].astype(np.int64)
         count = rule.shape[0]
         damaged = any(data[key].shape[:1] != (count,) or data[key].ndim != (2 if key in _WIDE else 1) for key in _KEYS)
@@ -459,7 +505,12 @@ class ReplayBuffer:
             if saved_names[i] not in self._ids:
                 raise ReplayError(f"{path} holds positions of rule set {saved_names[i]}, which this buffer "
                                   f"does not have ({', '.join(self._ids)})")
-        added, trained = (int(v) for v in data["counters"])
+        counters, credit = data["counters"], data["credit"]
+        if counters.shape != (2,) or counters.dtype.kind not in "iu" or (counters < 0).any():
+            raise ReplayError(f"{path} is damaged: its counters are not two whole numbers >= 0")
+        if credit.shape != () or credit.dtype.kind != "f" or not np.isfinite(credit):
+            raise ReplayError(f"{path} is damaged: its replay-ratio credit is not a finite number")
+        added, trained = (int(v) for v in counters)
         keep = min(count, self.capacity, added)
         src = slice(count - keep, count)
         remap = np.array([self._ids.get(name, 0) for name in saved_names] or [0], dtype=np.int8)
@@ -477,11 +528,37 @@ class ReplayBuffer:
                 array[slots] = values
         self._added, self._trained, self._held = added, trained, keep
         self._max_weight = float(self._weight[slots].max()) if keep else 0.0
-        self._credit = float(data["credit"])
+        # The bucket's bounds: never below empty, never above max_credit (which a config may lower).
+        self._credit = min(max(float(credit), 0.0), float(self.config.max_credit))
 
 
 _KEYS = ("rows", "policy", "ownership", "has_policy", "outcome", "score", "weight", "version", "rule")
 _WIDE = ("rows", "policy", "ownership")
+
+
+def _text(value: np.ndarray) -> str | None:
+    """A 0-d string array's text, None for anything else."""
+    return str(value) if value.shape == () and value.dtype.kind == "U" else None
+
+
+def _whole(value: np.ndarray) -> int | None:
+    """A 0-d integer array's value, None for anything else."""
+    return int(value) if value.shape == () and value.dtype.kind in "iu" else None
+
+
+def _check_arrays(data: dict[str, np.ndarray], arrays: Sequence[np.ndarray], path: Path) -> None:
+    """Every stored array of the kind of numbers ``save`` writes (the buffer's), and the float ones finite
+    (a NaN weight would stall the sampler, a NaN score or policy poison every loss); ReplayError."""
+    kinds = {"i": "whole numbers", "u": "whole numbers", "f": "floats", "b": "booleans"}
+    for key, array in zip(_KEYS, arrays):
+        if kinds.get(data[key].dtype.kind) != kinds[array.dtype.kind]:
+            raise ReplayError(f"{path} is damaged: its {key} array holds {data[key].dtype}, not "
+                              f"{kinds[array.dtype.kind]}")
+    for key in ("policy", "score", "weight"):
+        values = data[key]
+        if not np.isfinite(values).all() or (key != "score" and (values < 0).any()):
+            raise ReplayError(f"{path} is damaged: its {key} array holds values that are not finite"
+                              f"{'' if key == 'score' else ' or are negative'}")
 
 
 def _read_npz(path: Path) -> dict[str, np.ndarray]:
