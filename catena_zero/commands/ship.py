@@ -166,15 +166,10 @@ def training_record(checkpoint) -> dict:
 
 
 def _read_index(path: Path) -> dict:
-    if not path.exists():
-        return {}
-    try:
-        index = json.loads(path.read_text(encoding="utf-8"))
-    except ValueError:
-        raise CliError(f"{path}: not a readable bot index (JSON)") from None
-    if not isinstance(index, dict):
-        raise CliError(f"{path}: not a bot index (a JSON object of file names)")
-    return index
+    """The folder's index as ``bot.shipped.read_index`` reads it (size, depth, types, finite numbers)."""
+    from ..bot.shipped import read_index
+
+    return read_index(path, CliError)
 
 
 def index_readme(bots) -> str:
