@@ -5,6 +5,7 @@ with a 4xx status, or 503 when the server is full, and the game is unchanged):
 
     GET    /                           the page (static/index.html)
     GET    /static/{name}              the page's style and its script's ES modules (app.js imports the rest)
+    GET    /docs/RULES.md              the full rules (a source checkout's docs/RULES.md), as plain text
     GET    /api/info                   the bot's default options and every option set it supports
     POST   /api/games                  new game {side, game_type, scoring, seat, simulations | seconds} -> 201
                                        (simulations or seconds: the bot's budget per move, within the limits of /api/info)
@@ -42,6 +43,7 @@ import json
 import logging
 from dataclasses import dataclass
 from importlib import resources
+from pathlib import Path
 from typing import Any, Callable, Optional
 
 from starlette.applications import Starlette
@@ -185,6 +187,17 @@ async def read_body(request: Request, fields: dict[str, Field]) -> dict[str, Any
 
 async def page(request: Request) -> Response:
     return Response(_web(request).static["index.html"], media_type=STATIC_TYPES["html"], headers=PAGE_HEADERS)
+
+
+# The full rules, which the page's Rules dialog links: read from a source checkout's docs/ (a fixed
+# path, never one a request names); an installed package without it answers one line.
+RULES_FILE = Path(__file__).resolve().parents[2] / "docs" / "RULES.md"
+
+
+async def rules(request: Request) -> Response:
+    if not RULES_FILE.is_file():
+        raise ApiError(404, "docs/RULES.md is not installed with this copy: read it in the catena-zero repository")
+    return Response(RULES_FILE.read_bytes(), media_type="text/plain; charset=utf-8", headers=PAGE_HEADERS)
 
 
 async def static_file(request: Request) -> Response:
@@ -418,6 +431,7 @@ _GAME = "/api/games/{game_id}"
 ROUTES = (  # every handler is a module-level function of (request); its state is request.app.state.web
     Route("/", page, methods=["GET"]),
     Route("/static/{name}", static_file, methods=["GET"]),
+    Route("/docs/RULES.md", rules, methods=["GET"]),
     Route("/api/info", get_info, methods=["GET"]),
     Route("/api/games", new_game, methods=["POST"]),
     Route(_GAME, get_game, methods=["GET"]),

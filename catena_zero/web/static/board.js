@@ -2,7 +2,7 @@
 // tap on a legal cell is handed to ``play`` (the game's flow), so the board sends nothing itself.
 
 import { $, el } from "./util.js";
-import { page, analysisShown, reviewing, turnText } from "./state.js";
+import { page, analysisShown, reviewing, shownMove, turnText } from "./state.js";
 
 const R = 10;  // cell radius in SVG units (centre to corner); the server sends positions in cell radii
 
@@ -37,11 +37,26 @@ export function renderBoard(play) {
     hexagon.push([R * Math.cos(a), R * Math.sin(a)]);
   }
   const layerCells = el("g", { class: "cells" });
-  const layerOwner = el("g", { class: "ownership" });
   const layerChains = el("g", { class: "chains" });
   const layerStones = el("g", { class: "stones" });
-  svg.append(layerCells, layerOwner, layerChains, layerStones);
+  svg.append(layerCells, layerChains, layerStones);
   const owned = showOwnership() && analysisShown() ? page.ownership : null;
+  // The ownership map as KataGo's viewers (Lizzie, Sabaki) draw it: a square of the expected
+  // owner's colour on every cell, stones included, its area and darkness growing with the
+  // certainty, so it never reads as the hatching of cells nobody can play (R3). Drawn under the
+  // cell's or stone's name, which stays readable.
+  const ownerSquare = (name) => {
+    if (!owned || owned[name] === undefined) return null;
+    const v = owned[name], sure = Math.min(1, Math.abs(v));
+    const half = 0.6 * R * Math.sqrt(sure);
+    return el("rect", { class: `owner ${v >= 0 ? "black" : "white"}`, "data-cell": name, "data-owner": v.toFixed(2),
+                        x: (-half).toFixed(2), y: (-half).toFixed(2), width: (2 * half).toFixed(2),
+                        height: (2 * half).toFixed(2), "fill-opacity": (0.35 + 0.6 * sure).toFixed(2) });
+  };
+  const legend = $("ownership-legend");
+  legend.hidden = !showOwnership();
+  legend.dataset.shown = owned ? "1" : "0";
+  $("ownership-wait").hidden = owned !== null;
 
   const byName = new Map();
   for (const cell of shown.cells) {
@@ -70,14 +85,9 @@ export function renderBoard(play) {
         g.append(el("path", { class: "cross", d: `M${-d},${-d}L${d},${d}M${d},${-d}L${-d},${d}` }));
       }
     }
+    const square = cell.stone ? null : ownerSquare(cell.name);  // a stone's goes on the stone
+    if (square) g.append(square);
     g.append(el("text", { class: "label", y: (0.05 * R).toFixed(2) }, cell.name));
-    if (owned && owned[cell.name] !== undefined) {  // KataGo's ownership map: darker = surer
-      const v = owned[cell.name];
-      layerOwner.append(el("polygon", {
-        class: `owner ${v >= 0 ? "black" : "white"}`, "data-cell": cell.name, "data-owner": v.toFixed(2),
-        transform: `translate(${x.toFixed(2)} ${y.toFixed(2)}) scale(0.86)`, "fill-opacity": (0.7 * Math.abs(v)).toFixed(2),
-        points: hexagon.map(([dx, dy]) => `${dx.toFixed(2)},${dy.toFixed(2)}`).join(" ") }));
-    }
     g.addEventListener("click", () => onCell(cell, play));
     g.addEventListener("mouseenter", () => enter(cell));
     g.addEventListener("mouseleave", leave);
@@ -101,6 +111,8 @@ export function renderBoard(play) {
     if (cell.claimed) g.append(el("circle", { class: "ring", r: (0.58 * R).toFixed(2) }));
     if (converted) g.append(el("circle", { class: `was ${cell.placed}`, cx: (0.42 * R).toFixed(2), cy: (-0.42 * R).toFixed(2),
                                              r: (0.22 * R).toFixed(2) }));
+    const square = ownerSquare(cell.name);
+    if (square) g.append(square);
     const label = numbers() && cell.move ? String(cell.move) : cell.name;
     g.append(el("text", { class: `label${numbers() ? " number" : ""}`, y: (0.05 * R).toFixed(2) }, label));
     g.addEventListener("click", () => onCell(cell, play));
@@ -108,12 +120,24 @@ export function renderBoard(play) {
     g.addEventListener("mouseleave", leave);
     layerStones.append(g);
   }
-  if (analysisShown()) {
+  if (analysisShown() && !page.pv) {  // the best moves, unless a line is shown (its stones say more)
     page.analysis.moves.slice(0, 3).forEach((m, k) => {
       if (!byName.has(m.move)) return;
       const [x, y] = byName.get(m.move);
       layerStones.append(el("circle", { class: `suggested rank-${k + 1}`, cx: x.toFixed(2), cy: y.toFixed(2),
                                         r: (0.62 * R).toFixed(2), "data-cell": m.move }));
+    });
+  }
+  if (page.pv && analysisShown()) {  // a candidate's line: numbered stones in the colours that would play them
+    const colours = pvColours(page.pv.pv);
+    page.pv.pv.forEach((move, i) => {
+      if (!byName.has(move)) return;  // the button: no cell
+      const [x, y] = byName.get(move);
+      const g = el("g", { class: `pv-stone ${colours[i]}`, "data-cell": move, "data-order": String(i + 1),
+                          transform: `translate(${x.toFixed(2)} ${y.toFixed(2)})` });
+      g.append(el("circle", { class: "body", r: (0.74 * R).toFixed(2) }));
+      g.append(el("text", { class: "label number", y: (0.05 * R).toFixed(2) }, String(i + 1)));
+      layerStones.append(g);
     });
   }
   if (shown.last_move && shown.last_move !== "button") {
@@ -135,6 +159,22 @@ export function renderBoard(play) {
     coords.append(el("text", { x: (x + dx).toFixed(2), y: (y + dy).toFixed(2) }, label.text));
   }
   svg.append(coords);
+}
+
+// The colour of each move of a line from the position shown: alternating, or in pairs under
+// double (R8: one stone opens the game, then two a turn; the second of a turn may be pending).
+function pvColours(pv) {
+  const other = (c) => (c === "black" ? "white" : "black");
+  const double = page.game.options.game_type === "double";
+  const pending = reviewing() ? /second stone/.test(page.reviewView.status[0] || "") : page.game.second_stone;
+  let colour = page.analysis.to_move;
+  let left = double && !pending && shownMove() > 0 ? 2 : 1;
+  return pv.map(() => {
+    const c = colour;
+    left -= 1;
+    if (left === 0) { colour = other(colour); left = double ? 2 : 1; }
+    return c;
+  });
 }
 
 // [may play here, what to say, how to say it: "ok", "no" (refused) or "neutral" (information)]

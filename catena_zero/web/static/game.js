@@ -107,6 +107,12 @@ function render() {
   if (!analysisShown()) $("analysis").hidden = true;
 }
 
+// A candidate's principal variation on the board (null: none), from the analysis box.
+function showPv(m) {
+  page.pv = m ? { move: m.move, pv: m.pv && m.pv.length ? m.pv : [m.move] } : null;
+  if (page.game) renderBoard(playCell);
+}
+
 // The board alone, again (a display option changed).
 export function redrawBoard() {
   if (page.game) renderBoard(playCell);
@@ -116,6 +122,7 @@ export async function reviewTo(k) {
   if (!page.game) return;
   const n = movesPlayed();
   k = Math.max(0, Math.min(n, k));
+  page.pv = null;
   if (k === n) {
     page.reviewAt = null;
     page.reviewView = null;
@@ -142,7 +149,8 @@ export async function evaluate() {
     const data = await api("GET", gamePath(`/analysis?move=${shownMove()}`));
     if (page.game.version === version) {
       show(await api("GET", gamePath("")));  // its value joins the graph (same version: the review stays)
-      renderAnalysis(data);
+      page.pv = null;
+      renderAnalysis(data, showPv);
       renderBoard(playCell);  // mark the suggested moves
     }
   } catch (err) {
@@ -196,7 +204,8 @@ export async function analyseGame() {
     const worst = mistakes();
     showMessage(worst.size
       ? `Analysed ${n + 1} positions. The moves that lost most: ` +
-        [...worst].map(([k, l]) => `${k} (${l.colour}, −${l.value_loss.toFixed(2)})`).join(", ") + "."
+        [...worst].map(([k, l]) => `${k} (${l.colour}, −${Math.round(50 * l.value_loss)}% win, −${l.score_loss.toFixed(1)} points)`).join(", ") +
+        ". Each move's cost is in the list and on the graph."
       : `Analysed ${n + 1} positions: no move lost ${MISTAKE_VALUE} of value or more.`, "info");
   } catch (err) {
     showError(err);

@@ -1,7 +1,7 @@
 // The bot's view over the moves: value and score for Black, the moves that lost most.
 
 import { $, el, num } from "./util.js";
-import { page, movesPlayed, reviewing, mistakes } from "./state.js";
+import { page, movesPlayed, reviewing, mistakes, moveCosts } from "./state.js";
 
 // The bot's value and score for Black over the moves (from its own searches: its moves and the
 // evaluations asked for), drawn as Sabaki and Lizzie draw a win-rate graph.
@@ -37,6 +37,18 @@ export function renderGraph(reviewTo) {
       svg.append(dot);
     }
   }
+  // Every move's cost (Analyse game), as OGS's AI review draws it: a bar down from the top per
+  // move, its length the win chance lost (the frame's height = 50%), in the mover's colour.
+  const full = Ht - padT - padB;
+  for (const [k, cost] of moveCosts()) {
+    const h = Math.max(0.8, full * Math.min(1, cost.win / 50));
+    const w = Math.max(1.2, Math.min(6, (Wd - padL - padR) / n * 0.7));
+    const bar = el("rect", { class: `loss-bar ${cost.colour} ${cost.grade}`, "data-move": k, "data-win": cost.win.toFixed(1),
+                             x: (x(k) - w / 2).toFixed(1), y: padT, width: w.toFixed(1), height: h.toFixed(1) });
+    bar.append(el("title", {}, `move ${k} (${cost.colour}): −${cost.win.toFixed(1)}% win, −${cost.points.toFixed(1)} points; click to review it`));
+    bar.addEventListener("click", () => reviewTo(k));
+    svg.append(bar);
+  }
   for (const [k, lost] of mistakes()) {  // the moves that lost most: a mark at the move, on the value line
     const mark = el("path", { class: "mistake-mark", "data-move": k,
                               d: `M${x(k).toFixed(1)},${(padT + 1).toFixed(1)}l-3,-0.1l3,6l3,-6z` });
@@ -48,8 +60,9 @@ export function renderGraph(reviewTo) {
   const at = reviewing() ? page.reviewAt : movesPlayed();
   svg.append(el("line", { class: "cursor", x1: x(at), x2: x(at), y1: padT, y2: Ht - padB }));
   svg.dataset.points = String(points.length);
+  const bars = moveCosts().size ? " Bars from the top: each move's loss in win chance (full height 50%)." : "";
   $("graph-note").textContent = points.length
-    ? `Solid: value (win − loss, −1..+1, left scale); dashed: score margin in points (right scale). ` +
-      `${points.length} position${points.length === 1 ? "" : "s"} searched; click a dot to review it.`
+    ? `Solid: value (win − loss, −1..+1, left scale); dashed: score margin in points (right scale).${bars} ` +
+      `${points.length} position${points.length === 1 ? "" : "s"} searched; click a dot or bar to review it.`
     : "Filled in from the bot's searches: each of its moves, each Evaluate, and Analyse game.";
 }

@@ -4,7 +4,9 @@
 
 import { ApiFailure, api } from "./api.js";
 import { $, cap, num } from "./util.js";
-import { page, gamePath, who, seatOfColour, movesPlayed, reviewing, mistakes, turnText } from "./state.js";
+import {
+  page, gamePath, who, seatOfColour, movesPlayed, reviewing, mistakes, moveCosts, shownPosition, turnText,
+} from "./state.js";
 
 // kind "error" (the default: what went wrong) or "info" (what was done, e.g. an analysis's summary).
 export function showMessage(text, kind = "error") {
@@ -118,8 +120,11 @@ export function renderControls() {
   const idle = !page.busy && !s.thinking;
   const button = $("btn-button");
   button.hidden = !s.button.exists;
-  button.disabled = !(idle && s.button.can_take);
-  button.textContent = s.button.holder ? `Button: ${s.button.holder}` : "Take the button";
+  const review = shownPosition();  // while reviewing, the control shows who held the button then
+  button.disabled = !(idle && s.button.can_take) || review !== null;
+  const holder = review ? review.button_holder : s.button.holder;
+  button.textContent = holder ? `Button: ${holder}` : review ? "Button: not taken" : "Take the button";
+  button.dataset.holder = holder || "";
   $("btn-undo").disabled = !(idle && s.can_undo);
   const inGame = s.komi !== null && (s.phase === "play" || s.phase === "over");
   $("btn-eval").disabled = !(idle && inGame && !page.analysing);
@@ -142,37 +147,58 @@ export function renderControls() {
 // records' readers): move k is the game's k-th move; the set-up choices of R7 are listed apart.
 export function renderMoves(reviewTo) {
   const list = $("moves");
+  const scrolled = list.scrollTop;
   list.replaceChildren();
+  const costs = moveCosts();
+  const worst = mistakes();
   let k = 0;
   page.game.events.forEach((e) => {
     const isMove = !/^(komi|colour|swap)/.test(e.event);
     if (isMove) k += 1;
+    const move = k;  // this entry's own number: the click below must not read the counter, which moves on
     const item = document.createElement("li");
     item.dataset.event = e.event;
     item.dataset.by = e.by;
     item.className = `${e.by} ${isMove ? "move" : "setup"}`;
     const number = document.createElement("small");
-    number.textContent = isMove ? `${k}.` : "set-up:";
+    number.textContent = isMove ? `${move}.` : "set-up:";
     item.append(number, ` ${e.event} `);
     const by = document.createElement("small");
     by.textContent = e.by === "human" ? "you" : "bot";
     item.append(by);
     if (isMove) {
-      item.dataset.move = String(k);
+      item.dataset.move = String(move);
       item.classList.add("reviewable");
-      item.title = `review the position after this move (move ${k})`;
-      item.addEventListener("click", () => reviewTo(k));
-      if (reviewing() && k === page.reviewAt) item.classList.add("current");
-      const lost = mistakes().get(k);
-      if (lost) {
-        item.classList.add("mistake");
-        item.title = `move ${k} (${lost.colour}) lost ${lost.value_loss.toFixed(2)} of value and ` +
-          `${lost.score_loss.toFixed(1)} points by the bot's evaluations; click to review it`;
+      item.tabIndex = 0;
+      item.setAttribute("role", "button");
+      item.title = `review the position after this move (move ${move})`;
+      item.addEventListener("click", () => reviewTo(move));
+      item.addEventListener("keydown", (event) => {
+        if (event.key === "Enter" || event.key === " ") { event.preventDefault(); reviewTo(move); }
+      });
+      if (move === (reviewing() ? page.reviewAt : movesPlayed())) item.classList.add("current");
+      const cost = costs.get(move);
+      if (cost) {  // what the move gave away, as OGS's AI review lists it: win chance and points
+        const tag = document.createElement("span");
+        tag.className = `cost ${cost.grade}`;
+        tag.dataset.win = cost.win.toFixed(1);
+        tag.dataset.points = cost.points.toFixed(1);
+        tag.textContent = `−${Math.round(cost.win)}% −${cost.points.toFixed(1)}`;
+        item.append(" ", tag);
+        item.classList.add(`grade-${cost.grade}`);
+        item.title = `move ${move} (${cost.colour}) lost ${cost.win.toFixed(1)}% win chance and ` +
+          `${cost.points.toFixed(1)} points by the bot's evaluations (${cost.grade}); click to review it`;
       }
+      if (worst.has(move)) item.classList.add("mistake");
     }
     list.append(item);
   });
-  list.scrollTop = list.scrollHeight;
+  $("moves-note").textContent = costs.size
+    ? "Click or tap a move to review the position after it. −% −points: the win chance and points the move lost, " +
+      "by the bot's evaluations (Analyse game); yellow, orange, red: inaccuracy (5%), mistake (10%), blunder (20%)."
+    : "Click or tap a move to review the position after it.";
+  // Playing on: the newest move in view. Reviewing: the list stays where the person left it.
+  list.scrollTop = reviewing() ? scrolled : list.scrollHeight;
 }
 
 export function renderResult() {
@@ -180,6 +206,21 @@ export function renderResult() {
   const r = page.game.result;
   box.hidden = !r;
   if (!r) return;
+  const review = shownPosition();
+  box.dataset.reviewing = review ? "1" : "0";
+  if (review) {  // the reviewed position's count; the result stays one line, for after End
+    box.replaceChildren();
+    const h = document.createElement("strong");
+    h.textContent = `After move ${review.move} of ${movesPlayed()}`;
+    const final = document.createElement("p");
+    final.className = "small";
+    const outcome = r.winner === null ? "a draw" : r.human_won ? "you won" : "the bot won";
+    final.textContent = `The game's result: ${outcome}, Black ${num(r.black)}, White ${num(r.white)} (last » or End shows it).`;
+    const mover = (review.status[0] || "").split("; ")[0];
+    box.append(h, document.createElement("br"),
+               `Black ${num(review.scores.black)}, White ${num(review.scores.white)}; ${mover}.`, final);
+    return;
+  }
   box.dataset.winner = r.winner || "draw";
   box.dataset.black = String(r.black);
   box.dataset.white = String(r.white);
@@ -232,7 +273,9 @@ export function renderReview() {
 // The bot's Analysis record (catena_zero/bot/bot.py): values are for the player to move,
 // P(win) - P(loss) in [-1, 1]; scores are the expected final margin, mover minus opponent (R6).
 // The board is drawn again after it (the suggested moves), by the caller.
-export function renderAnalysis(data) {
+// showPv(move analysis | null): show (or hide) a candidate's principal variation on the board, on
+// hovering its row (a tap on a touch screen: the row toggles it).
+export function renderAnalysis(data, showPv = () => {}) {
   page.analysisFor = data.version;
   page.analysisAt = data.move_number;
   page.analysis = data.analysis;
@@ -274,7 +317,7 @@ export function renderAnalysis(data) {
     const list = document.createElement("table");
     list.className = "top-moves";
     const head = document.createElement("tr");
-    for (const k of ["move", "visits", "value", "score"]) {
+    for (const k of ["move", "visits", "win %", "score", "line"]) {
       const th = document.createElement("th");
       th.textContent = k;
       head.append(th);
@@ -282,14 +325,29 @@ export function renderAnalysis(data) {
     list.append(head);
     for (const m of a.moves.slice(0, 6)) {
       const tr = document.createElement("tr");
-      for (const v of [m.move, String(m.visits), signed(m.value, 2), m.score === null ? "–" : signed(m.score, 1)]) {
+      tr.className = "candidate";
+      tr.dataset.move = m.move;
+      tr.tabIndex = 0;
+      const line = m.pv && m.pv.length ? m.pv : [m.move];
+      const cells = [m.move, String(m.visits), `${Math.round(50 * (1 + m.value))}%`,
+                     m.score === null ? "–" : signed(m.score, 1), line.slice(0, 6).join(" ") + (line.length > 6 ? " …" : "")];
+      for (const v of cells) {
         const td = document.createElement("td");
         td.textContent = v;
         tr.append(td);
       }
+      tr.title = `${m.move}: the bot's line from here, ${line.join(" ")}; hover (or tap) to see it on the board`;
+      tr.addEventListener("mouseenter", () => showPv(m));
+      tr.addEventListener("mouseleave", () => showPv(null));
+      tr.addEventListener("focus", () => showPv(m));
+      tr.addEventListener("blur", () => showPv(null));
+      tr.addEventListener("click", () => showPv(page.pv && page.pv.move === m.move ? null : m));
       list.append(tr);
     }
-    box.append(list);
+    const hint = document.createElement("p");
+    hint.className = "small";
+    hint.textContent = "Hover or tap a move to see the bot's line from it on the board, numbered.";
+    box.append(list, hint);
   }
   box.hidden = false;
 }

@@ -18,6 +18,7 @@ export const page = Object.seal({
   adviceFor: null,   // the game whose komi advice was asked for
   hovered: null,     // the name of the cell under the pointer: the hover line is said again for
                      // every position shown, so it never describes the position before a step
+  pv: null,          // the candidate whose principal variation the board shows ({move, pv}), or null
 });
 
 export const gamePath = (suffix = "") => `/api/games/${page.game.id}${suffix}`;
@@ -45,8 +46,30 @@ export function mistakes() {
   return new Map(worst.map((l) => [l.move, l]));
 }
 
+// How much win chance and how many points each move gave away, by the bot's evaluations of the
+// positions before and after it (losses are never negative): move -> {win, points, grade}. The
+// grades are OGS's and KaTrain's words for a move's cost in win chance.
+export const GRADES = [[20, "blunder"], [10, "mistake"], [5, "inaccuracy"], [0, "good"]];
+export function moveCosts() {
+  const costs = new Map();
+  for (const l of page.game.losses || []) {
+    const win = 50 * Math.max(0, l.value_loss), points = Math.max(0, l.score_loss);
+    costs.set(l.move, { win, points, grade: GRADES.find(([at]) => win >= at)[1], colour: l.colour });
+  }
+  return costs;
+}
+
+// The position shown: the game as it stands, or the reviewed one (its board, mover, scores, button).
+export const shownPosition = () => (reviewing() && page.reviewView ? page.reviewView : null);
+
 export function turnText() {
   const s = page.game;
+  const review = shownPosition();
+  if (review) {
+    // The terminal's line for it: "black to move (second stone of the turn)" (a reviewed position is never the end).
+    const mover = review.status.length ? review.status[0].split("; ")[0] : `${review.to_move} to move`;
+    return `Reviewing move ${review.move} of ${movesPlayed()}: ${cap(mover)}`;
+  }
   if (s.phase === "over") {
     const r = s.result;
     return r.winner === null ? "Game over: a draw" : `Game over: ${r.human_won ? "you win" : "the bot wins"}`;
