@@ -426,3 +426,58 @@ def test_self_play_plays_the_average_unless_told_to_play_the_raw_weights(tmp_pat
     key = next(k for k in raw if raw[k].is_floating_point() and not torch.equal(raw[k], average[k]))
     assert torch.equal(last[key], average[key] if ema_selfplay else raw[key])
     assert torch.equal(checkpoint.model[key], average[key])  # the checkpoint's network is the average either way
+
+
+def _command_line(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return f.read().replace(b"\0", b" ").decode("utf-8", "replace")
+    except OSError:
+        return ""
+
+
+def test_a_run_killed_while_its_ray_starts_leaves_no_ray_process(tmp_path):
+    """Ray's two agents (started by the raylet while ray.init still runs) outlived a SIGKILL of
+    the driver during Ray's start-up by 72 s: nothing had listed them to the reaper yet. Killed
+    as soon as an agent appears, the run leaves no process of its Ray running seconds later."""
+    from catena_zero.selfplay import reaper
+
+    if not os.path.isdir("/proc/self"):
+        pytest.skip("Ray's processes are found in /proc (Linux)")
+    argv = [sys.executable, "-m", "catena_zero.cli", "train", "--config", str(ROOT / "configs/tiny.yaml"),
+            "--run-name", "t", "--set", f"run.root={tmp_path}", "--set", "run.num_cpus=1",
+            "--set", "run.max_steps=100000"]
+    process = subprocess.Popen(argv, cwd=ROOT, env=dict(os.environ, PYTHONPATH=str(ROOT)), stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL, start_new_session=True)
+    seen: dict[int, str] = {}  # every process seen below the driver -> its start time
+    try:
+        deadline = time.monotonic() + 180
+        agent = False
+        while not agent:
+            assert process.poll() is None and time.monotonic() < deadline, "the run never started its Ray's agents"
+            for pid in reaper.descendants(process.pid):
+                started = reaper.start_time(pid)
+                if started is not None:
+                    seen.setdefault(pid, started)
+                    agent = agent or "/agent" in _command_line(pid)  # dashboard/agent.py, runtime_env/agent/main.py
+            time.sleep(0.02)
+        os.kill(process.pid, signal.SIGKILL)
+        process.wait(timeout=10)
+        # Ray names its session folder after the driver's pid: what the run's Ray started after
+        # the last look at the driver's children is found by that name.
+        session = re.compile(rf"/session_[0-9_-]+_{process.pid}/")
+        deadline = time.monotonic() + 10
+        while True:
+            alive = [pid for pid, started in seen.items() if reaper.start_time(pid) == started]
+            alive += [int(pid) for pid in os.listdir("/proc") if pid.isdigit() and int(pid) not in seen
+                      and session.search(_command_line(int(pid)))]
+            if not alive or time.monotonic() > deadline:
+                break
+            time.sleep(0.25)
+        assert alive == [], [_command_line(pid)[:120] for pid in alive]
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+        for pid, started in seen.items():  # what a failure left: this test's processes only
+            if reaper.start_time(pid) == started:
+                os.kill(pid, signal.SIGKILL)

@@ -11,6 +11,13 @@ one ``PID START`` line each (``START``: the process's start time in clock ticks 
 recycled pid is never killed); when stdin ends, because the driver closed it after
 ``ray.shutdown`` or because the driver died, the reaper kills whichever of them is still running.
 
+A list cannot hold what the driver never saw: killed while ``ray.init`` still runs, it has listed
+nothing, and the agents outlived such a kill by 72 s. So the driver starts the reaper before
+``ray.init`` and, while Ray starts, sets an environment variable ``MARKER=VALUE`` (``VALUE``
+random, one per start) that every process of that Ray inherits at its start, the agents and
+workers the raylet starts included; when stdin ends, the reaper also kills every process whose
+environment (``/proc/PID/environ``, readable for this user's processes only) holds that entry.
+
 Linux only (``/proc``); ``workers.start_ray`` does without it elsewhere. Also imported by
 ``workers`` for ``descendants`` and ``start_time``, and by ``train/cputime`` for ``cpu_seconds``
 (the CPU of Ray's own processes, which a run's CPU line reports apart from idle).
@@ -21,6 +28,7 @@ from __future__ import annotations
 import os
 import signal
 import sys
+import time
 from typing import Optional
 
 
@@ -77,6 +85,47 @@ def command_name(pid: int) -> str:
         return ""
 
 
+MARKER = "CATENA_ZERO_RAY"  # the environment variable that marks one local Ray's processes
+
+
+def marked(entry: str) -> list[int]:
+    """Every process whose environment holds ``entry`` (``NAME=VALUE``), this one aside; the
+    environment is the one the process started with, and a zombie's reads empty."""
+    wanted = entry.encode()
+    found = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit() or int(name) == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{name}/environ", "rb") as f:
+                environment = f.read()
+        except OSError:
+            continue  # gone, or another user's
+        if wanted in environment.split(b"\0"):
+            found.append(int(name))
+    return found
+
+
+def kill_marked(entry: str, settle: float = 0.25) -> int:
+    """SIGKILL every process ``marked`` with ``entry``, and again ``settle`` seconds after a
+    round that found none (a child the dead driver had forked becomes marked only once it has
+    started its program); returns how many were killed."""
+    killed = 0
+    while True:
+        found = marked(entry)
+        if not found:
+            time.sleep(settle)
+            found = marked(entry)
+            if not found:
+                return killed
+        for pid in found:
+            try:
+                os.kill(pid, signal.SIGKILL)
+                killed += 1
+            except OSError:
+                pass  # ended meanwhile
+
+
 def kill_listed(lines) -> int:
     """Read ``PID START`` lines to their end, then SIGKILL each listed process that still runs with
     that start time; returns how many were killed."""
@@ -99,3 +148,5 @@ def kill_listed(lines) -> int:
 if __name__ == "__main__":
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the driver's to handle
     kill_listed(sys.stdin)
+    if len(sys.argv) > 1:  # python reaper.py MARKER=VALUE
+        kill_marked(sys.argv[1])

@@ -40,6 +40,7 @@ import atexit
 import logging
 import os
 import re
+import secrets
 import subprocess
 import sys
 import time
@@ -80,6 +81,7 @@ class _LocalRay:
     # manager and object store) and "GCS" (the cluster's state: the driver's core worker ends the
     # process 60 s after losing it) -> pid
     reaper: subprocess.Popen  # ends the Ray's processes when the driver ends (reaper.py)
+    marker: str  # "NAME=VALUE" in the environment of every process of this Ray (reaper.py)
 
     def dead(self) -> Optional[str]:
         """The first vital process found dead ("Ray's raylet (pid N)"), or None."""
@@ -116,19 +118,27 @@ _abandoned = False  # a local Ray died under this process and was left without r
 
 
 def _start_reaper() -> Optional[_LocalRay]:
-    """After a local ``ray.init``: find its raylet and GCS and start the reaper (None off Linux)."""
+    """Before a local ``ray.init``: start the reaper (None off Linux). It is told the marker that
+    ``start_ray`` puts in the environment Ray's processes inherit, so that a driver killed while
+    Ray starts, before it could list any of them, leaves none behind (reaper.py)."""
     if not os.path.isdir("/proc/self"):
         return None
+    marker = f"{reaper.MARKER}={os.getpid()}-{secrets.token_hex(8)}"
+    process = subprocess.Popen([sys.executable, reaper.__file__, marker], stdin=subprocess.PIPE,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+                               close_fds=True)
+    return _LocalRay(vital={}, reaper=process, marker=marker)
+
+
+def _find_vital(local: _LocalRay) -> None:
+    """After a local ``ray.init``: find its raylet and GCS (left unwatched unless each is found
+    once) and list Ray's processes to the reaper."""
     ours = reaper.descendants(os.getpid())
     vital = {name: [pid for pid in ours if reaper.command_name(pid) == command]
              for name, command in (("raylet", "raylet"), ("GCS", "gcs_server"))}
-    if any(len(pids) != 1 for pids in vital.values()):
-        return None
-    process = subprocess.Popen([sys.executable, reaper.__file__], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.DEVNULL, start_new_session=True, close_fds=True)
-    local = _LocalRay(vital={name: pids[0] for name, pids in vital.items()}, reaper=process)
+    if all(len(pids) == 1 for pids in vital.values()):
+        local.vital = {name: pids[0] for name, pids in vital.items()}
     local.list_processes()
-    return local
 
 
 def _dead_node() -> Optional[str]:
@@ -191,13 +201,24 @@ def start_ray(address: Optional[str], num_cpus: Optional[int]) -> None:
         launcher = logging.getLogger("ray._private.services")
         level = launcher.level
         launcher.setLevel(logging.CRITICAL)
+        local = None
         try:
+            # The reaper first, and the marker in the environment every process Ray starts
+            # inherits: a kill while Ray starts leaves nothing behind (reaper.py).
+            local = _start_reaper()
+            if local is not None:
+                name, _, value = local.marker.partition("=")
+                os.environ[name] = value
             ray.init(num_cpus=num_cpus or os.cpu_count(), _node_ip_address=LOOPBACK_ADDRESS if why_not is None else None,
                      **quiet)
-            _local_ray = _start_reaper()
+            if local is not None:
+                _find_vital(local)
+            _local_ray = local
         except BaseException as exc:
             if ray.is_initialized():
                 ray.shutdown()
+            if local is not None:
+                local.end()  # what the failed start left running
             leave_private_network()
             if isinstance(exc, Exception) and not isinstance(exc, UserError):
                 # Ray says a start that failed with a bare Exception ("The current node timed out
@@ -206,6 +227,7 @@ def start_ray(address: Optional[str], num_cpus: Optional[int]) -> None:
                                      f"(a machine short of CPU or memory can cause this; try again)") from None
             raise
         finally:
+            os.environ.pop(reaper.MARKER, None)  # the driver's later children are not Ray's
             launcher.setLevel(level)
 
 
