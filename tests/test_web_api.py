@@ -40,7 +40,7 @@ def bot_file(tmp_path_factory):
 @pytest.fixture(scope="module")
 def server(bot_file):
     pool = BotPool.of(lambda i: Bot.load(bot_file, simulations=2, device="cpu", seed=i), 2)
-    with LiveServer(create_app(pool, ServerConfig(max_games=16))) as live:
+    with LiveServer(create_app(pool, ServerConfig(max_games=16, max_games_per_client=16))) as live:
         yield live
 
 
@@ -841,7 +841,7 @@ def test_one_server_plays_every_bot_it_serves_each_game_by_the_bot_for_its_rules
     side3, side4 = QuickBot(seed=1, side=3), QuickBot(seed=2, side=4)
     pools = BotPools.of([lambda i: side3, lambda i: side4], 1)
     assert pools.pools[0]._executor is pools.pools[1]._executor  # one set of worker threads
-    with LiveServer(create_app(pools, ServerConfig(max_games=8))) as live, \
+    with LiveServer(create_app(pools, ServerConfig(max_games=8, max_games_per_client=8))) as live, \
             httpx.Client(headers=JSON, base_url=live.url, timeout=60) as client:
         info = client.get("/api/info").json()
         assert info["default"]["side"] == 3
@@ -862,7 +862,7 @@ def test_a_variation_branches_from_a_reviewed_position_and_leaves_the_game_as_it
     moves in it never touch the game, which the page returns to. (A server of its own: each
     variation takes a game slot, and the module's server is full of other tests' games.)"""
     pool = BotPool.of(lambda i: Bot.load(bot_file, simulations=2, device="cpu", seed=i), 1)
-    with LiveServer(create_app(pool, ServerConfig(max_games=16))) as live, \
+    with LiveServer(create_app(pool, ServerConfig(max_games=16, max_games_per_client=16))) as live, \
             httpx.Client(headers=JSON, base_url=live.url, timeout=120) as client:
         _variations(client, game_type)
 

@@ -347,3 +347,321 @@ def test_requests_in_flight_are_capped_and_a_trickled_body_takes_no_slot():
             gate.set()
             thinker.join(timeout=30)
         assert c.get("/api/info").status_code == 200
+
+
+# ------------------------------------------------------------------------------ hostile clients: slow readers,
+# analysis floods, slot grabs, descriptor exhaustion. Clients are told apart by address: 127.0.0.N for N > 1
+# reach the server on Linux's loopback as other machines would.
+
+
+def from_address(n: int, base_url: str, timeout: float = 30) -> httpx.Client:
+    """A client whose connections come from 127.0.0.n (another client to the server)."""
+    return httpx.Client(headers=JSON, base_url=base_url, timeout=timeout,
+                        transport=httpx.HTTPTransport(local_address=f"127.0.0.{n}"))
+
+
+def connect_from(n: int, port: int) -> socket.socket:
+    return socket.create_connection(("127.0.0.1", port), timeout=10, source_address=(f"127.0.0.{n}", 0))
+
+
+def serving(app, config: ServerConfig) -> HardenedServer:
+    """``HardenedServer`` around ``app`` (a stand-in bot's)."""
+    import threading
+
+    live = HardenedServer(config)
+    live.app = app
+    live.server = uvicorn.Server(uvicorn_config(app, config, lifespan="on"))
+    live.thread = threading.Thread(target=live.server.run, kwargs={"sockets": [live.sock]}, daemon=True)
+    return live
+
+
+def test_clients_that_never_read_their_answers_lock_nobody_out():
+    config = ServerConfig(max_requests=4, send_timeout_s=2, idle_timeout_s=5, request_timeout_s=10)
+    with HardenedServer(config) as live:
+        readers = []
+        connections = live.server.server_state.connections
+        try:
+            for n in range(6):  # more than the request slots: each pipelines 300 answers of 13 KB, reads none
+                s = socket.socket()
+                s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+                s.bind((f"127.0.0.{2 + n}", 0))
+                s.connect(("127.0.0.1", live.port))
+                s.sendall(b"GET /static/panel.js HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n" * 300)
+                readers.append(s)
+            # The server's buffers fill: its sends wait on sockets nobody drains (they held every slot).
+            _wait_for(lambda: sum(p.flow.write_paused for p in list(connections)) >= 4)
+            started = time.monotonic()
+            with httpx.Client(headers=JSON, base_url=live.url, timeout=10) as c:
+                assert c.get("/api/info").status_code == 200  # was 503 for as long as they stayed
+                assert c.post("/api/games", json={}).status_code == 201
+            assert time.monotonic() - started < 1
+            _wait_for(lambda: not connections, seconds=8)  # and the readers lose their connections at the deadline
+        finally:
+            for s in readers:
+                s.close()
+
+
+class SlowAnalysisBot(QuickBot):
+    """Moves at once; every analysis waits for ``gate`` (or ``seconds``); ``log`` lists the calls in order."""
+
+    def __init__(self, gate, log: list, seconds: float = 30) -> None:
+        super().__init__()
+        self.gate, self.log, self.seconds = gate, log, seconds
+
+    def select_move(self, game, **budget) -> str:
+        self.log.append("move")
+        return super().select_move(game)
+
+    def analyze(self, game, **budget):
+        self.log.append("analysis")
+        self.gate.wait(timeout=self.seconds)
+        return super().analyze(game)
+
+
+def _analysis_server(workers: int, gate, log: list, **limits) -> HardenedServer:
+    config = ServerConfig(request_timeout_s=30, **limits)
+    return serving(create_app(BotPool([SlowAnalysisBot(gate, log) for _ in range(workers)]), config), config)
+
+
+def _wait_for(predicate, seconds: float = 10) -> None:
+    deadline = time.monotonic() + seconds
+    while not predicate():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.02)
+
+
+def _analyse_in_background(client: httpx.Client, gid: str) -> "threading.Thread":
+    import threading
+
+    thread = threading.Thread(target=lambda: client.get(f"/api/games/{gid}/analysis"), daemon=True)
+    thread.start()
+    return thread
+
+
+def test_a_bots_move_comes_before_queued_analyses_and_one_worker_stays_for_moves():
+    import threading
+
+    gate, log = threading.Event(), []
+    with _analysis_server(2, gate, log) as live:
+        clients = [from_address(2 + n, live.url) for n in range(4)]
+        player = from_address(20, live.url)
+        threads = []
+        try:
+            games = [c.post("/api/games", json={"seat": "second", "game_type": "double"}).json()["id"] for c in clients]
+            for c, gid in zip(clients, games):
+                assert c.post(f"/api/games/{gid}/bot").status_code == 200  # a stone on the board to evaluate
+            threads = [_analyse_in_background(c, gid) for c, gid in zip(clients, games)]
+            _wait_for(lambda: log.count("analysis") >= 1)
+            time.sleep(0.3)  # the other three are queued behind it, not on the second worker
+            assert log.count("analysis") == 1
+            mine = player.post("/api/games", json={"seat": "second", "game_type": "double"}).json()["id"]
+            started = time.monotonic()
+            assert player.post(f"/api/games/{mine}/bot").status_code == 200  # the spare worker moves at once
+            assert time.monotonic() - started < 2 and not gate.is_set()
+        finally:
+            gate.set()
+            for t in threads:
+                t.join(timeout=30)
+            for c in clients + [player]:
+                c.close()
+
+
+def test_moves_are_served_before_analyses_waiting_for_the_only_worker():
+    import threading
+
+    gate, log = threading.Event(), []
+    with _analysis_server(1, gate, log) as live:
+        clients = [from_address(2 + n, live.url) for n in range(4)]
+        player = from_address(20, live.url)
+        threads = []
+        try:
+            mine = player.post("/api/games", json={"seat": "second", "game_type": "double"}).json()["id"]
+            games = [c.post("/api/games", json={"seat": "second", "game_type": "double"}).json()["id"] for c in clients]
+            for c, gid in zip(clients, games):
+                assert c.post(f"/api/games/{gid}/bot").status_code == 200
+            log.clear()
+            threads = [_analyse_in_background(clients[0], games[0])]
+            _wait_for(lambda: log == ["analysis"])  # the only worker is busy
+            threads += [_analyse_in_background(c, gid) for c, gid in zip(clients[1:], games[1:])]
+            time.sleep(0.3)  # three analyses wait
+            mover = threading.Thread(target=lambda: player.post(f"/api/games/{mine}/bot"), daemon=True)
+            mover.start()
+            time.sleep(0.3)  # the move waits too, behind the running analysis only
+            gate.set()
+            mover.join(timeout=30)
+            for t in threads:
+                t.join(timeout=30)
+            assert log[:2] == ["analysis", "move"], log  # was: the move after all four analyses
+        finally:
+            gate.set()
+            for c in clients + [player]:
+                c.close()
+
+
+def test_analyses_are_limited_per_game_and_per_client():
+    import threading
+
+    gate, log = threading.Event(), []
+    with _analysis_server(1, gate, log, max_analyses_per_client=2) as live, \
+            from_address(2, live.url) as c, from_address(3, live.url) as other:
+        threads = []
+        try:
+            games = [c.post("/api/games", json={"seat": "second", "game_type": "double"}).json()["id"] for _ in range(3)]
+            theirs = other.post("/api/games", json={"seat": "second", "game_type": "double"}).json()["id"]
+            for client, gid in [(c, g) for g in games] + [(other, theirs)]:
+                assert client.post(f"/api/games/{gid}/bot").status_code == 200  # a stone to evaluate
+            threads.append(_analyse_in_background(c, games[0]))
+            _wait_for(lambda: log.count("analysis") == 1)
+            same = c.get(f"/api/games/{games[0]}/analysis")  # the same game again: refused at once
+            assert same.status_code == 429 and "being evaluated already" in same.json()["error"]
+            threads.append(_analyse_in_background(c, games[1]))  # a second game: queued (the client's 2nd)
+            time.sleep(0.3)
+            third = c.get(f"/api/games/{games[2]}/analysis")  # a third at once: over the client's limit
+            assert third.status_code == 429 and "2 evaluations in flight" in third.json()["error"]
+            threads.append(_analyse_in_background(other, theirs))  # another client is not counted with this one
+            time.sleep(0.3)
+        finally:
+            gate.set()
+            for t in threads:
+                t.join(timeout=30)
+        assert log.count("analysis") == 3
+        assert c.get(f"/api/games/{games[2]}/analysis").status_code == 200  # the answers came: allowed again
+
+
+def test_analyses_whose_clients_left_are_not_searched():
+    import threading
+
+    gate, log = threading.Event(), []
+    with _analysis_server(1, gate, log) as live:
+        owner = from_address(2, live.url)
+        try:
+            games = [owner.post("/api/games", json={"seat": "second", "game_type": "double"}).json()["id"]
+                     for _ in range(7)]
+            for gid in games:
+                owner.post(f"/api/games/{gid}/bot")
+            log.clear()
+            request = "GET /api/games/{}/analysis HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+            first = connect_from(3, live.port)
+            first.sendall(request.format(games[0]).encode())
+            _wait_for(lambda: log == ["analysis"])  # searching: the only worker is busy
+            gone = []
+            for n, gid in enumerate(games[1:]):  # six more from six clients, queued, then the clients leave
+                s = connect_from(4 + n, live.port)
+                s.sendall(request.format(gid).encode())
+                gone.append(s)
+            time.sleep(0.3)
+            for s in gone + [first]:
+                s.close()
+            time.sleep(0.3)
+            gate.set()
+            time.sleep(0.5)
+            assert log == ["analysis"], log  # was: all seven searched, for nobody
+            assert owner.get(f"/api/games/{games[1]}/analysis").status_code == 200  # the server still answers
+        finally:
+            gate.set()
+            owner.close()
+
+
+def test_one_client_cannot_take_every_game_slot():
+    config = ServerConfig(max_games=8, max_games_per_client=4)
+    with HardenedServer(config) as live:
+        grabbers = [from_address(2, live.url), from_address(3, live.url)]
+        try:
+            taken = [c.post("/api/games", json={}) for c in grabbers for _ in range(6)]
+            codes = [r.status_code for r in taken]
+            assert codes.count(201) == 8  # four each: the first client's fifth is refused
+            refused = next(r for r in taken if r.status_code == 429)
+            assert "the most one address may have" in refused.json()["error"]
+            for r in taken:  # kept alive with a request each, as a slot grab does
+                if r.status_code == 201:
+                    grabbers[0].get(f"/api/games/{r.json()['id']}")
+            with from_address(4, live.url) as player:  # the store is full, but this client holds nothing
+                got = player.post("/api/games", json={})
+                assert got.status_code == 201, got.text  # was: 503 for everyone while the grab lasted
+                assert player.post(f"/api/games/{got.json()['id']}/move", json={"move": "A1"}).status_code in (200, 409)
+            left = sum(c.get(f"/api/games/{r.json()['id']}").status_code == 200
+                       for c in grabbers[:1] for r in taken if r.status_code == 201)
+            assert left == 7  # one of the grabbers' games made room
+        finally:
+            for c in grabbers:
+                c.close()
+
+
+def test_one_game_each_is_never_undone_by_a_newcomer():
+    from catena_zero.game.options import GameConfig
+    from catena_zero.web.sessions import ApiError, SessionStore
+
+    store = SessionStore(ServerConfig(max_games=3, max_games_per_client=2))
+    for client in ("a", "b", "c"):
+        store.create(GameConfig(side=3), "first", client)
+    with pytest.raises(ApiError) as refused:
+        store.create(GameConfig(side=3), "first", "d")
+    assert refused.value.status == 503 and len(store) == 3
+    store2 = SessionStore(ServerConfig(max_games=3, max_games_per_client=2))
+    kept = [store2.create(GameConfig(side=3), "first", c).id for c in ("a", "a", "b")]
+    store2.create(GameConfig(side=3), "first", "c")  # "a" holds two, more than its share (1): one makes room
+    assert sum(store2.get(g) is not None for g in kept[1:]) == 2
+    with pytest.raises(ApiError):
+        store2.get(kept[0])  # a's game seen least recently went
+
+
+def test_one_clients_connections_beyond_its_cap_close_its_own_idle_ones():
+    config = ServerConfig(max_connections_per_client=4, idle_timeout_s=5)
+    with HardenedServer(config) as live:
+        mine = [connect_from(2, live.port) for _ in range(6)]
+        try:
+            started = time.monotonic()
+            for s in mine[:2]:  # the two opened first are closed at once, not at the idle deadline
+                s.settimeout(3)
+                assert s.recv(100) == b""
+            assert time.monotonic() - started < 2
+            with httpx.Client(headers=JSON, base_url=live.url, timeout=10) as c:  # others are unaffected
+                assert c.get("/api/info").status_code == 200
+        finally:
+            for s in mine:
+                s.close()
+
+
+def test_idle_connections_at_the_descriptor_limit_neither_stall_requests_nor_flood_the_log(tmp_path):
+    import re
+    import resource
+    import subprocess
+    import sys
+
+    from web_helpers import ROOT, make_bot_file
+
+    bot = make_bot_file(tmp_path)
+    err = tmp_path / "serve.err"
+
+    def limit() -> None:  # the serve process only: 512 file descriptors, soft and hard
+        resource.setrlimit(resource.RLIMIT_NOFILE, (512, 512))
+
+    with open(err, "w") as err_file:
+        proc = subprocess.Popen([sys.executable, "-m", "catena_zero.cli", "serve", "--bot", str(bot), "--port", "0",
+                                 "--simulations", "2"], stdout=subprocess.PIPE, stderr=err_file, text=True,
+                                cwd=ROOT, preexec_fn=limit)
+    idle = []
+    try:
+        port = None
+        for line in proc.stdout:
+            found = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
+            if found:
+                port = int(found.group(1))
+                break
+        assert port, err.read_text()
+        for n in range(600):  # more than the process can hold, from 30 addresses (20 each, under the cap per client)
+            idle.append(connect_from(2 + n % 30, port))
+        time.sleep(0.5)
+        started = time.monotonic()
+        reply = raw(port, b"GET /api/info HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n", timeout=20)
+        elapsed = time.monotonic() - started
+        assert reply.split()[1] == b"200", reply[:100]
+        assert elapsed < 1.5, elapsed  # was: the idle deadline (5 s) and a retry
+        time.sleep(0.5)
+    finally:
+        for s in idle:
+            s.close()
+        proc.terminate()
+        proc.wait(timeout=30)
+    log = err.read_text()
+    assert "Traceback" not in log and "out of system resource" not in log, log[:1000]

@@ -58,8 +58,8 @@ from ..game.options import GAME_TYPES, SCORINGS, GameConfig, komi_range
 from ..game.records import format_record
 from ..game.rules import Game
 from ..messages import one_line
-from .bots import BotPool, BotPools, Snapshot, bot_answer, budget_kwargs
-from .guard import Guard
+from .bots import ANALYSIS, BotPool, BotPools, Snapshot, bot_answer, budget_kwargs
+from .guard import Guard, scope_client
 from .sessions import SEATS, ApiError, GameSession, ServerConfig, SessionStore, check_strength
 from .views import GameView, InfoView, OptionsView, PositionView, StrengthView, supported_options, to_json
 
@@ -242,7 +242,7 @@ async def new_game(request: Request) -> JSONResponse:
         more = f" and {len(supported) - 6} more (GET /api/info)" if len(supported) > 6 else ""
         raise ApiError(400, f"the bot does not play side {options.side}, game type {options.game_type}, "
                             f"{options.scoring} scoring; it plays: {plays}{more}")
-    session = web.store.create(options, seat)
+    session = web.store.create(options, seat, scope_client(request.scope))
     session.set_strength(simulations, seconds, web.config)
     return _state(session, status=201)
 
@@ -282,7 +282,7 @@ async def variation(request: Request) -> JSONResponse:
     line in; this game is unchanged): 201 with the new game's state."""
     session = _session(request)
     data = await read_body(request, {"move": Field(int)})
-    return _state(_web(request).store.fork(session, data["move"]), status=201)
+    return _state(_web(request).store.fork(session, data["move"], scope_client(request.scope)), status=201)
 
 
 async def undo(request: Request) -> JSONResponse:
@@ -349,7 +349,7 @@ async def analysis(request: Request) -> JSONResponse:
         budget = budget_kwargs(session.simulations, session.seconds)
         try:
             analysed, owned = await web.pools.for_game(session.config).run(
-                lambda b: (b.analyze(game, **budget), b.ownership(game)))
+                lambda b: (b.analyze(game, **budget), b.ownership(game)), ANALYSIS)  # after the games' moves
         except Exception as exc:
             return JSONResponse({"error": f"the bot failed to evaluate: {one_line(exc) or type(exc).__name__}"},
                                 status_code=500, headers=API_HEADERS)
@@ -370,7 +370,7 @@ async def komi_advice(request: Request) -> JSONResponse:
     if c.game_type == "komi" and session.komi_advice is None:
         options = GameConfig(side=c.side, game_type=c.game_type, scoring=c.scoring)
         try:
-            session.komi_advice = await web.pools.for_game(options).run(lambda b: own_fair_komi(b, options))
+            session.komi_advice = await web.pools.for_game(options).run(lambda b: own_fair_komi(b, options), ANALYSIS)
         except Exception as exc:
             return JSONResponse({"error": f"the bot failed to estimate the komi: "
                                           f"{one_line(exc) or type(exc).__name__}"},

@@ -15,13 +15,21 @@ from the pool for the duration of a call, so no bot instance is ever used by two
 once (a bot may keep per-search state such as a reused tree); with K instances, K games can
 think at the same time, and further requests queue for a free instance while the server keeps
 answering everything else.
+
+Which waits first (``WorkQueue``): a bot's move in a game in play before any evaluation, each
+kind in arrival order, and with several workers evaluations use all but one, so a flood of them
+never delays a game's moves by more than what is already thinking. Work whose request is
+cancelled (its client left) before a worker takes it is dropped; a search already running
+finishes, within its budget.
 """
 
 from __future__ import annotations
 
 import asyncio
+import collections
+import contextlib
 import queue
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Callable, Optional, Protocol, Sequence, TypeVar, runtime_checkable
 
@@ -33,6 +41,10 @@ from ..game.options import GameConfig
 from ..game.rules import Game
 
 T = TypeVar("T")
+
+MOVE = "move"  # a bot's turn in a game in play: first in line
+ANALYSIS = "analysis"  # an evaluation or a fair komi, asked for by a person: after the moves
+KINDS = (MOVE, ANALYSIS)
 
 
 @runtime_checkable
@@ -115,12 +127,55 @@ def bot_event(bot: BotLike, snap: Snapshot) -> str:
     return setup_answer(bot, snap.phase, snap.config, snap.game, rng)  # ValueError in a phase without a choice
 
 
+class WorkQueue:
+    """The K worker threads handed out on the event loop: a waiting ``MOVE`` before any waiting
+    ``ANALYSIS``, each kind first come first served; with K > 1, analyses on at most K - 1 at
+    once, so a move never waits for more than the moves ahead of it. A waiter cancelled before
+    its turn leaves the line."""
+
+    def __init__(self, workers: int) -> None:
+        self.workers = workers
+        self.analysis_workers = max(1, workers - 1)
+        self.busy: collections.Counter[str] = collections.Counter()
+        self._waiting: dict[str, collections.deque[asyncio.Future]] = {k: collections.deque() for k in KINDS}
+
+    async def acquire(self, kind: str) -> None:
+        """Wait for a worker for ``kind``; the caller must ``release(kind)`` once the work ends."""
+        turn = asyncio.get_running_loop().create_future()
+        self._waiting[kind].append(turn)
+        self._grant()
+        try:
+            await turn
+        except asyncio.CancelledError:
+            if turn.done() and not turn.cancelled():  # granted as the waiter was cancelled
+                self.release(kind)
+            else:
+                turn.cancel()
+                self._waiting[kind].remove(turn)
+            raise
+
+    def release(self, kind: str) -> None:
+        self.busy[kind] -= 1
+        self._grant()
+
+    def _grant(self) -> None:
+        for kind, limit in ((MOVE, self.workers), (ANALYSIS, self.analysis_workers)):
+            line = self._waiting[kind]
+            while line and sum(self.busy.values()) < self.workers and self.busy[kind] < limit:
+                turn = line.popleft()
+                if not turn.done():
+                    self.busy[kind] += 1
+                    turn.set_result(None)
+
+
 class BotPool:
     """K bot instances and K worker threads; ``await pool.run(fn)`` calls ``fn(bot)`` in a
     worker with an instance nobody else is using, off the event loop."""
 
-    def __init__(self, bots: Sequence[BotLike], executor: Optional[ThreadPoolExecutor] = None) -> None:
-        """``executor``: worker threads shared with other pools (``BotPools``), else K of its own."""
+    def __init__(self, bots: Sequence[BotLike], executor: Optional[ThreadPoolExecutor] = None,
+                 line: Optional[WorkQueue] = None) -> None:
+        """``executor`` and ``line``: worker threads shared with other pools (``BotPools``),
+        else K of its own."""
         if not bots:
             raise ValueError("a bot pool needs at least one bot")
         for bot in bots:
@@ -132,18 +187,29 @@ class BotPool:
         for bot in bots:
             self._free.put(bot)
         self._executor = executor or ThreadPoolExecutor(max_workers=len(bots), thread_name_prefix="catena-bot")
+        self.line = line or WorkQueue(len(bots))
 
     @classmethod
     def of(cls, factory: Callable[[int], BotLike], size: int,
-           executor: Optional[ThreadPoolExecutor] = None) -> "BotPool":
+           executor: Optional[ThreadPoolExecutor] = None, line: Optional[WorkQueue] = None) -> "BotPool":
         """``size`` instances made by ``factory(i)`` (e.g. loading the bot file with seed i)."""
         if size < 1:
             raise ValueError(f"the number of bot workers must be >= 1, got {size}")
-        return cls([factory(i) for i in range(size)], executor)
+        return cls([factory(i) for i in range(size)], executor, line)
 
-    async def run(self, fn: Callable[[BotLike], T]) -> T:
+    async def run(self, fn: Callable[[BotLike], T], kind: str = MOVE) -> T:
+        """``fn(bot)`` in a worker once ``kind``'s turn comes (``WorkQueue``). Cancelled while
+        waiting, it never runs; cancelled while running, it finishes but nobody waits for it."""
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._executor, self._call, fn)
+        await self.line.acquire(kind)
+        try:
+            done: Future = self._executor.submit(self._call, fn)
+        except BaseException:
+            self.line.release(kind)
+            raise
+        # The worker is free again when the thread ends, not when the waiter stops waiting.
+        done.add_done_callback(lambda _: _on_loop(loop, self.line.release, kind))
+        return await asyncio.wrap_future(done, loop=loop)
 
     def _call(self, fn: Callable[[BotLike], T]) -> T:
         bot = self._free.get()
@@ -176,8 +242,9 @@ class BotPools:
         if size < 1:
             raise ValueError(f"the number of bot workers must be >= 1, got {size}")
         executor = ThreadPoolExecutor(max_workers=size, thread_name_prefix="catena-bot")
+        line = WorkQueue(size)
         try:
-            return cls([BotPool.of(factory, size, executor) for factory in factories])
+            return cls([BotPool.of(factory, size, executor, line) for factory in factories])
         except BaseException:
             executor.shutdown(wait=False, cancel_futures=True)
             raise
@@ -195,3 +262,9 @@ class BotPools:
     def close(self) -> None:
         for pool in self.pools:
             pool.close()
+
+
+def _on_loop(loop: asyncio.AbstractEventLoop, fn: Callable[..., Any], *args: Any) -> None:
+    """Call ``fn(*args)`` on ``loop`` from a worker thread (nothing once the loop has closed)."""
+    with contextlib.suppress(RuntimeError):
+        loop.call_soon_threadsafe(fn, *args)

@@ -6,16 +6,21 @@ listening, including the port the system chose for ``--port 0``, before the firs
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
+import logging
+import os
 import socket
 import sys
+import time
+from collections import Counter
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Optional, Sequence, TextIO
 
 from ..errors import UserError
 from .bots import BotLike, BotPools
-from .guard import host_name
+from .guard import client_key, host_name
 from .sessions import ServerConfig
 
 
@@ -60,7 +65,7 @@ def bind(host: str, port: int) -> socket.socket:
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind(address)
-        sock.listen(128)
+        sock.listen(BACKLOG)
     except OSError as exc:
         sock.close()
         raise OSError(f"cannot listen on {host}:{port}: {exc.strerror}") from None
@@ -79,14 +84,37 @@ def address_to_open(sock: socket.socket) -> tuple[str, bool]:
     return f"http://{shown}:{port}/", everywhere or not ipaddress.ip_address(host).is_loopback
 
 
-def timed_protocol(timeout_s: float, idle_s: Optional[float] = None) -> type:
-    """uvicorn's HTTP/1.1 protocol (h11) with deadlines, both counted from the connection opening
-    or the previous response: the request's first byte within ``idle_s``, the request whole
-    (headers and body) within ``timeout_s``, else the connection is closed. uvicorn alone waits
-    for slow headers and bodies, and for the first byte on a new connection, forever."""
+# Connections asyncio accepts in one go (its accept loop takes up to the backlog at a time;
+# uvicorn's default is 2048), before the protocol can close the ones beyond the caps.
+BACKLOG = 64
+# File descriptors kept for what is not a connection: the listening socket, logs, the bot's
+# libraries, and the connections accepted beyond the cap before they are closed (up to a
+# backlog accepted on each of the two loop turns a close takes, and those being closed).
+FD_RESERVE = 64 + 3 * BACKLOG
+
+
+def timed_protocol(config: ServerConfig, max_connections: Optional[int] = None) -> type:
+    """uvicorn's HTTP/1.1 protocol (h11) with deadlines and connection caps (``ServerConfig``).
+
+    Deadlines, counted from the connection opening or the previous response: the request's first
+    byte within ``idle_timeout_s``, the request whole (headers and body) within
+    ``request_timeout_s``, else the connection is closed; and bytes waiting to be sent must move
+    (the buffer empties or shrinks) within ``send_timeout_s``, else the connection is dropped,
+    so a client that never reads holds nothing but its own connection, and not for long. uvicorn
+    alone waits for slow headers and bodies, for the first byte, and for a socket to drain, forever.
+
+    Caps: at most ``max_connections`` open (default ``config.max_connections``) and
+    ``max_connections_per_client`` per client; beyond, the connection (of that client) waiting
+    on its client longest is closed to make room, else the new one is. The file descriptors
+    thus never run out, which made every request wait for the idle deadline and asyncio log a
+    traceback for each accept it tried."""
     from uvicorn.protocols.http.h11_impl import H11Protocol
 
-    idle_s = timeout_s if idle_s is None else min(idle_s, timeout_s)
+    timeout_s, send_s = config.request_timeout_s, config.send_timeout_s
+    idle_s = min(config.idle_timeout_s, timeout_s)
+    cap = config.max_connections if max_connections is None else max_connections
+    per_client: Counter[str] = Counter()  # open connections per client, of this server
+    sweeping = []  # the send deadline's sweep, once started on the server's loop
 
     class TimedH11Protocol(H11Protocol):
         def connection_made(self, transport) -> None:  # type: ignore[override]
@@ -94,6 +122,26 @@ def timed_protocol(timeout_s: float, idle_s: Optional[float] = None) -> type:
             self._deadline = None
             self._arm(idle_s)
             self._idle = True  # no byte of the next request yet
+            self._waiting_since = self.loop.time()  # waiting on the client (for a request) since
+            self._unsent = (0, self.loop.time())  # bytes waiting to be sent, and since when
+            self._key = client_key(self.client[0] if self.client else None)
+            per_client[self._key] += 1
+            if not sweeping:
+                sweeping.append(self.loop.call_later(send_s / 4, _sweep, self.loop, self.connections))
+            if per_client[self._key] > config.max_connections_per_client:
+                self._make_room([c for c in self.connections if getattr(c, "_key", None) == self._key])
+            elif len(self.connections) > cap:
+                self._make_room(list(self.connections))
+
+        def _make_room(self, among: list) -> None:
+            """Close the connection of ``among`` waiting on its client longest, or this new one."""
+            waiting = [c for c in among if c is not self and c._waiting_on_client()]
+            _drop((min(waiting, key=lambda c: c._waiting_since) if waiting else self).transport)
+
+        def _waiting_on_client(self) -> bool:
+            """Idle, or a request still arriving: nothing of the server's is lost by closing it."""
+            cycle = self.cycle
+            return not self.transport.is_closing() and (cycle is None or cycle.response_complete or cycle.more_body)
 
         def _arm(self, seconds: float) -> None:
             if self._deadline is not None:
@@ -110,20 +158,100 @@ def timed_protocol(timeout_s: float, idle_s: Optional[float] = None) -> type:
             cycle = self.cycle
             waiting = cycle is None or cycle.response_complete or cycle.more_body  # headers or body still due
             if waiting and not self.transport.is_closing():
-                self.transport.close()  # the app, if it was reading the body, sees a disconnect
+                _drop(self.transport)  # the app, if it was reading the body, sees a disconnect
+
+        def _check_sending(self, now: float) -> None:
+            """Drop the connection if its unsent bytes have not moved for ``send_timeout_s``."""
+            size = self.transport.get_write_buffer_size()
+            before, since = self._unsent
+            if size == 0 or size < before:
+                self._unsent = (size, now)
+            elif now - since >= send_s:
+                self.transport.abort()  # a send waiting to drain returns: the client is gone
+            else:
+                self._unsent = (size, since)
 
         def on_response_complete(self) -> None:
             super().on_response_complete()
             if not self.transport.is_closing():
                 self._idle = True
+                self._waiting_since = self.loop.time()
                 self._arm(idle_s)  # the next request on this connection has its own deadlines
 
         def connection_lost(self, exc) -> None:
             if self._deadline is not None:
                 self._deadline.cancel()
+            per_client[self._key] -= 1
+            if per_client[self._key] <= 0:
+                del per_client[self._key]
             super().connection_lost(exc)
 
+    def _sweep(loop, connections: set) -> None:
+        now = loop.time()
+        for connection in list(connections):
+            if isinstance(connection, TimedH11Protocol):
+                connection._check_sending(now)
+        sweeping[0] = loop.call_later(send_s / 4, _sweep, loop, connections)
+
     return TimedH11Protocol
+
+
+def _drop(transport) -> None:
+    """Close a connection; at once (no flush) when bytes wait to be sent: ``close`` would wait
+    for a client that does not read, forever, holding the file descriptor."""
+    if transport.get_write_buffer_size():
+        transport.abort()
+    else:
+        transport.close()
+
+
+def connection_cap(config: ServerConfig) -> int:
+    """``config.max_connections``, lowered to what the process's file-descriptor limit leaves
+    (what is open now and ``FD_RESERVE`` aside), so accepting a connection never fails."""
+    try:
+        import resource
+    except ImportError:  # not a POSIX system: no limit to read
+        return config.max_connections
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft == resource.RLIM_INFINITY:
+        return config.max_connections
+    try:
+        used = len(os.listdir("/proc/self/fd"))
+    except OSError:
+        used = 64  # not Linux: a generous guess at the descriptors open besides connections
+    return max(1, min(config.max_connections, soft - used - FD_RESERVE))
+
+
+def raise_fd_limit(config: ServerConfig) -> None:
+    """Raise the soft file-descriptor limit towards the hard one, as far as ``max_connections``
+    needs: the usual soft limit (1024) is below what the server can hold."""
+    try:
+        import resource
+    except ImportError:
+        return
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    wanted = config.max_connections + FD_RESERVE + 256
+    if soft != resource.RLIM_INFINITY and soft < wanted:
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (wanted if hard == resource.RLIM_INFINITY else min(wanted, hard), hard))
+
+
+class OncePerMinute(logging.Filter):
+    """Lets one of asyncio's "out of system resource" accept errors through a minute: should the
+    descriptors run out anyway (other processes, a tiny limit), the log says so, not 65,000 times."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.last = -float("inf")
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if "out of system resource" not in record.getMessage():
+            return True
+        now = time.monotonic()
+        if now - self.last < 60:
+            return False
+        self.last = now
+        return True
 
 
 def answering_for(host: str, sock: socket.socket, config: ServerConfig) -> ServerConfig:
@@ -145,13 +273,14 @@ def _is_unspecified(host: str) -> bool:
 
 
 def uvicorn_config(app, config: ServerConfig, log_level: str = "warning", lifespan: str = "off"):
-    """uvicorn's settings for the app: the request deadlines, and no cap on open connections
-    (uvicorn's ``limit_concurrency`` counts idle ones too, so 64 idle sockets locked everyone out;
-    the app caps requests in flight instead, see ``guard.Guard``)."""
+    """uvicorn's settings for the app: the deadlines and connection caps of ``timed_protocol``
+    (the cap within the file-descriptor limit, ``connection_cap``), not uvicorn's
+    ``limit_concurrency``, which counts idle connections too, so 64 idle sockets locked everyone
+    out (the app caps requests in flight instead, see ``guard.Guard``)."""
     import uvicorn
 
     return uvicorn.Config(app, log_level=log_level, lifespan=lifespan,
-                          http=timed_protocol(config.request_timeout_s, config.idle_timeout_s),
+                          http=timed_protocol(config, connection_cap(config)), backlog=BACKLOG,
                           timeout_keep_alive=config.idle_timeout_s)
 
 
@@ -170,6 +299,8 @@ def serve(bots: BotOptions | Sequence[BotOptions], host: str, port: int, config:
     for bot in bots:
         if not bot.path.is_file():
             raise UserError(f"bot file {str(bot.path)!r} does not exist (make one with 'catena-zero export')")
+    raise_fd_limit(config)
+    logging.getLogger("asyncio").addFilter(OncePerMinute())
     pool = BotPools.of([lambda i, bot=bot: load_bot(bot, i) for bot in bots], config.workers)
     sock = bind(host, port)
     url, reachable = address_to_open(sock)

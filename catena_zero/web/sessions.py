@@ -14,6 +14,13 @@ Bounded and expiring (``ServerConfig``): at most ``max_games`` live sessions; on
 ``expire_s`` seconds is dropped. When the store is full, a new game takes the slot of a finished
 or abandoned one (idle ``abandon_s``), never of a game in play: with none to drop it is refused
 (503), since a person losing the game under their hands is worse than one waiting to start.
+
+Shared fairly between clients (a client is an address, ``guard.client_key``): one holds at most
+``max_games_per_client`` games (its own finished or abandoned one makes room, else 429), and when
+the store is full a client holding fewer than its fair share (``max_games`` over the clients
+holding games) takes the slot of the game seen least recently of the client holding most, if that
+one holds more than its share and at least two more games: so one client (or a few) keeping every
+slot alive with a request each cannot lock everyone else out, while one game each is never undone.
 """
 
 from __future__ import annotations
@@ -22,6 +29,7 @@ import math
 import re
 import secrets
 import time
+from collections import Counter
 from dataclasses import dataclass
 from typing import Callable, Optional
 
@@ -71,6 +79,21 @@ class ServerConfig:
     request_timeout_s: a request must arrive whole, headers and body, within this many seconds of
                 the connection opening or of the previous answer, else the connection is closed, so
                 slow (or stalled) clients cannot hold connections (10 s; a real request takes ms).
+    max_games_per_client: live games one client (an address) may hold (8: a person plays one
+                game at a time and keeps a few variations); at the limit its own finished or
+                abandoned game makes room, else 429. See ``SessionStore`` for the fair share.
+    max_requests_per_client: requests of one client answered at once (16; 429 beyond).
+    max_analyses_per_client: evaluations (analysis, komi advice) of one client searched or waiting
+                at once (2; 429 beyond); one at a time per game. Moves come before them
+                (``bots.WorkQueue``), and with several workers one is kept for moves.
+    send_timeout_s: a client must take the answer's bytes: when the connection's send buffer is
+                full, it must drain within this many seconds, else the connection is dropped (10 s),
+                so a client that does not read loses its own connection, nothing else.
+    max_connections: open connections at most (1000; ``serve`` lowers it to what the process's
+                file-descriptor limit leaves); beyond, the connection waiting on its client
+                longest (idle, or a request still arriving) is closed to make room.
+    max_connections_per_client: open connections of one client at most (32; a browser opens
+                about 6): beyond, its own connection waiting longest is closed, else the new one.
     hosts:      the names this server answers for (the ``Host`` header, port aside); any other is
                 refused, so a page on another name pointed at this machine (DNS rebinding) cannot
                 talk to it. ``serve`` adds the address it listens on and its ``--allow-host`` names.
@@ -88,6 +111,12 @@ class ServerConfig:
     max_requests: int = 64
     idle_timeout_s: float = 5.0
     request_timeout_s: float = 10.0
+    max_games_per_client: int = 8
+    max_requests_per_client: int = 16
+    max_analyses_per_client: int = 2
+    send_timeout_s: float = 10.0
+    max_connections: int = 1000
+    max_connections_per_client: int = 32
     hosts: tuple[str, ...] = ("localhost", "127.0.0.1", "::1")
     any_ip_host: bool = False
 
@@ -95,11 +124,13 @@ class ServerConfig:
         if isinstance(self.max_seconds, bool) or not isinstance(self.max_seconds, (int, float)) \
                 or not 0 < self.max_seconds < float("inf"):
             raise UserError(f"max_seconds must be a number of seconds > 0, got {self.max_seconds!r}")
-        for name in ("max_games", "workers", "max_body", "max_requests", "max_simulations"):
+        for name in ("max_games", "workers", "max_body", "max_requests", "max_simulations", "max_games_per_client",
+                     "max_requests_per_client", "max_analyses_per_client", "max_connections",
+                     "max_connections_per_client"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise UserError(f"{name} must be a whole number >= 1, got {value!r}")
-        for name in ("expire_s", "abandon_s", "idle_timeout_s", "request_timeout_s"):
+        for name in ("expire_s", "abandon_s", "idle_timeout_s", "request_timeout_s", "send_timeout_s"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < float("inf"):
                 raise UserError(f"{name} must be a number of seconds > 0, got {value!r}")
@@ -121,10 +152,11 @@ def check_strength(simulations: Optional[int], seconds: Optional[float], config:
 class GameSession:
     """One person's game against the bot. ``human`` is the person's seat, "first" or "second"."""
 
-    def __init__(self, game_id: str, config: GameConfig, human: str, now: float) -> None:
+    def __init__(self, game_id: str, config: GameConfig, human: str, now: float, client: str = "") -> None:
         if human not in SEATS:
             raise ApiError(400, f"seat must be 'first' or 'second', got {human!r}")
         self.id = game_id
+        self.client = client  # who made it (``guard.client_key``): the slots one client holds are counted
         self.config = config  # komi 0; under game type komi the match chooses it (R7)
         self.human = human
         self.bot = "second" if human == "first" else "first"
@@ -287,33 +319,57 @@ class SessionStore:
         """The store's clock (monotonic seconds)."""
         return self._clock()
 
-    def create(self, config: GameConfig, human: str) -> GameSession:
+    def create(self, config: GameConfig, human: str, client: str = "") -> GameSession:
+        """A new game of ``client`` (``guard.client_key``), within its share of the slots."""
         now = self._clock()
         self._expire(now)
-        if len(self._sessions) >= self.config.max_games:
-            idle_s = min(self.config.abandon_s, self.config.expire_s)
-            spare = [s for s in self._sessions.values() if not s.thinking and
-                     (s.match.phase == "over" or now - s.last_seen >= idle_s)]
-            if not spare:
+        idle_s = min(self.config.abandon_s, self.config.expire_s)
+
+        def spare(s: GameSession) -> bool:  # may make room: finished, or left idle_s
+            return not s.thinking and (s.match.phase == "over" or now - s.last_seen >= idle_s)
+
+        mine = [s for s in self._sessions.values() if s.client == client]
+        if len(mine) >= self.config.max_games_per_client:
+            own = [s for s in mine if spare(s)]
+            if not own:
+                raise ApiError(429, f"you have {len(mine)} games in play, the most one address may have; finish or "
+                                    f"delete one (a game left {idle_s / 60:g} minutes makes room too)")
+            del self._sessions[min(own, key=lambda s: s.last_seen).id]
+        elif len(self._sessions) >= self.config.max_games:
+            victim = min((s for s in self._sessions.values() if spare(s)), key=lambda s: s.last_seen, default=None)
+            victim = victim or self._over_share(client, len(mine))
+            if victim is None:
                 raise ApiError(503, f"all {self.config.max_games} game slots hold games in play; try again later "
                                     f"(a slot frees when a game ends, is deleted, or is left {idle_s / 60:g} minutes)")
-            oldest = min(spare, key=lambda s: s.last_seen)
-            del self._sessions[oldest.id]
+            del self._sessions[victim.id]
         game_id = secrets.token_urlsafe(16)
-        session = GameSession(game_id, config, human, now)
+        session = GameSession(game_id, config, human, now, client)
         self._sessions[game_id] = session
         return session
 
-    def fork(self, parent: GameSession, move: int) -> GameSession:
+    def _over_share(self, client: str, held: int) -> Optional[GameSession]:
+        """The game that makes room for a game of ``client`` (holding ``held``) in a full store:
+        the one seen least recently (and not being thought about) of the client holding most,
+        if that client holds more than its fair share and at least two games more; else None."""
+        counts = Counter(s.client for s in self._sessions.values())
+        share = self.config.max_games / len(set(counts) | {client})
+        heavy = [c for c, n in counts.items() if n > share and n >= held + 2]
+        games = [s for s in self._sessions.values() if not s.thinking and s.client in heavy]
+        if not games:
+            return None
+        most = max(counts[s.client] for s in games)
+        return min((s for s in games if counts[s.client] == most), key=lambda s: s.last_seen)
+
+    def fork(self, parent: GameSession, move: int, client: str = "") -> GameSession:
         """A variation: a new game with ``parent``'s rules, seats and bot budget, at its position
         after ``move`` moves (the set-up choices made before that move kept), to play on into a
-        branch while ``parent`` stays as it is. It takes a game slot as a new game does."""
+        branch while ``parent`` stays as it is. It takes a game slot of ``client`` as a new game does."""
         game = parent.match.game
         moves = 0 if game is None else game.move_number
         if isinstance(move, bool) or not isinstance(move, int) or not 0 <= move <= moves:
             raise ApiError(400, f"move must be a whole number in 0..{moves} (the moves played), got {move!r}")
         events = parent.match.events[:events_through_move(parent.match.events, move)]
-        session = self.create(parent.config, parent.human)
+        session = self.create(parent.config, parent.human, client)
         session.match = Match.replay(parent.config, events)
         session.simulations, session.seconds = parent.simulations, parent.seconds
         session.komi_advice = parent.komi_advice
