@@ -372,3 +372,57 @@ def test_the_reaper_kills_only_the_processes_listed_with_their_start_times():
     finally:
         sleeper.kill()
         other.kill()
+
+
+def _mode(path) -> int:
+    return os.stat(path).st_mode & 0o777
+
+
+def test_rays_token_file_is_made_readable_by_its_user_alone(tmp_path, monkeypatch):
+    """Ray 2.60 writes ~/.ray/auth_token 0644 in a 0755 folder (whoever may enter the home folder
+    could read the token and run code in the run's Ray): the file is made 0600 in a 0700 folder
+    before Ray starts, and one that Ray made before is narrowed, its token kept."""
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.delenv("RAY_AUTH_TOKEN", raising=False)
+    monkeypatch.delenv("RAY_AUTH_TOKEN_PATH", raising=False)
+    folder, token = tmp_path / ".ray", tmp_path / ".ray" / "auth_token"
+    assert workers.private_token_file(create=False) is None and not token.exists()  # joining a cluster makes none
+    assert workers.private_token_file(create=True) == token
+    made = token.read_text()
+    assert len(made) == 64 and int(made, 16) >= 0
+    assert (_mode(folder), _mode(token)) == (0o700, 0o600)
+    assert [p.name for p in folder.iterdir()] == ["auth_token"]  # no temporary file left
+    workers.private_token_file(create=True)
+    assert token.read_text() == made  # an existing token is kept
+    os.chmod(folder, 0o755)  # what Ray leaves
+    os.chmod(token, 0o644)
+    workers.private_token_file(create=False)
+    assert (_mode(folder), _mode(token), token.read_text()) == (0o700, 0o600, made)
+    named = tmp_path / "elsewhere"
+    named.write_text("1" * 64)
+    os.chmod(named, 0o664)
+    monkeypatch.setenv("RAY_AUTH_TOKEN_PATH", str(named))
+    assert workers.private_token_file(create=True) == named and _mode(named) == 0o600
+    monkeypatch.setenv("RAY_AUTH_TOKEN", "2" * 64)
+    assert workers.private_token_file(create=True) is None  # the token is in the environment: no file
+
+
+_TOKEN_RUN = """
+import os, sys
+from catena_zero.selfplay import workers
+workers.start_ray(None, 1)
+import ray
+print(ray.cluster_resources().get("CPU"))
+workers.stop_ray()
+"""
+
+
+def test_a_local_ray_starts_with_the_private_token_file(tmp_path):
+    """End to end, in a fresh home folder: Ray takes the token file made before it starts (and
+    writes no other), which nobody but its user may read."""
+    env = {k: v for k, v in os.environ.items() if k not in ("RAY_AUTH_TOKEN", "RAY_AUTH_TOKEN_PATH")}
+    env.update(HOME=str(tmp_path), PYTHONPATH=os.pathsep.join(sys.path))
+    run = subprocess.run([sys.executable, "-c", _TOKEN_RUN], env=env, capture_output=True, text=True, timeout=240)
+    assert run.stdout.split() == ["1.0"], run.stderr[-2000:]
+    assert (_mode(tmp_path / ".ray"), _mode(tmp_path / ".ray" / "auth_token")) == (0o700, 0o600)
+    assert [p.name for p in (tmp_path / ".ray").iterdir()] == ["auth_token"]

@@ -28,8 +28,9 @@ root, or root in a user namespace, may make one), whose only interface is its lo
 other machine (nor another namespace of this one) can reach a port of the run. And Ray's token
 authentication (Ray >= 2.52): ``RAY_AUTH_MODE=token`` is set before Ray is imported, so every gRPC
 and HTTP entry point of the run's Ray processes refuses a client without the token, which Ray
-keeps in ``~/.ray/auth_token`` (readable by this user only through the home folder) or takes from
-``RAY_AUTH_TOKEN``; where no namespace may be made, the token is the one lock (one line says so).
+keeps in ``~/.ray/auth_token`` (made 0600 in a 0700 folder before Ray starts, which would make it
+0644: ``private_token_file``) or takes from ``RAY_AUTH_TOKEN``; where no namespace may be made,
+the token is the one lock (one line says so).
 A local run refuses to start with authentication turned off; joining a cluster needs the
 cluster's token and leaves the network as it is (docs/TRAINING.md).
 """
@@ -41,10 +42,13 @@ import logging
 import os
 import re
 import secrets
+import stat
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Callable, Optional
 
 import numpy as np
@@ -164,6 +168,52 @@ def _quiet_error_listener(worker: Any, threads_stopped: Any) -> None:
     it met in lines of its own (``RayNodeLost``, actor restarts, ``ActorStartError``)."""
 
 
+def _narrow(path: Path, mode: int) -> None:
+    """Take from ``path`` every permission bit that ``mode`` lacks (the group's and others')."""
+    current = stat.S_IMODE(os.stat(path).st_mode)
+    if current & ~mode:
+        os.chmod(path, current & mode)
+
+
+def private_token_file(create: bool) -> Optional[Path]:
+    """Make the file Ray reads its token from readable by this user alone, made first if
+    ``create`` (a local Ray's start) and missing; returns it (None when the token is in
+    ``RAY_AUTH_TOKEN``, or there is no file and none was to be made).
+
+    Ray 2.60 writes a new ``~/.ray/auth_token`` with ``mkdir`` and ``open``, 0755 and 0644 under
+    the usual umask: whoever may enter the home folder could read the token and run code in the
+    run's Ray. So the file is made here first when missing, its token written to a 0600 file in a
+    0700 folder and linked into place (never over a token another run has just made); Ray then
+    reads it and writes none. An existing file, and ``~/.ray``, lose their group and other bits."""
+    if os.environ.get("RAY_AUTH_TOKEN"):
+        return None
+    named = os.environ.get("RAY_AUTH_TOKEN_PATH")
+    path = Path(named) if named else Path.home() / ".ray" / "auth_token"
+    try:
+        if not named:
+            path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            _narrow(path.parent, 0o700)
+        if not path.exists():
+            if named or not create:
+                return None  # Ray says that the token file is missing
+            fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=".auth_token.")  # 0600
+            try:
+                with os.fdopen(fd, "w") as f:
+                    f.write(secrets.token_hex(32))  # what Ray's own generator makes: 256 random bits
+                    f.flush()
+                    os.fsync(f.fileno())
+                try:
+                    os.link(temporary, path)
+                except FileExistsError:
+                    pass  # another run made one meanwhile: both use it
+            finally:
+                os.unlink(temporary)
+        _narrow(path, 0o700)
+    except OSError as exc:
+        raise RayStartFailed(f"cannot keep Ray's token file {path} private: {exc.strerror or exc}") from None
+    return path
+
+
 def start_ray(address: Optional[str], num_cpus: Optional[int]) -> None:
     """Join the cluster at ``address`` ("auto", "HOST:PORT"), or start a local embedded Ray."""
     global _local_ray
@@ -175,6 +225,7 @@ def start_ray(address: Optional[str], num_cpus: Optional[int]) -> None:
         ray._private.worker.listen_error_messages = _quiet_error_listener
     quiet = dict(include_dashboard=False, log_to_driver=False, logging_level=logging.ERROR, configure_logging=True)
     if address:
+        private_token_file(create=False)
         try:
             ray.init(address=address, **quiet)
         except (ConnectionError, RuntimeError, ValueError) as exc:
@@ -184,6 +235,7 @@ def start_ray(address: Optional[str], num_cpus: Optional[int]) -> None:
         if mode.lower() != "token":
             raise ConnectionError(f"RAY_AUTH_MODE is {mode!r}: a local run starts Ray only with token authentication, "
                                   "which keeps other users and machines from running code in it (unset RAY_AUTH_MODE)")
+        private_token_file(create=True)  # before Ray could write one that others may read
         # Ray starts its workers at niceness 15, so on a busy machine the self-play actors (the
         # main workload of a run) would lose every contest for a core; a local run's actors get
         # the driver's priority instead. A cluster's nodes keep their own settings.
