@@ -3,6 +3,7 @@ answered with '?' and the state unchanged; one end-to-end session through ``cate
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import os
 import subprocess
@@ -95,8 +96,11 @@ def test_genmove_analyze_and_final_score_over_a_whole_game(engine, bot):
     reference = Game(GameConfig(side=3, komi=2))
     while not reference.is_over:
         colour = reference.to_move
-        with pytest.raises(AssertionError):
-            ok(engine, "final_score")
+        # During the game final_score is the bot's estimate: its search's margin, Black's side.
+        estimate = bot.analyze(reference, top=1)
+        black = estimate.score if estimate.to_move == "black" else -estimate.score
+        score = ok(engine, "final_score")
+        assert score == ("0" if round(black, 1) == 0 else f"{'B' if black > 0 else 'W'}+{abs(round(black, 1)):g}")
         analysis = ok(engine, "analyze 3").splitlines()
         head = analysis[0].split()
         assert head[0:2] == ["to_move", colour] and head[2] == "value" and head[6] == "best"
@@ -146,7 +150,8 @@ BAD_LINES = [
     "play", "play black", "play black B2 C3", "play red B2", "play white B2", "play black Z9", "play black b02",
     "play black A9", "play black komi", "play black swap",
     "genmove", "genmove red", "genmove white", "genmove black white",
-    "final_score", "final_score now", "analyze 0", "analyze x", "analyze 1 2",
+    "final_score now", "analyze 0", "komi 8.5", "komi -0.5", "komi +", "komi 1e1", "play black pass",
+    "kata-analyze 10 maxmoves 0", "kata-analyze avoid b D4 1", "kata-analyze 10 frob 1", "kata-analyze 10 interval", "analyze x", "analyze 1 2",
     "genkomi now", "gencolour x", "undo",
 ]
 
@@ -373,3 +378,210 @@ def test_without_a_bot_file_boardsize_plays_the_shipped_bot_for_the_new_rules():
     # A bot file named on the command line is the only bot: no switch.
     fixed = Engine(bot_for(GameConfig(side=6)))
     assert fixed.handle("boardsize 4").text.startswith("this bot was trained for side 6")
+
+
+# ------------------------------------------------------- as GTP controllers speak it, and stay responsive
+
+
+def test_komi_as_controllers_send_it(engine):
+    """gogui-twogtp and Sabaki send komi as a decimal: 8.0 is komi 8; a fraction or a sign is
+    refused with the rule that forbids it (R6), the state unchanged."""
+    ok(engine, "komi 8.0")
+    assert engine.config.komi == 8
+    ok(engine, "komi 3.00")
+    assert engine.config.komi == 3
+    ok(engine, "komi -0")
+    assert engine.config.komi == 0
+    before = state(engine)
+    fraction, negative = engine.handle("komi 7.5"), engine.handle("4 komi -1")
+    assert not fraction.ok and "7.5 is not a whole number" in fraction.text and "R6" in fraction.text
+    assert str(negative).startswith("?4 komi -1 is negative") and "R6" in negative.text
+    assert state(engine) == before
+    assert "no pass in Catena" in engine.handle("play black pass").text
+
+
+def test_final_score_during_the_game_is_the_bots_estimate(engine, bot):
+    ok(engine, "komi 8")
+    ok(engine, "play black B2")
+    game = Game.replay(GameConfig(side=3, komi=8), ["B2"])
+    info = bot.analyze(game, top=1)
+    black = -info.score  # white to move: the bot's margin is White's
+    expected = "0" if round(black, 1) == 0 else f"{'B' if black > 0 else 'W'}+{abs(round(black, 1)):g}"
+    assert ok(engine, "final_score") == expected and engine.game.actions == game.actions  # nothing played
+
+
+def test_a_moves_thinking_time_is_capped_whatever_the_clock_says(engine, monkeypatch):
+    from catena_zero.bot.engine import MAX_MOVE_SECONDS
+
+    asked = []
+    monkeypatch.setattr(engine.bot, "select_move",
+                        lambda game, seconds=None, simulations=None: asked.append(seconds) or game.legal_moves()[0])
+    ok(engine, "time_settings 999999999 0 0")
+    ok(engine, "genmove black")
+    ok(engine, "time_left white 999999999 1")  # byo-yomi: one stone in 31 years
+    ok(engine, "genmove white")
+    assert asked == [MAX_MOVE_SECONDS, MAX_MOVE_SECONDS]
+
+
+def test_an_error_reply_keeps_the_command_id_even_for_a_bug(engine, monkeypatch):
+    def broken(game, seconds=None, simulations=None):
+        raise RuntimeError("non-finite network output")
+
+    monkeypatch.setattr(engine.bot, "select_move", broken)
+    stdout, stderr = io.StringIO(), io.StringIO()
+    engine.run(io.StringIO("12 genmove black\n13 name\n"), stdout, stderr)
+    assert stdout.getvalue() == ("?12 internal error: RuntimeError: non-finite network output\n\n"
+                                 "=13 catena-zero\n\n")
+    assert "Traceback" in stderr.getvalue()
+
+
+def _slow_analyze(bot, seconds_per_simulation: float):
+    """``bot.analyze`` as a slow machine runs it: the time a search of that size takes there,
+    or its time limit; the result a real search of 4 simulations."""
+    import time
+
+    real = bot.analyze
+
+    def analyze(game, top=10, *, simulations=None, seconds=None):
+        spent = seconds if seconds is not None else simulations * seconds_per_simulation
+        time.sleep(spent)
+        return dataclasses.replace(real(game, top=top, simulations=4), simulations=simulations or 64, seconds=spent)
+
+    return analyze
+
+
+def test_kata_analyze_stops_within_a_second_when_the_next_command_comes(bot, monkeypatch):
+    """Each report doubled its search, so after a few seconds one report took seconds and the
+    next command waited for it (10.8 to 61 s measured). A report's search is now cut at
+    STREAM_SLICE_SECONDS once the last one's speed says it would run longer."""
+    import threading
+    import time
+
+    engine = Engine(bot)
+    monkeypatch.setattr(engine.bot, "analyze", _slow_analyze(bot, 0.002))  # 512 simulations a second
+    read, write = os.pipe()
+    stdin, stdout = os.fdopen(read, "r"), _Collected()
+    worker = threading.Thread(target=engine.run, args=(stdin, stdout, io.StringIO()))
+    with os.fdopen(write, "w") as feed:
+        feed.write("kata-analyze 1\n")
+        feed.flush()
+        worker.start()
+        time.sleep(4.5)  # doubling from 16: the search of 2,048 simulations would run from 4 s to 8 s
+        sent = time.monotonic()
+        feed.write("name\n")
+        feed.flush()
+        while "= catena-zero" not in stdout.text() and time.monotonic() < sent + 30:
+            time.sleep(0.01)
+        waited = time.monotonic() - sent
+        feed.write("quit\n")
+    worker.join(30)
+    assert waited < 1.0, waited
+    assert stdout.text().count("info move") >= 4
+
+
+def test_kata_analyze_options_maxmoves_and_ownership(bot):
+    import threading
+    import time
+
+    engine = Engine(bot)
+    read, write = os.pipe()
+    stdin, stdout = os.fdopen(read, "r"), _Collected()
+    worker = threading.Thread(target=engine.run, args=(stdin, stdout, io.StringIO()))
+    with os.fdopen(write, "w") as feed:
+        feed.write("kata-analyze interval 1 maxmoves 2 ownership true\n")
+        feed.flush()
+        worker.start()
+        deadline = time.monotonic() + 60
+        while "ownership" not in stdout.text() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        feed.write("quit\n")
+    worker.join(60)
+    report = stdout.text().split("\n")[1]
+    moves, owned = report.split(" ownership ")
+    assert 1 <= moves.count("info move") <= 2 and len(owned.split()) == 5 * 5  # side 3: a 5 x 5 grid
+
+
+@pytest.mark.parametrize("flags, message", [
+    (["--threads", str(2**40)], "--threads must be in 1..256"), (["--threads", "100000"], "--threads must be in"),
+    (["--threads", "0"], "--threads must be in"), (["--seconds", "inf"], "--seconds must be a time"),
+    (["--seconds", "nan"], "--seconds must be a time"), (["--seconds", "-1"], "--seconds must be a time"),
+    (["--seconds", "1e9"], "--seconds must be a time")])
+def test_engine_search_flags_are_range_checked(bot_path, capsys, monkeypatch, flags, message):
+    from catena_zero.cli import main
+
+    monkeypatch.setattr("sys.stdin", io.StringIO("name\n"))
+    assert main(["engine", "--bot", str(bot_path), "--device", "cpu", *flags]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"catena-zero: error: {message}") and err.count("\n") == 1, err
+
+
+def test_engine_and_analysis_say_one_line_about_the_bot(capsys, monkeypatch):
+    """Not the index's research paragraph: the file, its rules and search, its strength in brief."""
+    from catena_zero.cli import main
+
+    for command in ("engine", "analysis"):
+        monkeypatch.setattr("sys.stdin", io.StringIO(""))
+        assert main([command, "--simulations", "2", "--device", "cpu"]) == 0
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and len(err) < 200, err
+        assert err.startswith(f"catena-zero {command}: side6.bot (step ") and "% vs mcts:" in err, err
+
+
+def _exchange(process, line: str) -> str:
+    """Send one command, read its reply up to the empty line that ends it."""
+    process.stdin.write(line + "\n")
+    process.stdin.flush()
+    lines = []
+    while True:
+        got = process.stdout.readline()
+        assert got, f"the engine ended answering {line!r}"
+        if got == "\n" and lines:
+            return "\n".join(lines)
+        lines.append(got.rstrip("\n"))
+
+
+def test_a_gtp_session_as_gogui_twogtp_and_sabaki_drive_it(bot_path):
+    """The commands and forms a controller sends (decimal komi, time_settings, genmove, an
+    analysis stream with its pv, final_score during and after the game), over a pipe."""
+    env = dict(os.environ, PYTHONPATH=str(REPO), OMP_NUM_THREADS="1")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "catena_zero.cli", "engine", "--bot", str(bot_path), "--simulations", "8",
+         "--device", "cpu"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env=env)
+    try:
+        assert _exchange(process, "1 protocol_version") == "=1 2"
+        assert _exchange(process, "2 name") == "=2 catena-zero"
+        assert _exchange(process, "3 boardsize 3") == "=3"
+        assert _exchange(process, "4 clear_board") == "=4"
+        assert _exchange(process, "5 komi 8.0") == "=5"
+        assert _exchange(process, "6 time_settings 3 0 0") == "=6"  # a blitz: a few tenths a move
+        move = _exchange(process, "7 genmove b")
+        assert move.startswith("=7 ")
+        assert _exchange(process, "8 final_score").split(" ")[1][:2] in ("B+", "W+", "0")
+        # Sabaki's analysis: the stream until the next command, every candidate with its pv.
+        process.stdin.write("9 kata-analyze w 10\n")
+        process.stdin.flush()
+        assert process.stdout.readline() == "=9\n"
+        report = process.stdout.readline()
+        assert _exchange(process, "10 name").splitlines()[-1] == "=10 catena-zero"
+        infos = report.split("info ")[1:]
+        assert infos
+        for info in infos:
+            words = info.split()
+            assert words[0] == "move" and "pv" in words and words[words.index("pv") + 1] == words[1], info
+        assert _exchange(process, "11 komi 7.5").startswith("?11 komi 7.5 is not a whole number")
+        assert _exchange(process, "12 play w pass").startswith("?12 there is no pass")
+        for _ in range(40):  # play it out: genmove for the side to move, as twogtp does
+            reply = _exchange(process, "genmove b")
+            if "not to move" in reply:
+                reply = _exchange(process, "genmove w")
+            if "over" in reply:
+                break
+            assert reply.startswith("= "), reply
+        result = _exchange(process, "13 final_score")
+        assert result.startswith("=13 ") and result.split()[1][:2] in ("B+", "W+", "0")
+        assert _exchange(process, "14 quit") == "=14"
+    finally:
+        process.stdin.close()
+        process.wait(60)
+    assert process.returncode == 0 and "Traceback" not in process.stderr.read()

@@ -97,6 +97,12 @@ class MoveAnalysis:
     value: float  # mean backed-up value after the move, in [-1, 1]
     score: float  # mean predicted final score margin after the move (mover minus opponent)
     prior: float  # the network's prior probability of the move
+    # The principal variation from the move on: the move, then the most visited reply at each node
+    # the search expanded (at most PV_MOVES moves), as KataGo's and Leela Zero's analyses give it.
+    pv: tuple[str, ...] = ()
+
+
+PV_MOVES = 16  # the longest principal variation an analysis reports
 
 
 @dataclass(frozen=True)
@@ -373,6 +379,7 @@ class Bot:
                 value=float(value[a]),
                 score=float(score[a]),
                 prior=float(tree.priors[b, ROOT, a]),
+                pv=self._pv(tree, spec, b, int(a)),
             )
             for a in [a for a in ranked if visits[a] > 0][:top]
         )
@@ -388,6 +395,20 @@ class Bot:
             net_value=float(tree.raw_value[b, ROOT]),
             net_score=float(tree.raw_score[b, ROOT]),
         )
+
+    @staticmethod
+    def _pv(tree, spec, b: int, action: int) -> tuple[str, ...]:
+        """The principal variation of root ``action`` in game ``b``'s tree: the action, then at each
+        expanded node below it its most visited action (the first on a tie), while one was visited."""
+        line, node = [action], int(tree.children[b, ROOT, action])
+        while node != UNVISITED and len(line) < PV_MOVES:
+            visits = tree.child_visits[b, node]
+            best = int(np.argmax(visits))
+            if visits[best] <= 0:
+                break
+            line.append(best)
+            node = int(tree.children[b, node, best])
+        return tuple(spec.action_name(a) for a in line)
 
     @staticmethod
     def _child_means(tree, b: int = 0) -> tuple[np.ndarray, np.ndarray]:

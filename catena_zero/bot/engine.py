@@ -76,6 +76,7 @@ from ..game.options import GAME_TYPES, SCORINGS, GameConfig, komi_range
 from ..game.render import render_ascii
 from ..game.rules import Game, IllegalMove
 from ..messages import one_line, quote
+from .analysis import ownership_grid
 from .players import setup_event
 
 if TYPE_CHECKING:
@@ -90,6 +91,33 @@ _COLOURS = {"black": "black", "b": "black", "white": "white", "w": "white"}
 
 class CommandError(UserError):
     """A command that cannot be carried out; its message is the ``?`` reply."""
+
+
+NO_PASS = "there is no pass in Catena: a turn places a stone or takes the button (R4)"
+
+
+def _komi_value(text: str) -> int:
+    """A komi as GTP controllers send it (``7``, ``8.0``, ``-3``): a whole number (R6), or
+    CommandError naming what is wrong with it (a fraction, a sign, not a number)."""
+    found = _KOMI.fullmatch(text)
+    if not found:
+        raise CommandError(f"komi must be a number, got {quote(text)}")
+    sign, whole, fraction = found.groups()
+    if fraction and fraction.strip("0"):
+        raise CommandError(f"komi {text} is not a whole number: R6's komi is a whole number of points "
+                           f"(the button's half point breaks ties)")
+    value = int(whole)
+    if sign == "-" and value:
+        raise CommandError(f"komi {text} is negative: R6's komi is White's, at least 0")
+    return value
+
+
+def _result(black_margin: float, digits: Optional[int] = None) -> str:
+    """GTP's score: ``B+3.5``, ``W+2`` or ``0``, from Black's margin (rounded to ``digits``)."""
+    margin = black_margin if digits is None else round(black_margin, digits)
+    if margin == 0:
+        return "0"
+    return f"{'B' if margin > 0 else 'W'}+{abs(margin):g}"
 
 
 def _whole_number(text: str, what: str, note: str = "") -> int:
@@ -123,8 +151,15 @@ class Reply:
 _END = object()  # what the reader thread queues at the end of the input
 STREAM_FIRST_SIMULATIONS = 16  # the first report's search; each next one doubles, up to the cap
 STREAM_MAX_SIMULATIONS = 1 << 16
+# The longest one report's search may take: the bot's search cannot be interrupted, so this is how
+# long the next command may wait (a search stops at its time limit within one simulation).
+STREAM_SLICE_SECONDS = 0.5
 CLOCK_MARGIN_SECONDS = 0.2  # kept back on every move for the GUI's and the pipe's delays
 CLOCK_LEAST_SECONDS = 0.05
+# The longest a move may think, whatever time_settings and time_left say (and the most --seconds
+# may ask): a controller's clock of days must not make the engine deaf for hours.
+MAX_MOVE_SECONDS = 60.0
+_KOMI = re.compile(r"([+-]?)([0-9]{1,%d})(?:\.([0-9]{0,%d}))?" % (MAX_DIGITS, MAX_DIGITS))
 
 
 def _read_into(stream: TextIO, lines: queue.Queue) -> None:
@@ -159,7 +194,7 @@ class Clock:
             share = seconds / stones
         else:
             share = seconds / moves_left + (self.byo / self.stones if self.stones else 0.0)
-        return max(CLOCK_LEAST_SECONDS, share - CLOCK_MARGIN_SECONDS)
+        return min(MAX_MOVE_SECONDS, max(CLOCK_LEAST_SECONDS, share - CLOCK_MARGIN_SECONDS))
 
 
 @dataclass(frozen=True)
@@ -169,19 +204,24 @@ class AnalysisStream:
     interval: float  # seconds between reports
     scaled: bool  # lz-analyze: winrate and prior in 1/10000 (Leela Zero); kata-analyze: 0..1
     top: int = 10
+    ownership: bool = False  # kata-analyze ... ownership true: the map after the moves
 
-    def line(self, info) -> str:
-        """One report: ``info move M visits V winrate W scoreLead S prior P order K`` per move, the
-        winrate for the player to move (P(win), a draw counting half)."""
+    def line(self, info, ownership: Optional[str] = None) -> str:
+        """One report: ``info move M visits V winrate W scoreLead S prior P order K pv M ...`` per
+        move (the principal variation last, as KataGo and Leela Zero write it), the winrate for the
+        player to move (P(win), a draw counting half); then ``ownership ...`` when asked."""
         parts = []
         for order, m in enumerate(info.moves):
             winrate, prior = (m.value + 1) / 2, m.prior
+            pv = " ".join(m.pv or (m.move,))
             if self.scaled:
                 parts.append(f"info move {m.move} visits {m.visits} winrate {round(10000 * winrate)} "
-                             f"prior {round(10000 * prior)} order {order}")
+                             f"prior {round(10000 * prior)} order {order} pv {pv}")
             else:
                 parts.append(f"info move {m.move} visits {m.visits} winrate {winrate:.4f} scoreLead {m.score:.2f} "
-                             f"prior {prior:.4f} order {order}")
+                             f"scoreMean {m.score:.2f} prior {prior:.4f} order {order} pv {pv}")
+        if ownership is not None:
+            parts.append(f"ownership {ownership}")
         return " ".join(parts)
 
 
@@ -224,6 +264,7 @@ class Engine:
         }
         self.clock: Optional[Clock] = None  # time_settings; None: the bot's own budget per move
         self.stream: Optional[AnalysisStream] = None  # set by kata-analyze / lz-analyze, run by run()
+        self.stderr: TextIO = sys.stderr  # where a bug's traceback goes (run() sets it)
 
     # -- the loop ----------------------------------------------------------------------------------
 
@@ -250,12 +291,17 @@ class Engine:
             return Reply(True, handler(args), ident)
         except UserError as exc:  # CommandError, IllegalMove, UnsupportedGame; any other error is a bug
             return Reply(False, one_line(exc) or type(exc).__name__, ident)
+        except Exception as exc:  # a bug must not kill a GUI's session: report it, keep the id, go on
+            self.stream = None
+            traceback.print_exc(file=self.stderr)
+            return Reply(False, f"internal error: {type(exc).__name__}: {one_line(exc)}", ident)
 
     def run(self, stdin: TextIO, stdout: TextIO, stderr: TextIO = sys.stderr) -> int:
         """Answer commands from ``stdin`` until ``quit`` or the end of the input.
 
         The lines are read by a thread of their own into a queue, so that a streaming analysis
         (``kata-analyze``) can report until the next line arrives without blocking on the read."""
+        self.stderr = stderr
         lines: queue.Queue = queue.Queue()
         reader = threading.Thread(target=_read_into, args=(stdin, lines), name="engine-stdin", daemon=True)
         reader.start()
@@ -270,11 +316,7 @@ class Engine:
                                               "a command is one short line")))
                 stdout.flush()
                 continue
-            try:
-                reply = self.handle(line)
-            except Exception as exc:  # a bug must not kill a GUI's session: report it and go on
-                traceback.print_exc(file=stderr)
-                reply = Reply(False, f"internal error: {type(exc).__name__}: {one_line(exc)}")
+            reply = self.handle(line)
             if reply is not None and self.stream is not None and reply.ok:
                 stream, self.stream = self.stream, None
                 pending = self._run_stream(stream, reply.id, lines, stdout)
@@ -288,19 +330,38 @@ class Engine:
     def _run_stream(self, stream: "AnalysisStream", ident: Optional[int], lines: queue.Queue,
                     stdout: TextIO):
         """Report ``stream`` every interval until a line arrives; returns that line (or _END).
-        GTP's form: ``=[id]``, then one ``info ...`` line per report, then an empty line."""
+        GTP's form: ``=[id]``, then one ``info ...`` line per report, then an empty line.
+
+        Each report is a fresh search of twice the last one's simulations; a search the last
+        one's speed says would take more than STREAM_SLICE_SECONDS runs for that long instead,
+        and is the last report (a search cannot be interrupted, so none may keep the next command
+        waiting longer; a bigger search would need the tree kept between reports)."""
         stdout.write(("=" if ident is None else f"={ident}") + "\n")
         stdout.flush()
-        simulations, deadline = STREAM_FIRST_SIMULATIONS, time.monotonic()
+        simulations, deadline, rate, last = STREAM_FIRST_SIMULATIONS, time.monotonic(), None, False
         while True:
             try:
-                line = lines.get(timeout=max(0.0, deadline - time.monotonic()))
+                line = lines.get(timeout=None if last else max(0.0, deadline - time.monotonic()))
                 break
             except queue.Empty:
                 pass
-            info = self.bot.analyze(self.game, top=stream.top, simulations=simulations)
-            stdout.write(stream.line(info) + "\n")
+            try:
+                if rate is not None and simulations / rate > STREAM_SLICE_SECONDS:
+                    info, last = self.bot.analyze(self.game, top=stream.top, seconds=STREAM_SLICE_SECONDS), True
+                else:
+                    info = self.bot.analyze(self.game, top=stream.top, simulations=simulations)
+                    last = simulations >= STREAM_MAX_SIMULATIONS
+                owned = None
+                if stream.ownership:
+                    owned = " ".join(f"{v:.3f}" for v in ownership_grid(self.game, self.bot.ownership(self.game),
+                                                                        self.game.to_move))
+            except Exception:  # a bug: said on stderr, and the reply ends so that the session goes on
+                traceback.print_exc(file=self.stderr)
+                last = True
+                continue
+            stdout.write(stream.line(info, owned) + "\n")
             stdout.flush()
+            rate = info.simulations / max(info.seconds, 1e-6)
             deadline = time.monotonic() + stream.interval
             simulations = min(2 * simulations, STREAM_MAX_SIMULATIONS)
         stdout.write("\n")
@@ -386,7 +447,7 @@ class Engine:
 
     def _komi(self, args: list[str]) -> str:
         self._arity(args, "komi K", 1)
-        komi = _whole_number(args[0], "komi", "(R6)")
+        komi = _komi_value(args[0])
         if self.config.game_type != "komi" and komi != 0:
             raise CommandError(f"game type {self.config.game_type} has no komi (R7, R8): only komi 0")
         lo, hi = komi_range(self.config.scoring)
@@ -405,6 +466,8 @@ class Engine:
     def _play(self, args: list[str]) -> str:
         self._arity(args, "play COLOUR MOVE", 2)
         colour = self._colour(args[0])
+        if args[1].lower() == "pass":
+            raise CommandError(NO_PASS)
         move = parse_move(args[1], self.config.side)  # UserError for what is not a move
         self._expect_to_move(colour)
         game = self.game.copy()
@@ -454,11 +517,36 @@ class Engine:
         if args and args[0].lower() in _COLOURS:
             self._expect_to_move(self._colour(args[0]))
             args = args[1:]
-        self._arity(args, usage, 0, 1)
-        interval = _whole_number(args[0], "the interval (centiseconds)") if args else 100
+        interval, top, ownership = 100, 10, False
+        if args and not args[0].isalpha():  # the interval without its key (lz-analyze 50)
+            interval, args = _whole_number(args[0], "the interval (centiseconds)"), args[1:]
+        if len(args) % 2:
+            raise CommandError(f"usage: {usage} [interval CS] [maxmoves N] [ownership true|false]")
+        for key, value in zip(args[::2], args[1::2]):  # KataGo's key-value options
+            if key == "interval":
+                interval = _whole_number(value, "the interval (centiseconds)")
+            elif key == "maxmoves":
+                top = _whole_number(value, "maxmoves")
+                if top < 1:
+                    raise CommandError("maxmoves must be at least 1")
+            elif key == "minmoves":  # moves the search did not visit: none to add, they have no values
+                _whole_number(value, key)
+            elif key in ("pvVisits", "pvEdgeVisits", "ownershipStdev", "movesOwnership", "rootInfo"):
+                if value not in ("true", "false"):
+                    raise CommandError(f"{key} must be true or false, got {quote(value)}")
+                if value == "true":
+                    raise CommandError(f"{key} is not reported by this engine (only interval, maxmoves, ownership)")
+            elif key == "ownership":
+                if value not in ("true", "false"):
+                    raise CommandError(f"ownership must be true or false, got {quote(value)}")
+                ownership = value == "true" and not scaled
+            elif key in ("avoid", "allow"):
+                raise CommandError(f"{key} is not supported: the analysis searches every legal move")
+            else:
+                raise CommandError(f"unknown option {quote(key)} (options: interval, maxmoves, ownership)")
         if self.game.is_over:
             raise CommandError("the game is over")
-        self.stream = AnalysisStream(interval=max(interval, 1) / 100, scaled=scaled)
+        self.stream = AnalysisStream(interval=max(interval, 1) / 100, scaled=scaled, top=top, ownership=ownership)
         return ""
 
     def _undo(self, args: list[str]) -> str:
@@ -478,15 +566,16 @@ class Engine:
         return " ".join(self.game.legal_moves())
 
     def _final_score(self, args: list[str]) -> str:
+        """The result at the end (R6); during the game the bot's estimate of it, as GTP engines
+        answer: the expected final margin of its search (``analyze``'s score), to a tenth."""
         self._arity(args, "final_score", 0)
         if not self.game.is_over:
-            raise CommandError("the game is not over: the score is final only at the end (R6)")
+            info = self.bot.analyze(self.game, top=1)
+            return _result(info.score if info.to_move == "black" else -info.score, digits=1)
         scores = self.game.scores()
-        winner = self.game.winner
-        if winner is None:
+        if self.game.winner is None:
             return "0"
-        margin = abs(scores["black"] - scores["white"])
-        return f"{'B' if winner == 'black' else 'W'}+{margin:g}"
+        return _result(scores["black"] - scores["white"])
 
     def _analyze(self, args: list[str]) -> str:
         self._arity(args, "analyze [N]", 0, 1)

@@ -7,17 +7,21 @@ import sys
 
 from .bot_options import add_bot_options, add_rules_options, stdio_bot
 from .common import CliError
+from .engine import bot_line, check_search_flags, shipped_bots_loader
 
-HELP = "analyse positions for programs: one JSON query a line on stdin, one JSON answer a line per position"
+HELP = "analyse positions for programs: KataGo's analysis-engine queries, one JSON line each, on stdin"
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    from ..bot.analysis import DEFAULT_MAX_SIMULATIONS
+    from ..bot.analysis import DEFAULT_MAX_SIMULATIONS, REPORT_AS
 
     add_bot_options(parser, required=False)
     add_rules_options(parser)
     parser.add_argument("--max-simulations", type=int, default=DEFAULT_MAX_SIMULATIONS, metavar="N",
                         help=f"the most simulations a position a query may ask for; default {DEFAULT_MAX_SIMULATIONS}")
+    parser.add_argument("--report-as", choices=REPORT_AS, default="BLACK",
+                        help="whose side winrate, scoreLead and ownership are told from (KataGo's "
+                             "reportAnalysisWinratesAs); default BLACK")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -27,6 +31,9 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(f"--max-simulations must be >= 1, got {args.max_simulations}")
     if args.seconds is not None:
         raise CliError("--seconds: the analysis engine searches by simulation count (give --simulations)")
+    check_search_flags(args)
     bot = stdio_bot(args, "analysis")
-    print(f"catena-zero analysis: {bot!r}; one JSON query a line (fields: bot/analysis.py)", file=sys.stderr)
-    return run_analysis(bot, sys.stdin, sys.stdout, args.max_simulations)
+    print(f"catena-zero analysis: {bot_line(bot)}; KataGo analysis queries on stdin, one JSON line each",
+          file=sys.stderr)
+    bot_for = None if args.bot is not None else shipped_bots_loader(args, bot, "analysis")
+    return run_analysis(bot, sys.stdin, sys.stdout, args.max_simulations, bot_for, args.report_as)

@@ -78,9 +78,8 @@ def stdio_bot(args: argparse.Namespace, command: str):
     import sys
 
     path = args.bot
-    if path is None:
-        path, which = shipped_bot_path(args)
-        print(f"catena-zero {command}: {which}", file=sys.stderr)
+    if path is None:  # which one: the command's own one line about its bot says
+        path, _ = shipped_bot_path(args)
     bot = load_bot(args, path)
     for stream, errors in ((sys.stdin, "replace"), (sys.stdout, "backslashreplace")):
         if hasattr(stream, "reconfigure"):
