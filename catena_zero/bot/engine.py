@@ -17,14 +17,16 @@ Commands (Catena's options replace GTP's ``boardsize``; colours are ``black``/``
                                       set game options (clears the board; komi kept when still
                                       valid, else 0); without arguments, report them
     komi K                            set the komi (a whole number in the scoring's range, R6;
-                                      0 outside game type komi); the moves played are kept
+                                      0 outside game type komi; 8.0 is 8, 7.5 and -1 are
+                                      refused, naming why); the moves played are kept
     clear_board                       a new game under the current options
     play COLOUR MOVE                  play a move for the player to move
     genmove COLOUR                    the bot's move for the player to move, played
     undo                              take back the last move
     showboard                         the board as text
     legal_moves                       the moves legal now, space separated
-    final_score                       the result once the game is over: B+3.5, W+2 or 0 (draw)
+    final_score                       the result once the game is over: B+3.5, W+2 or 0 (draw);
+                                      during the game the bot's estimate of it, to a tenth
     analyze [N]                       the bot's view: to move, value, score, best move, simulations;
                                       then up to N (default 10) moves, one per line, with visits,
                                       value, score and prior
@@ -43,14 +45,19 @@ GTP's own names, for GUIs and match runners:
                                       with STONES 0) means none: the bot's simulation budget again
     time_left COLOUR SECONDS STONES   the clock of COLOUR now (STONES 0: still in main time)
     kata-analyze [INTERVAL]           stream the bot's analysis: one line every INTERVAL
-    lz-analyze [INTERVAL]             centiseconds (default 100), ``info move M visits V winrate W
-                                      scoreLead S prior P order K`` for each candidate (lz-analyze:
-                                      winrate and prior in 1/10000), the search growing between
-                                      reports, until the next command arrives (then an empty line)
+    lz-analyze [INTERVAL]             centiseconds (default 100; or ``interval CS``, ``maxmoves N``,
+                                      ``ownership true``), ``info move M visits V winrate W scoreLead
+                                      S scoreMean S prior P order K pv M ...`` for each candidate
+                                      (lz-analyze: winrate and prior in 1/10000), the search growing
+                                      between reports up to STREAM_SLICE_SECONDS each, until the next
+                                      command arrives (then an empty line)
 
 Under a time control ``genmove`` thinks for its share of the time left: the main time left spread
 over the moves the game may still take (half the cells still empty), plus the byo-yomi period
-over its stones, less a margin for the transport.
+over its stones, less a margin for the transport, and never more than MAX_MOVE_SECONDS.
+Where Catena departs from GTP (no pass, no move for the side not to move, a hexagonal board,
+whole-number komi, the R7 set-up) is listed in docs/ENGINES.md. Every reply keeps its command's
+id, an internal error's included.
 
 Values are P(win) - P(loss) in [-1, 1] for the player to move; scores are that player's expected
 final margin (R6).
