@@ -66,9 +66,22 @@ class _Parser(argparse.ArgumentParser):
         raise CliError(message)
 
 
+def tolerant_output() -> None:
+    """Standard output and error write what their encoding cannot hold as escapes (``\\xe9``)
+    instead of raising: under ``PYTHONIOENCODING=ascii`` or an ASCII locale a file name, a bot's
+    header or a record's comment with an "e acute" in it must not end a command as a bug."""
+    for stream in (sys.stdout, sys.stderr):
+        if getattr(stream, "errors", None) == "strict" and hasattr(stream, "reconfigure"):
+            try:
+                stream.reconfigure(errors="backslashreplace")
+            except (ValueError, OSError):  # a closed or detached stream: nothing will be written to it
+                pass
+
+
 def main(argv: Optional[list[str]] = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     args = None
+    tolerant_output()
     try:
         parser = build_parser()
         if not argv:

@@ -282,10 +282,12 @@ def _shape(value: Any) -> tuple[int, Optional[float]]:
 
 
 def read_json(path: str | os.PathLike, kind: str, limit: int, error: type = UserError,
-              max_depth: int = MAX_JSON_DEPTH) -> Any:
+              max_depth: int = MAX_JSON_DEPTH, finite: bool = True) -> Any:
     """The JSON value of an input file of at most ``limit`` bytes (``read_input``), nested at most
-    ``max_depth`` deep, every number finite; ``error(message)`` otherwise, one line naming ``kind``
-    and the file (module docstring). What the value must be (an object, its fields) is the caller's."""
+    ``max_depth`` deep, every number finite (``finite`` False: a file whose writer stores
+    infinities, such as an Elo of a match won 100%, may hold them); ``error(message)`` otherwise,
+    one line naming ``kind`` and the file (module docstring). What the value must be (an object,
+    its fields) is the caller's."""
     name = os.fspath(path)
     data = read_input(path, kind, limit, error)
     try:
@@ -299,7 +301,7 @@ def read_json(path: str | os.PathLike, kind: str, limit: int, error: type = User
     depth, bad = _shape(value)
     if depth > max_depth:
         raise error(f"{kind} {name} is nested more than {max_depth} deep")
-    if bad is not None:
+    if bad is not None and finite:
         raise error(f"{kind} {name} holds a number that is not finite ({bad})")
     return value
 

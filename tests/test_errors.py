@@ -161,7 +161,7 @@ def test_help_lists_the_debug_flag(capsys):
         (["play", "--opponent", "mcts"], "needs a simulation count"),
         (["play", "--side", "3", "--komi", "99"], "komi must be in 0..15"),
         (["komi", "--around", "-1"], "--around must be >= 0"),
-        (["komi", "--bot", BOT, "--device", "gpu"], "net.device must be 'auto', 'cpu' or 'cuda[:i]', got 'gpu'"),
+        (["komi", "--bot", BOT, "--device", "gpu"], "argument --device: must be auto, cpu, cuda or cuda:i, got 'gpu'"),
         (["komi", "--bot", BOT, "--simulations", "0"], "simulations must be a positive whole number"),
         (["komi", "--bot", BOT, "--threads", "0"], "--threads must be >= 1"),
         (["komi", "--bot", BOT, "--bot-seed", "-1"], "seed must be a non-negative whole number"),

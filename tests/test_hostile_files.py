@@ -203,7 +203,8 @@ def _bots_folder(tmp_path, index: str | None):
     ('{"side3.bot": ' + _deep(100_000) + "}", "nested more than"),
     ('{"side3.bot": {"cpu_hours": NaN}}', "not finite"),
     ('{"side3.bot": [1, 2, 3]}', "not an object of fields"),
-    ('{"side3.bot": {"trained": ["a", "list"]}}', "trained of 'side3.bot' must be a string"),
+    ('{"side3.bot": {"trained": ["a", "list"]}}', "trained of 'side3.bot' must be one line of printable text"),
+    ('{"side3.bot": {"strength": "90%\\u001b[2J"}}', "strength of 'side3.bot' must be one line of printable text"),
     ('["side3.bot"]', "not a bot index"),
 ])
 def test_ships_index_is_read_with_depth_type_and_finiteness_checks(tmp_path, capsys, index, fragment):
@@ -370,3 +371,81 @@ def test_after_a_kill_between_the_replay_file_and_the_checkpoint_their_counters_
     assert whole.restore().step == 9
     again = buffer()
     assert whole.load_replay(again) and counted(again) == counted(replay) and len(again) == 2 * later
+
+
+# ------------------------------------------------------------------------------ arguments that ended as exit 70
+
+
+def test_a_non_ascii_output_path_under_an_ascii_output_encoding_is_no_internal_error(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    out = tmp_path / "partie-é.txt"
+    env = {**os.environ, "PYTHONIOENCODING": "ascii"}
+    code = ("import sys; from catena_zero.cli import main; "
+            "sys.exit(main(['random-game', '--side', '3', '--seed', '1', '--out', sys.argv[1]]))")
+    done = subprocess.run([sys.executable, "-c", code, str(out)], env=env, capture_output=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert out.is_file() and b"partie-\\xe9.txt" in done.stdout  # said, escaped
+    # An error naming such a path is one line as well.
+    code = "import sys; from catena_zero.cli import main; sys.exit(main(['show', sys.argv[1]]))"
+    done = subprocess.run([sys.executable, "-c", code, str(tmp_path / "absent-é.txt")], env=env,
+                          capture_output=True, timeout=120)
+    assert done.returncode == 2 and done.stderr.count(b"\n") == 1 and b"absent-\\xe9.txt" in done.stderr
+
+
+@pytest.mark.parametrize("argv, fragment", [
+    (["NAME=bad\nname"], "NAME must be one line of printable text"),
+    (["--strength", "90%\x1b[31m red"], "--strength must be one line of printable text"),
+    (["--trained", "an hour\u2028of training"], "--trained must be one line of printable text"),
+    (["--strength", "bytes \udcff of another encoding"], "--strength must be one line of printable text"),
+])
+def test_ship_refuses_a_name_or_index_text_that_is_not_one_printable_line(tmp_path, capsys, argv, fragment):
+    folder = _bots_folder(tmp_path, None)
+    name = argv[0][5:] if argv[0].startswith("NAME=") else "fine"
+    flags = [] if argv[0].startswith("NAME=") else argv
+    err = one_line_error(capsys, ["ship", str(folder / "side3.bot"), name, "--folder", str(folder), *flags])
+    assert fragment in err
+    assert sorted(p.name for p in folder.iterdir()) == ["side3.bot"]  # nothing written
+
+
+@pytest.mark.parametrize("argv", [
+    ["analyze", "RECORD", "--device", "tpu"],
+    ["analyze", "RECORD", "--device", "cuda:x"],
+    ["evaluate", "random", "random", "--side", "3", "--device", "gpu\x1b"],
+])
+def test_a_bad_device_is_named_as_the_flag(tmp_path, capsys, argv):
+    record = tmp_path / "game.txt"
+    assert main(["random-game", "--side", "3", "--seed", "1", "--out", str(record)]) == 0
+    capsys.readouterr()
+    err = one_line_error(capsys, [str(record) if a == "RECORD" else a for a in argv])
+    assert "argument --device: must be auto, cpu, cuda or cuda:i" in err and "net.device" not in err
+
+
+def test_analyze_of_a_record_no_shipped_bot_plays_takes_no_other_rules_bot(tmp_path, capsys):
+    record = tmp_path / "side10.txt"
+    assert main(["random-game", "--side", "10", "--seed", "1", "--out", str(record)]) == 0
+    capsys.readouterr()
+    code = main(["analyze", str(record)])
+    out, err = capsys.readouterr()
+    assert code == 2 and "side3.bot" not in out + err.split("(shipped bots cover")[0], out + err
+    assert err.startswith("catena-zero: error: no shipped bot for side 10 komi standard") and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("cache", [
+    '{"k": ' + _deep(100_000) + "}",
+    '{"k": {"wins": "3", "draws": 0, "losses": 1, "pairs": [0, 0, 1, 0, 1], "score": 0.5, "interval": [0, 1], '
+    '"elo": 0.0, "elo_interval": [-100, 100], "komi": 7}}',
+    '{"k": [1, 2]}',
+])
+def test_ablates_match_cache_with_nesting_or_a_string_game_count_counts_as_not_played(tmp_path, cache):
+    from catena_zero.eval.ablation import _read_played
+
+    path = tmp_path / "matches.json"
+    path.write_text(cache, encoding="utf-8")
+    assert _read_played(path) == {}
+    good = {"wins": 3, "draws": 0, "losses": 1, "pairs": [0, 0, 1, 0, 1], "score": 0.75, "interval": [0.2, 1.0],
+            "elo": float("inf"), "elo_interval": [-100.0, float("inf")], "komi": 7}
+    path.write_text(json.dumps({"k": good}), encoding="utf-8")  # Infinity: what json writes of a 100% Elo
+    assert _read_played(path) == {"k": good}

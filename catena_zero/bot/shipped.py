@@ -64,7 +64,8 @@ def read_index(path: Path, error: type[UserError] = UserError) -> dict[str, dict
     """A shipped bots' ``index.json``: {} when there is none; ``error`` (one line naming it) when it
     is not a regular file, too big, nested too deep or holds a number that is not finite
     (``fileio.read_json``), or is not an object of file names to objects whose text fields are
-    strings. ``ship`` rewrites it; ``play``, ``engine`` and ``serve`` read it on start."""
+    strings of one printable line (no newline to split a table row, no ESC to drive a terminal).
+    ``ship`` rewrites it; ``play``, ``engine`` and ``serve`` read it on start."""
     if not path.exists() and not path.is_symlink():
         return {}
     index = read_json(path, "bot index", MAX_CONFIG_BYTES, error)
@@ -74,8 +75,9 @@ def read_index(path: Path, error: type[UserError] = UserError) -> dict[str, dict
         if not isinstance(entry, dict):
             raise error(f"{path}: the entry of {quote(name)} is {quote(entry)}, not an object of fields")
         for field in _TEXT_FIELDS:
-            if not isinstance(entry.get(field, ""), str):
-                raise error(f"{path}: {field} of {quote(name)} must be a string, got {quote(entry[field])}")
+            if not isinstance(entry.get(field, ""), str) or not entry.get(field, "").isprintable():
+                raise error(f"{path}: {field} of {quote(name)} must be one line of printable text, "
+                            f"got {quote(entry[field])}")
     return index
 
 

@@ -34,7 +34,7 @@ def run(args: argparse.Namespace) -> int:
     out = message_stream(args.graph)
     which = None
     if args.bot is None:
-        path, which = shipped_bot_path(args, default=record.config)
+        path, which = shipped_bot_path(args, default=record.config, exact=True)  # the record's rules or none
         bot = load_bot(args, str(path))
     else:
         bot = load_bot(args)

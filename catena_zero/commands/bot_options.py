@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from .common import CliError, add_rule_flags, add_threads_flag, set_threads
+from .common import CliError, add_rule_flags, add_threads_flag, device_name, set_threads
 
 
 def add_bot_options(parser: argparse.ArgumentParser, required: bool, bot_help: str | None = None,
@@ -17,7 +17,7 @@ def add_bot_options(parser: argparse.ArgumentParser, required: bool, bot_help: s
     budget = parser.add_mutually_exclusive_group()
     budget.add_argument("--simulations", type=int, metavar="N", help="search simulations per move (default: the bot file's)")
     budget.add_argument("--seconds", type=float, metavar="T", help="think about T seconds per move instead")
-    parser.add_argument("--device", default="auto", help="where the network runs: auto, cpu, cuda, cuda:i (default auto)")
+    parser.add_argument("--device", default="auto", type=device_name, help="where the network runs: auto, cpu, cuda, cuda:i (default auto)")
     parser.add_argument("--bot-seed", type=int, default=0, metavar="S",
                         help="the bot's seed: with --simulations the same position always gets the same move (default 0)")
     add_threads_flag(parser, "torch CPU threads; one game at a time gains little from more and loses a lot when "
@@ -42,11 +42,12 @@ def add_rules_options(parser: argparse.ArgumentParser) -> None:
                             "scoring": "without --bot: ... for this scoring (R6)"})
 
 
-def shipped_bot_path(args: argparse.Namespace, default=None):
+def shipped_bot_path(args: argparse.Namespace, default=None, *, exact: bool = False):
     """(path, line saying which) of the shipped bot for the rules of the flags, else of ``default``
     (a GameConfig), else of the standard game (side 6, komi, standard); with no rule flag given and
-    nothing shipped for those rules, the one shipped bot there is (the first by name). CliError (one
-    line: what ships, how to make one) when no shipped bot fits."""
+    nothing shipped for those rules, the one shipped bot there is (the first by name), unless
+    ``exact`` (``default`` is a record's rules, which no other bot can play). CliError (one line:
+    what ships, how to make one) when no shipped bot fits."""
     from ..bot.shipped import no_shipped_bot_line, shipped_bot_for, shipped_bots
     from ..errors import UserError
     from ..game.options import GameConfig
@@ -59,7 +60,7 @@ def shipped_bot_path(args: argparse.Namespace, default=None):
     except UserError as exc:
         raise CliError(str(exc)) from None
     bot = shipped_bot_for(config)
-    if bot is None and not chosen:
+    if bot is None and not chosen and not exact:
         bots = shipped_bots()
         bot = bots[0] if bots else None
     if bot is None:

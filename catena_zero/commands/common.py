@@ -21,6 +21,17 @@ class CliError(UserError):
     """A user error reported as one line on stderr (exit status 2)."""
 
 
+def device_name(text: str) -> str:
+    """The argparse type of ``--device``: auto, cpu, cuda or cuda:i, checked where it is typed, so a
+    bad one is named as the flag (one line), not as the ``net.device`` setting it becomes."""
+    if text in ("auto", "cpu", "cuda") or (text.startswith("cuda:") and text[5:].isascii()
+                                            and text[5:].isdigit() and len(text) <= 9):
+        return text
+    from ..messages import quote
+
+    raise argparse.ArgumentTypeError(f"must be auto, cpu, cuda or cuda:i, got {quote(text)}")
+
+
 def check_minimums(args: argparse.Namespace, **minimums: int) -> None:
     """``CliError`` naming the first flag below its minimum, e.g. ``check_minimums(args, games=1)``
     for ``--games``; flags left unset (None) pass."""

@@ -8,7 +8,7 @@ import sys
 import time
 
 from .common import (MATCH_THREADS_HELP, CliError, add_rule_flags, add_threads_flag, check_minimums, check_outputs,
-                     game_rule_helps, set_threads)
+                     device_name, game_rule_helps, set_threads)
 
 HELP = "play a match between two agents (bot files, checkpoints, run folders, random, greedy, mcts:K)"
 
@@ -41,7 +41,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--config", metavar="FILE", help="YAML config whose game section sets the options (default: the network's, else side 6)")
     add_rule_flags(parser, game_rule_helps(defaults=False))
     add_threads_flag(parser, MATCH_THREADS_HELP)
-    parser.add_argument("--device", help="network device: cpu, cuda, cuda:i (default: the checkpoint's, auto)")
+    parser.add_argument("--device", type=device_name, help="network device: cpu, cuda, cuda:i (default: the checkpoint's, auto)")
 
 
 def sprt_plan(args: argparse.Namespace):

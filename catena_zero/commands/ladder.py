@@ -7,7 +7,7 @@ import os
 import sys
 
 from .common import (MATCH_THREADS_HELP, add_threads_flag, check_distinct_files, check_folder_writable, check_minimums,
-                     set_threads)
+                     device_name, set_threads)
 
 HELP = "play a run's checkpoints and the baselines against each other and fit Elo ratings (re-running adds games)"
 
@@ -36,7 +36,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         "the fair komi of the rule set's shipped bot)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the matches (default 0)")
     add_threads_flag(parser, MATCH_THREADS_HELP)
-    parser.add_argument("--device", help="network device: cpu, cuda, cuda:i (default: the checkpoints', auto)")
+    parser.add_argument("--device", type=device_name, help="network device: cpu, cuda, cuda:i (default: the checkpoints', auto)")
     parser.add_argument("--no-play", action="store_true", help="play nothing: refit and rewrite the outputs")
 
 

@@ -83,6 +83,11 @@ def ship(args: argparse.Namespace, folder: Path) -> None:
         raise CliError("CHECKPOINT and NAME are needed (or --index-only)")
     if "/" in args.name or args.name in (".", "..") or args.name.endswith(".bot"):
         raise CliError(f"NAME is a plain file name without .bot, e.g. side6, got {args.name!r}")
+    for flag, text in (("NAME", args.name), ("--trained", args.trained), ("--strength", args.strength)):
+        if not text.isprintable():  # a newline would split the index's table row, an ESC drive a terminal
+            from ..messages import quote
+
+            raise CliError(f"{flag} must be one line of printable text, got {quote(text)}")
     most = NUMERIC_RANGES["search.num_simulations"][1]
     if args.simulations is not None and not 0 <= args.simulations <= most:
         raise CliError(f"--simulations must be 0 (the source's own: a checkpoint's training config, a bot file's) "

@@ -63,7 +63,7 @@ import numpy as np
 from ..artifacts.layout import CONFIG_FILE
 from ..config import ConfigError, load_config, parse_overrides, section_from_dict
 from ..errors import UserError
-from ..fileio import MAX_JSON_BYTES, read_input, write_text_atomic
+from ..fileio import MAX_JSON_BYTES, read_json, write_text_atomic
 from .ratings import Z95, elo_from_score
 
 
@@ -358,13 +358,38 @@ def _init_match_process(threads: int) -> None:
 
 
 def _read_played(path: Optional[Path]) -> dict[str, dict]:
+    """The match cache's tallies (``MatchJob.key`` -> ``_tally``); a file that does not read
+    (``fileio.read_json``: too big, nested too deep, not JSON) or an entry that is not a tally (a
+    game count that is a string) counts as not played: those matches are played again."""
     if path is None or not path.exists():
         return {}
     try:
-        played = json.loads(read_input(path, "match cache", MAX_JSON_BYTES, UserError))
-    except (UserError, ValueError):
+        played = read_json(path, "match cache", MAX_JSON_BYTES, UserError, finite=False)  # an Elo may be inf
+    except UserError:
         return {}  # unreadable: play the matches again (the file is rewritten as they finish)
-    return played if isinstance(played, dict) else {}
+    if not isinstance(played, dict):
+        return {}
+    return {key: tally for key, tally in played.items() if _is_tally(tally)}
+
+
+def _is_tally(value: object) -> bool:
+    """Whether ``value`` is what ``_tally`` writes: whole counts >= 0, a finite score in [0, 1],
+    numbers for the intervals and the Elo."""
+    def count(v: object) -> bool:
+        return isinstance(v, int) and not isinstance(v, bool) and v >= 0
+
+    def number(v: object) -> bool:
+        return isinstance(v, (int, float)) and not isinstance(v, bool) and not math.isnan(v)
+
+    if not isinstance(value, dict) or set(value) != {"wins", "draws", "losses", "pairs", "score", "interval",
+                                                      "elo", "elo_interval", "komi"}:
+        return False
+    pairs, interval, elo_interval = value["pairs"], value["interval"], value["elo_interval"]
+    return (all(count(value[k]) for k in ("wins", "draws", "losses"))
+            and isinstance(pairs, list) and len(pairs) == 5 and all(count(p) for p in pairs)
+            and number(value["score"]) and 0 <= value["score"] <= 1 and number(value["elo"])
+            and all(isinstance(v, list) and len(v) == 2 and all(number(x) for x in v) for v in (interval, elo_interval))
+            and isinstance(value["komi"], int) and not isinstance(value["komi"], bool))
 
 
 def play_jobs(plan: AblationPlan, trained: list[TrainedVariant], log: Callable[[str], None] = print,
