@@ -33,6 +33,18 @@ every stone is its own line (R8). "end" closes the list; a file without it is tr
 Result: "result black B white W winner black|white|draw", required once the game is over,
 forbidden before; checked against the replay. Records of unfinished games are valid.
 
+Variations (version 2; a record without any is written as version 1, which every reader reads):
+after the game, lines tried from its positions, a tree. Each is "variation after K" (branching
+from the game after its K-th move; set-up choices are not counted) or "variation after K of N"
+(from the N-th variation, counted from 1 in the file, one written before it), then its own events,
+"end", and its result line once it is over, all as the game's. A variation's events continue the
+line it branches from: its position is that line's events through move K, then its own.
+
+    variation after 12
+    E4
+    C2
+    end
+
 Every problem raises ``RecordError`` with one line naming the line number and the problem.
 """
 
@@ -53,7 +65,8 @@ from .options import GameConfig
 from .rules import Game, IllegalMove
 
 FORMAT = "catena-record"
-VERSION = 1
+VERSION = 2  # the newest this program reads and writes: 2 adds variations
+PLAIN_VERSION = 1  # what a record without variations is written as (readable by version-1 readers)
 START_MODES = ("setup", "play")
 _OPTION_KEYS = ("side", "game_type", "scoring", "komi")
 _INT_KEYS = ("side", "komi")
@@ -82,6 +95,16 @@ class GameResult:
 
 
 @dataclass(frozen=True)
+class Variation:
+    """A line tried from a position of the game, or of an earlier variation (a tree, as SGF's)."""
+
+    parent: int  # 0: it branches from the game; N: from the N-th variation of the record (1-based)
+    move: int  # after how many moves of that line it branches (set-up choices not counted)
+    events: tuple[str, ...]  # its own events, after the branch point
+    result: GameResult | None = None  # set iff it reached the end
+
+
+@dataclass(frozen=True)
 class Record:
     """The content of a record file; ``parse_record`` only returns records that replay.
 
@@ -95,6 +118,16 @@ class Record:
     events: tuple[str, ...]
     first: str | None = None
     result: GameResult | None = None
+    variations: tuple[Variation, ...] = ()  # each one's parent is the game or one listed before it
+
+    def line_events(self, n: int) -> tuple[str, ...]:
+        """Every event of line ``n`` from the start: the game's (0), or the n-th variation's, its
+        parent line's events through its branch point first."""
+        if n == 0:
+            return self.events
+        v = self.variations[n - 1]
+        parent = self.line_events(v.parent)
+        return parent[:events_through_move(parent, v.move)] + v.events
 
     @property
     def moves(self) -> int:
@@ -205,10 +238,19 @@ def format_record(obj: Union[Record, Match, Game]) -> str:
     lines.append("events")
     lines += list(record.events)
     lines.append("end")
-    if record.result is not None:
-        r = record.result
-        lines.append(f"result black {r.black:.10g} white {r.white:.10g} winner {r.winner or 'draw'}")
+    lines += _result_lines(record.result)
+    for v in record.variations:
+        lines.append(f"variation after {v.move}" + (f" of {v.parent}" if v.parent else ""))
+        lines += [*v.events, "end", *_result_lines(v.result)]
+    if not record.variations:
+        lines[0] = f"{FORMAT} {PLAIN_VERSION}"
     return "\n".join(lines) + "\n"
+
+
+def _result_lines(result: GameResult | None) -> list[str]:
+    if result is None:
+        return []
+    return [f"result black {result.black:.10g} white {result.white:.10g} winner {result.winner or 'draw'}"]
 
 
 def save_record(path: str | os.PathLike, obj: Union[Record, Match, Game]) -> Path:
@@ -280,15 +322,52 @@ def parse_record(text: str) -> Record:
 
 def _parse_record(text: str) -> Record:
     lines = _content_lines(text)
-    _check_magic(lines)
+    version = _check_magic(lines)
     header, pos = _parse_header(lines)
     config, start = _header_options(header)
     state, events, end_line, pos = _replay_events(lines, pos, config, start)
     first = _check_players(header, state)
     _check_komi(header, state, lines)
     game = state.game if isinstance(state, Match) else state
-    result = _check_result(lines[pos:], _result_of(game), end_line)
-    return Record(config=config, start=start, events=tuple(events), first=first, result=result)
+    branch = next((i for i in range(pos, len(lines)) if lines[i][1].split()[0] == "variation"), len(lines))
+    if branch < len(lines) and version < 2:
+        raise _fail(lines[branch][0], f"variations need '{FORMAT} 2' on the first line (this record says version {version})")
+    result = _check_result(lines[pos:branch], _result_of(game), end_line)
+    record = Record(config=config, start=start, events=tuple(events), first=first, result=result)
+    return _parse_variations(lines, branch, record)
+
+
+_VARIATION = re.compile(r"variation after ([0-9]{1,6})(?: of ([0-9]{1,6}))?")
+
+
+def _parse_variations(lines, pos: int, record: Record) -> Record:
+    """The variation blocks from ``pos`` on, each replayed from its branch point (R10)."""
+    found: list[Variation] = []
+    while pos < len(lines):
+        lineno, line = lines[pos]
+        form = _VARIATION.fullmatch(line)
+        if form is None:
+            raise _fail(lineno, f"expected 'variation after K' or 'variation after K of N', got {quote(line)}")
+        move, parent = int(form.group(1)), int(form.group(2) or 0)
+        if parent > len(found) or (form.group(2) is not None and parent == 0):
+            raise _fail(lineno, f"variation {len(found) + 1} branches from variation {parent}, which is not "
+                                f"written before it (1..{len(found)})")
+        so_far = Record(config=record.config, start=record.start, events=record.events, variations=tuple(found))
+        line_events = so_far.line_events(parent)
+        moves = sum(not is_setup_event(e) for e in line_events)
+        if move > moves:
+            raise _fail(lineno, f"variation after move {move}: its line has {moves} moves")
+        state = _new_state(record.config, record.start)
+        for event in line_events[:events_through_move(line_events, move)]:
+            _apply(state, event)
+        state, events, end_line, pos = _replay_events(lines, pos + 1, record.config, record.start, state)
+        rest = next((i for i in range(pos, len(lines)) if lines[i][1].split()[0] == "variation"), len(lines))
+        result = _check_result(lines[pos:rest], _result_of(board_of(state) if isinstance(state, Match) else state),
+                               end_line)
+        found.append(Variation(parent=parent, move=move, events=tuple(events), result=result))
+        pos = rest
+    return Record(config=record.config, start=record.start, events=record.events, first=record.first,
+                  result=record.result, variations=tuple(found))
 
 
 def _check_komi(header: _Header, state: Union[Match, Game], lines) -> None:
@@ -309,15 +388,18 @@ class _Header:
     events_line: int  # line number of "events"
 
 
-def _check_magic(lines: list[tuple[int, str]]) -> None:
+def _check_magic(lines: list[tuple[int, str]]) -> int:
+    """The record's version (1 or 2), from its first line."""
     if not lines:
-        raise RecordError(f"empty record: expected a first line '{FORMAT} {VERSION}'")
+        raise RecordError(f"empty record: expected a first line '{FORMAT} {PLAIN_VERSION}'")
     lineno, first_line = lines[0]
     words = first_line.split()
     if words[0] != FORMAT or len(words) != 2:
-        raise _fail(lineno, f"not a Catena record: expected '{FORMAT} {VERSION}', got {quote(first_line)}")
-    if words[1] != str(VERSION):
-        raise _fail(lineno, f"unknown record version {quote(words[1])} (this program reads version {VERSION})")
+        raise _fail(lineno, f"not a Catena record: expected '{FORMAT} {PLAIN_VERSION}', got {quote(first_line)}")
+    if words[1] not in (str(PLAIN_VERSION), str(VERSION)):
+        raise _fail(lineno, f"unknown record version {quote(words[1])} (this program reads versions "
+                            f"{PLAIN_VERSION} and {VERSION})")
+    return int(words[1])
 
 
 def _parse_header(lines: list[tuple[int, str]]) -> tuple[_Header, int]:
@@ -381,12 +463,13 @@ def _header_options(header: _Header) -> tuple[GameConfig, str]:
     return config, start
 
 
-def _replay_events(lines, pos: int, config: GameConfig, start: str):
-    """Apply the event lines up to "end" one by one, so an illegal one is named at its line.
+def _replay_events(lines, pos: int, config: GameConfig, start: str, state: Union[Match, Game, None] = None):
+    """Apply the event lines up to "end" one by one (to ``state``, else a new game), so an illegal
+    one is named at its line.
 
     Returns (Match or Game after them, the events, the line number of "end", position after it).
     """
-    state = _new_state(config, start)
+    state = _new_state(config, start) if state is None else state
     events: list[str] = []
     for pos in range(pos, len(lines)):
         lineno, line = lines[pos]
