@@ -8,6 +8,7 @@ Screenshots go to ``$CATENA_SCREENSHOTS`` if set (else the test's temporary fold
 from __future__ import annotations
 
 import httpx
+from catena_zero.game.records import parse_record
 from selenium.webdriver import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
@@ -136,9 +137,21 @@ def test_desktop_review_by_the_list_costs_lines_ownership_and_rules(server_url, 
         d.find_element(By.ID, "btn-variation").click()
         WebDriverWait(d, WAIT_S).until(lambda _: visible(d, "#variation-note"))
         wait_for_person(d)
+        branch = game_id(d)
         m = int(where(d).split(" of ")[1])
         tap_entry(d, 1)
         check_review_surroundings(d, server_url, 1, m)
+        # Back in the game, the variation is listed, after a reload too, and saved with the record.
+        d.find_element(By.ID, "btn-back-to-game").click()
+        WebDriverWait(d, WAIT_S).until(lambda _: not visible(d, "#variation-note") and visible(d, "#variations"))
+        d.refresh()
+        WebDriverWait(d, WAIT_S).until(lambda _: visible(d, "#variations"))
+        link = d.find_element(By.CSS_SELECTOR, "#variations .variation-link")
+        assert link.get_attribute("data-id") == branch and link.get_attribute("data-move") == "3"
+        record = parse_record(httpx.get(d.find_element(By.ID, "download").get_attribute("href"), timeout=30).text)
+        assert [(v.parent, v.move) for v in record.variations] == [(0, 3)]
+        link.click()
+        WebDriverWait(d, WAIT_S).until(lambda _: game_id(d) == branch and visible(d, "#variation-note"))
 
         # The Rules dialog: every game type and scoring, and the full rules one click away.
         d.find_element(By.ID, "btn-rules").click()

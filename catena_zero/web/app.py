@@ -21,7 +21,8 @@ with a 4xx status, or 503 when the server is full, and the game is unchanged):
                                        (0..moves), while reviewing and after the game too
     GET    /api/games/{id}/komi-advice the bot's fair komi for this game (R7): {komi: K or null, ...}
     GET    /api/games/{id}/review/{k}  the position after the first k moves (0..moves), for review
-    GET    /api/games/{id}/record      the catena-record 1 file, as a download
+    GET    /api/games/{id}/record      the game record file, as a download; ?variations=ID,... saves those
+                                       variations with it (catena-record 2, a tree)
 
 Before any route, ``guard.Guard`` refuses requests for another ``Host`` (DNS rebinding), state-changing
 requests that are not ``Content-Type: application/json`` or come from another site (CSRF), bodies over
@@ -61,7 +62,8 @@ from ..messages import one_line
 from .bots import ANALYSIS, BotPool, BotPools, Snapshot, bot_answer, budget_kwargs
 from .guard import Guard, scope_client
 from .sessions import SEATS, ApiError, GameSession, ServerConfig, SessionStore, check_strength
-from .views import GameView, InfoView, OptionsView, PositionView, StrengthView, supported_options, to_json
+from .views import (MAX_VARIATIONS, GameView, InfoView, OptionsView, PositionView, StrengthView,
+                    record_with_variations, supported_options, to_json)
 
 log = logging.getLogger(__name__)
 
@@ -391,10 +393,16 @@ async def review(request: Request) -> JSONResponse:
 
 
 async def record(request: Request) -> Response:
-    session = _session(request)
+    """The game's record; ``?variations=ID,ID,...`` (its variations, each after the line it branches
+    from) saves them with it as a tree (views.record_with_variations)."""
+    web, session = _web(request), _session(request)
     c = session.config
     name = f"catena-side{c.side}-{c.game_type}-{c.scoring}-{session.id[:8]}.txt"
-    return Response(format_record(session.match), media_type="text/plain; charset=utf-8",
+    ids = [i for i in request.query_params.get("variations", "").split(",") if i]
+    if len(ids) > MAX_VARIATIONS:
+        raise ApiError(400, f"at most {MAX_VARIATIONS} variations in one record, got {len(ids)}")
+    tree = record_with_variations(session, [web.store.get(i) for i in ids])
+    return Response(format_record(tree), media_type="text/plain; charset=utf-8",
                     headers={**API_HEADERS, "Content-Disposition": f'attachment; filename="{name}"'})
 
 

@@ -23,10 +23,11 @@ import numpy as np
 
 from ..bot.review import Judged, MoveReview
 from ..game.options import GAME_TYPES, MAX_SIDE, MIN_SIDE, SCORINGS, GameConfig, komi_range
+from ..game.records import Record, Variation, events_through_move, record_of
 from ..game.render import BoardView, hex_centre, status_lines
 from ..game.rules import Game
 from ..game.spec import COLUMN_LETTERS
-from .sessions import GameSession, ServerConfig
+from .sessions import ApiError, GameSession, ServerConfig
 
 
 @dataclass(frozen=True)
@@ -260,6 +261,34 @@ def move_losses(game: Game, values: dict[int, tuple[float, float]]) -> tuple[Mov
             review = MoveReview(number=k, colour=mover, played=move, before=before, after=after)
             found.append(MoveLoss(move=k, colour=mover, value_loss=review.value_loss, score_loss=review.lead_loss))
     return tuple(found)
+
+
+MAX_VARIATIONS = 64  # variations one record download may carry
+
+
+def record_with_variations(game: GameSession, variations: list[GameSession]) -> Record:
+    """``game``'s record with ``variations`` (sessions made by "Play from here", from ``game`` or
+    from one listed before them) as its tree (records.Variation). ApiError (409, one line) for a
+    session that does not branch from the game or from an earlier one, or whose line before its
+    branch point is no longer its parent's (moves taken back there since)."""
+    record = record_of(game.match)
+    lines = [game.id]  # line n of the record: the game (0), then each variation in order
+    found: list[Variation] = []
+    for v in variations:
+        if v.variation_of is None or v.variation_of[0] not in lines:
+            raise ApiError(409, f"game {v.id[:8]}… is not a variation of this game (or of one listed before it)")
+        parent_id, move = v.variation_of
+        parent = lines.index(parent_id)
+        so_far = Record(config=record.config, start=record.start, events=record.events, variations=tuple(found))
+        line = so_far.line_events(parent)
+        prefix = line[:events_through_move(line, move)]
+        if tuple(v.match.events[:len(prefix)]) != prefix:
+            raise ApiError(409, f"variation {v.id[:8]}… no longer branches from its line after move {move}: "
+                                f"moves were taken back there since")
+        own = record_of(v.match)
+        found.append(Variation(parent=parent, move=move, events=own.events[len(prefix):], result=own.result))
+        lines.append(v.id)
+    return dataclasses.replace(record, variations=tuple(found))
 
 
 def cell_views(view: BoardView) -> tuple[CellView, ...]:

@@ -7,9 +7,12 @@ import { renderBoard } from "./board.js";
 import { openNewGame } from "./dialog.js";
 import { renderGraph } from "./graph.js";
 import {
-  renderAnalysis, renderBar, renderControls, renderMoves, renderResult, renderReview, renderSetup, showError, showMessage,
+  renderAnalysis, renderBar, renderControls, renderMoves, renderResult, renderReview, renderSetup, renderVariations,
+  showError, showMessage,
 } from "./panel.js";
-import { MISTAKE_VALUE, analysisShown, gamePath, mistakes, movesPlayed, page, reviewing, shownMove } from "./state.js";
+import {
+  MISTAKE_VALUE, addVariation, analysisShown, forgetVariation, gamePath, mistakes, movesPlayed, page, reviewing, shownMove,
+} from "./state.js";
 import { $, cap } from "./util.js";
 
 // What the board's and the panel's clicks do.
@@ -104,7 +107,25 @@ function render() {
   renderResult();
   renderReview();
   renderGraph(reviewTo);
+  renderVariations(openVariation);
   if (!analysisShown()) $("analysis").hidden = true;
+}
+
+// A variation this browser made from the game shown: open it (one gone from the server, expired
+// or ended, leaves the list).
+async function openVariation(id) {
+  const from = page.game.id;
+  showMessage("");
+  page.analysisFor = -1;
+  try {
+    page.game = { id };
+    show(await api("GET", gamePath()));
+    await botLoop();
+  } catch (err) {
+    forgetVariation(id);
+    showError(err);
+    await resume(from);
+  }
 }
 
 // A candidate's principal variation on the board (null: none), from the analysis box.
@@ -165,6 +186,7 @@ export async function playFromHere() {
   if (!page.game || !reviewing()) return;
   try {
     const branch = await api("POST", gamePath("/variation"), { move: page.reviewAt });
+    addVariation(page.game.id, branch.id, page.reviewAt);
     showMessage("");
     page.analysisFor = -1;
     show(branch);

@@ -6,6 +6,7 @@ import { ApiFailure, api } from "./api.js";
 import { $, cap, num } from "./util.js";
 import {
   page, gamePath, who, seatOfColour, movesPlayed, reviewing, mistakes, moveCosts, shownPosition, turnText,
+  variationsOf, variationTree,
 } from "./state.js";
 
 // kind "error" (the default: what went wrong) or "info" (what was done, e.g. an analysis's summary).
@@ -131,7 +132,8 @@ export function renderControls() {
   $("btn-analyse").disabled = !((idle && inGame && movesPlayed() > 0) || page.analysing);
   $("btn-analyse").textContent = page.analysing ? "Stop analysing" : "Analyse game";
   $("btn-variation").disabled = !(idle && reviewing() && !page.analysing);
-  $("download").href = gamePath("/record");
+  const tree = variationTree(s.id);  // the record carries the variations made from this game
+  $("download").href = gamePath("/record") + (tree.length ? `?variations=${tree.join(",")}` : "");
   const parent = s.variation_of;
   $("variation-note").hidden = !parent;
   if (parent) $("variation-text").textContent = `A variation from move ${parent.move} of your game. `;
@@ -350,4 +352,24 @@ export function renderAnalysis(data, showPv = () => {}) {
     box.append(list, hint);
   }
   box.hidden = false;
+}
+
+// The variations made from this game (kept by the browser), each one click away. open(id): show it.
+export function renderVariations(open) {
+  const box = $("variations");
+  const list = variationsOf(page.game.id);
+  box.hidden = !list.length;
+  box.replaceChildren();
+  if (!list.length) return;
+  box.append("Variations tried from this game (saved with its record): ");
+  for (const v of list) {
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = "variation-link";
+    button.dataset.id = v.id;
+    button.dataset.move = String(v.move);
+    button.textContent = `from move ${v.move}`;
+    button.addEventListener("click", () => open(v.id));
+    box.append(button, " ");
+  }
 }

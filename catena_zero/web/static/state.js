@@ -81,3 +81,37 @@ export function turnText() {
   const colour = cap(s.to_move) + (s.second_stone ? ", second stone" : "");
   return s.to_act_is === "human" ? `Your move (${colour})` : `The bot's move (${colour})`;
 }
+
+// The variations made from each game ("Play from here"), kept by the browser so that they are
+// found again after a reload and saved with the game's record as a tree: game id -> [{id, move}].
+const VARIATIONS_KEY = "catena-variations";
+export function variationsOf(id) {
+  try {
+    const all = JSON.parse(localStorage.getItem(VARIATIONS_KEY) || "{}");
+    return Array.isArray(all[id]) ? all[id].filter((v) => typeof v.id === "string" && Number.isInteger(v.move)) : [];
+  } catch (err) {
+    return [];
+  }
+}
+function storeVariations(change) {
+  try {
+    const all = JSON.parse(localStorage.getItem(VARIATIONS_KEY) || "{}");
+    change(all);
+    localStorage.setItem(VARIATIONS_KEY, JSON.stringify(all));
+  } catch (err) { /* storage off (a private window): the variations live as long as the page */ }
+}
+export function addVariation(parent, id, move) {
+  storeVariations((all) => { all[parent] = [...(all[parent] || []).filter((v) => v.id !== id), { id, move }]; });
+}
+export function forgetVariation(id) {
+  storeVariations((all) => { for (const key of Object.keys(all)) all[key] = all[key].filter((v) => v.id !== id); });
+}
+// Every variation below game ``id``, each after the line it branches from (the record's order).
+export function variationTree(id) {
+  const out = [];
+  const queue = [id];
+  while (queue.length && out.length < 64) {
+    for (const v of variationsOf(queue.shift())) { out.push(v.id); queue.push(v.id); }
+  }
+  return out.slice(0, 64);
+}
