@@ -89,7 +89,7 @@ def test_play_opponent_bot_plays_the_shipped_bot_and_says_which(shipped_folder, 
     code, out, err = _run(["play", "--side", "3", "--opponent", "bot", "--simulations", "2"], capsys, monkeypatch,
                           stdin="quit\n")
     assert code == 0
-    assert "no --bot given: playing the shipped bot side3.bot" in err and "measured here" in err
+    assert err.startswith("catena-zero play: side3.bot (step ") and len(err.strip().splitlines()) == 1  # one line
     assert "the bot side3.bot" in out
 
 

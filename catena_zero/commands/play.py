@@ -26,7 +26,8 @@ from typing import Optional, TextIO
 
 import numpy as np
 
-from ..bot.players import ASKED, Capabilities, Player, check_plays, choose_event, own_fair_komi, setup_choices
+from ..bot.players import (ASKED, JUDGED, Capabilities, Player, check_plays, choose_event, own_fair_komi,
+                           setup_choices)
 from ..errors import UserError
 from ..eval.specs import make_player, player_kinds
 from ..fileio import MAX_LINE_CHARS, bounded_lines, writes_to_stdout
@@ -39,6 +40,7 @@ from ..game.scoring import SCORING_RULES
 from ..messages import quote
 from .bot_options import add_bot_options, load_bot, shipped_bot_path
 from .common import CliError, add_game_options, check_outputs, describe, message_stream, resolve_config
+from .engine import bot_line
 
 HELP = "play in the terminal, against a person or a program"
 SEATS = ("first", "second")
@@ -70,7 +72,8 @@ def configure(play: argparse.ArgumentParser) -> None:
 HELP_TEXT = """\
 Type a move as a cell (D5, lower case is fine) or 'button' to take the button (R4).
 Before play (R7): the first player chooses the komi ('7' or 'komi 7'); then the second
-player chooses a colour ('black'/'white', or 'swap' under game type no_komi).
+player chooses a colour ('black' or 'white'). Under no_komi the second player keeps White
+('white') or takes Black and its stone ('swap').
 Commands: 'moves' lists what you may play now, 'board' shows the board, 'undo' takes back
 your last move (and the program's reply), 'rules' the rules in brief, 'help' this text,
 'quit' abandons the game (the record is still saved with --save). There is no pass or
@@ -185,13 +188,15 @@ class PlayResult:
 
 def run(args: argparse.Namespace) -> int:
     if not args.bot and args.opponent.strip() == SHIPPED:
-        # The shipped bot for the rules; one line naming what ships and how to make one if none fits.
-        path, which = shipped_bot_path(args, resolve_config(args).game)
-        print(which, file=sys.stderr)
+        # The shipped bot for the rules (one line naming what ships and how to make one if none fits);
+        # it is introduced below in one line, as every bot is.
+        path, _ = shipped_bot_path(args, resolve_config(args).game)
         args.bot, args.opponent = [str(path)], HUMAN
     inputs = {"the config": args.config, **{f"--bot {i + 1}": path for i, path in enumerate(args.bot or [])}}
     check_outputs(inputs, {"--save": args.save})  # before a bot loads or a game starts: writable too
     bots, opponent = _bots(args), args.opponent
+    for bot in bots:  # one line each: name, rules, search and, for a shipped bot, its strength in brief
+        print(f"catena-zero play: {bot_line(bot)}", file=sys.stderr)
     config = resolve_config(args) if not bots else _bot_config(args, bots)
     if len(bots) == 2:
         players: dict[str, Optional[Player]] = {"first": bots[0], "second": bots[1]}
@@ -354,6 +359,12 @@ def play_in_terminal(match: Match, players: dict[str, Optional[Player]], rng: np
             print(_fill(_phase_intro(match, komi_by_flag)), file=out)
             if match.phase == "komi":
                 print(_komi_advice(match, players), file=out)
+            elif match.config.game_type == "no_komi" and person in (None, match.player_to_act):
+                # The same kind of advice for the person making no_komi's set-up choice (R7).
+                if match.phase == "colour":
+                    print(_swap_advice(match, players), file=out)
+                elif match.colour_of("first") is None:
+                    print(_first_stone_advice(match, players), file=out)
         if person is not None and not told_colour and match.colour_of(person) is not None:
             told_colour = True
             print(f"You play {match.colour_of(person)}.", file=out)
@@ -380,8 +391,8 @@ def play_in_terminal(match: Match, players: dict[str, Optional[Player]], rng: np
             continue
         match.apply(event)
         print(f"{who}: {event}", file=out)
-        if event == "swap":
-            shown_board = None  # the same stones, but the seats changed colour: show the board again
+        if event == "swap" or event.startswith("colour"):
+            shown_board = None  # the colours are settled (a swap changed the seats'): the board again
     print(board(match.game), end="", file=out)  # ends with the result, once
     return PlayResult(match, finished=True)
 
@@ -480,6 +491,8 @@ def _legal_summary(match: Match) -> str:
         return f"choose the komi: a whole number from {lo} to {hi} (e.g. 'komi 7' or '7')"
     if match.phase == "play":
         return "legal: " + " ".join(match.game.legal_moves())
+    if match.config.game_type == "no_komi":  # one spelling: as the intro, the help and Tab say it
+        return "choose: 'white' keeps White, 'swap' takes over Black and its stone"
     return "legal: " + ", ".join(setup_choices(match))
 
 
@@ -518,6 +531,39 @@ def _komi_advice(match: Match, players: dict[str, Optional[Player]]) -> str:
         f"The bot's estimate of a fair komi: {fair} (by its value and score heads, as 'catena-zero komi' "
         f"computes it)."]
     return "\n".join(_fill(line) for line in [*lines, KOMI_MATTERS])
+
+
+SWAP_MATTERS = ("Why it matters: keeping White gives you the next move; swapping gives you Black and its "
+                "stone, and the first player, now White, moves next.")
+FIRST_STONE_MATTERS = ("Why it matters: the second player then keeps White or takes over Black and your "
+                       "stone, whichever is better, so place a stone that is neither too good nor too bad.")
+
+
+def _judges(players: dict[str, Optional[Player]]) -> list:
+    """The programs among ``players`` that make the set-up choices by their own heads (R7)."""
+    return [p for p in (players[s] for s in SEATS) if p is not None and p.capabilities.setup == JUDGED]
+
+
+def _swap_advice(match: Match, players: dict[str, Optional[Player]]) -> str:
+    """Said where the second player keeps White or swaps (no_komi, R7), as the komi advice is
+    where the komi is chosen: whether the first stone is worth taking, by the bot's own heads."""
+    stone = match.events[0]
+    lines = [f"Is Black's stone on {stone} worth taking? The bot's heads say "
+             + ("yes: it would swap ('swap')." if judge.choose_swap(match.game)
+                else "no: it would keep White ('white').") for judge in _judges(players)[:1]]
+    return "\n".join(_fill(line) for line in [*lines, SWAP_MATTERS])
+
+
+def _first_stone_advice(match: Match, players: dict[str, Optional[Player]]) -> str:
+    """Said where the first player places Black's opening stone (no_komi, R7): the stone the bot
+    puts closest to even (not worth a swap, nor a gift), when the opponent is a bot file."""
+    from ..bot.bot import Bot
+
+    bots = [p for p in _judges(players) if isinstance(p, Bot)]
+    lines = [] if not bots else [
+        f"The bot's estimate of a fair opening stone: {bots[0].choose_first_stone(match.config)} (the one its "
+        f"heads put closest to even, as 'catena-zero komi --table' computes it)."]
+    return "\n".join(_fill(line) for line in [*lines, FIRST_STONE_MATTERS])
 
 
 def _fill(line: str) -> str:
