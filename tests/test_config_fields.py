@@ -66,7 +66,7 @@ def _refused(section: str, name: str, value) -> str:
 
 def test_the_walk_finds_every_section_and_every_number():
     sections = {s for s, _, _, _ in declared()}
-    assert sections == {"", "net", "search", "selfplay", "replay", "train", "eval", "run"}
+    assert sections == {"", "net", "search", "selfplay", "replay", "train", "eval", "run", "finish"}
     # The table is the declarations' (and the game section's, which the game layer checks itself).
     table = {_key(s, n): r.span for s, n, _, r in NUMBERS}
     table.update({f"game.{name}": span for name, span in GAME_RANGES.items()})

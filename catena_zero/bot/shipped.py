@@ -41,6 +41,7 @@ class ShippedBot:
     init_from: str = ""  # the network its run started from (train.init_from), "" for random weights
     cpu_hours_complete: bool = True  # False: cpu_hours leaves out the CPU of a network up its init_from chain
     cpu_hours_unknown_from: str = ""  # that network (a bot file), the first whose CPU is not known; "": init_from
+    recipe: str = ""  # the config whose one ``train`` makes it (configs/recipes/), "" for none
 
     @property
     def name(self) -> str:
@@ -57,7 +58,7 @@ class ShippedBot:
         return "; ".join(parts)
 
 
-_TEXT_FIELDS = ("trained", "strength", "source", "init_from", "cpu_hours_unknown_from")  # strings for people
+_TEXT_FIELDS = ("trained", "strength", "source", "init_from", "cpu_hours_unknown_from", "recipe")  # strings for people
 
 
 def read_index(path: Path, error: type[UserError] = UserError) -> dict[str, dict]:
@@ -106,7 +107,8 @@ def shipped_bots(folder: Optional[Path] = None) -> list[ShippedBot]:
                                strength=str(entry.get("strength", "")), positions=_count(entry.get("positions")),
                                cpu_hours=_hours(entry.get("cpu_hours")), init_from=str(entry.get("init_from", "")),
                                cpu_hours_complete=entry.get("cpu_hours_complete", True) is not False,
-                               cpu_hours_unknown_from=str(entry.get("cpu_hours_unknown_from", ""))))
+                               cpu_hours_unknown_from=str(entry.get("cpu_hours_unknown_from", "")),
+                               recipe=str(entry.get("recipe", ""))))
     return bots
 
 

@@ -27,6 +27,9 @@ import dataclasses
 import json
 import sys
 from pathlib import Path
+from typing import Optional
+
+from ..errors import UserError
 
 from .common import CliError, add_search_settings_flag, add_symmetry_average_flag, search_settings
 from .export import search_line
@@ -77,6 +80,7 @@ def ship(args: argparse.Namespace, folder: Path) -> None:
     from ..artifacts.network import BOT, network_kind
     from ..bot.shipped import INDEX_FILE
     from ..config import NUMERIC_RANGES
+    from ..eval.recipe import RECIPE_RESULT
     from ..game.options import RuleSet
 
     if not args.checkpoint or not args.name:
@@ -92,6 +96,7 @@ def ship(args: argparse.Namespace, folder: Path) -> None:
     if args.simulations is not None and not 0 <= args.simulations <= most:
         raise CliError(f"--simulations must be 0 (the source's own: a checkpoint's training config, a bot file's) "
                        f"or 1..{most:,}, got {args.simulations}")
+    asked_simulations = args.simulations  # a recipe's bot keeps the search its end measured unless asked
     # One default with export: the budget the bot's strength is measured at, not the training one.
     args.simulations = PLAY_SIMULATIONS if args.simulations is None else (args.simulations or None)
     rules = None
@@ -105,6 +110,9 @@ def ship(args: argparse.Namespace, folder: Path) -> None:
     out = folder / f"{args.name}.bot"
     if network_kind(Path(args.checkpoint)) == BOT:
         _reship(args, out, index, index_path, rules)
+        return
+    if (Path(args.checkpoint) / RECIPE_RESULT).exists():  # a staged run whose recipe ended
+        _ship_recipe(args, asked_simulations, out, index, index_path, rules)
         return
     path = resolve_checkpoint(args.checkpoint)
     checkpoint = load_checkpoint(path)
@@ -132,6 +140,42 @@ def _reship(args: argparse.Namespace, out: Path, index: dict, index_path: Path, 
                           symmetry_average=args.symmetry_average)
     index[out.name] = entry
     _finish(out, header, index, index_path)
+
+
+def _ship_recipe(args: argparse.Namespace, simulations: Optional[int], out: Path, index: dict, index_path: Path,
+                 rules) -> None:
+    """Ship the bot a recipe's end wrote into its run folder (``eval/recipe.py``) with the search it
+    was measured at, unless ``--simulations``/``--search`` say otherwise; its index entry says how it
+    was trained and how strong it measured from the run's summary (``--trained``/``--strength`` replace
+    those lines), and names the recipe and its CPU-hours from nothing."""
+    from ..artifacts.botfile import read_bot, reexport_bot
+    from ..eval.recipe import RECIPE_BOT, read_result
+
+    run_dir = Path(args.checkpoint)
+    result = read_result(run_dir)
+    bot = read_bot(run_dir / RECIPE_BOT)
+    bot = dataclasses.replace(bot, header=_with_default_rules(bot.header, rules, args))
+    header = reexport_bot(bot, out, simulations=simulations or None, search_settings=search_settings(args),
+                          symmetry_average=args.symmetry_average)
+    changed = header.search != bot.header.search or header.net != bot.header.net
+    strength = args.strength or ("" if changed else result.strength_line())
+    index[out.name] = {"trained": args.trained or result.trained_line(), "strength": strength,
+                       "source": result.checkpoint, "recipe": result.recipe, "positions": result.positions,
+                       "cpu_hours": result.cpu_hours, "cpu_hours_complete": result.cpu_hours_complete,
+                       "init_from": bot_origin(result)}
+    if changed and not args.strength:
+        print("ship: the bot plays another search than its recipe measured: give its --strength", file=sys.stderr)
+    _finish(out, header, index, index_path)
+
+
+def bot_origin(result) -> str:
+    """What a recipe's run started from ("" for random weights), from its checkpoint's config."""
+    from ..artifacts.checkpoint import load_checkpoint
+
+    try:
+        return load_checkpoint(result.checkpoint).config.train.init_from
+    except UserError:  # the checkpoint is gone since (pruned, another machine): its recipe says
+        return ""
 
 
 def _with_default_rules(header, rules, args: argparse.Namespace):
@@ -189,8 +233,8 @@ def index_readme(bots) -> str:
         "which); `--bot FILE` takes any other. How each was trained and measured: "
         "[docs/RESULTS.md](../../docs/RESULTS.md).",
         "",
-        "| file | trained for | default game | step | network | positions | CPU-hours | trained | strength |",
-        "| --- | --- | --- | ---: | --- | ---: | ---: | --- | --- |",
+        "| file | trained for | default game | step | network | positions | CPU-hours | recipe | trained | strength |",
+        "| --- | --- | --- | ---: | --- | ---: | ---: | --- | --- | --- |",
     ]
     for bot in bots:
         h = bot.header
@@ -202,5 +246,5 @@ def index_readme(bots) -> str:
             hours += f" + {Path(bot.cpu_hours_unknown_from or bot.init_from).name}'s"
         lines.append(f"| `{bot.name}` | {rules} | {game} | {h.step:,} | {h.net.blocks}x{h.net.channels}"
                      f"{averaging_label(h.net)} | {positions} | "
-                     f"{hours} | {bot.trained or '-'} | {bot.strength or '-'} |")
+                     f"{hours} | {f'`{bot.recipe}`' if bot.recipe else '-'} | {bot.trained or '-'} | {bot.strength or '-'} |")
     return "\n".join(lines) + "\n"

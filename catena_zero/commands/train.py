@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import shlex
 import sys
@@ -92,6 +93,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         summary = train(config, Path(args.config).stem, args.run_name, args.resume, evaluate=evaluate_in_loop)
     except NothingToDo as done:  # nothing started, nothing written
+        if done.bound is None:  # a staged run after its last stage: its recipe's end, unless done already
+            return _recipe_end(args, config, done.run_dir, f"nothing to train: {done}")
         print(f"nothing to do: {done}; extend it with: "
               f"{resume_command(args, done.run_dir.name, done.bound.extended())}", file=sys.stdout)
         return 0
@@ -107,11 +110,16 @@ def run(args: argparse.Namespace) -> int:
         print(f"{PROG}: error: {summary.stop_reason[len('lost: '):]}: checkpoint {where} at step {summary.step}; "
               f"continue with: {resume}", file=sys.stderr)
         return RAY_LOST_STATUS
+    if summary.stage is not None:
+        print(f"stage {summary.stage.label()}: {summary.stop_reason}"
+              + ("; that was the last stage" if summary.stages_done else ""), file=out)
     print(f"run {summary.stop_reason}: {summary.step} steps, {summary.positions:,} positions, "
           f"{summary.games:,} games in {summary.minutes:.1f} min, self-play on {summary.actor_nodes} Ray node(s)"
           + (f"; {summary.actor_restarts} self-play actor restart(s)" if summary.actor_restarts else ""), file=out)
     if summary.cpu is not None:
         print(summary.cpu.describe(), file=out)
+    if summary.stage is not None:
+        print(f"CPU-hours of the whole run, every stage: {summary.cpu_hours:.2f}", file=out)
     if summary.evaluations_skipped:
         print(f"in-loop evaluations skipped to keep them within eval.max_cpu_share: "
               f"{summary.evaluations_skipped}", file=out)
@@ -123,8 +131,35 @@ def run(args: argparse.Namespace) -> int:
     logdir = summary.run_dir / TENSORBOARD_DIR
     print(f"TensorBoard: {' '.join(shlex.quote(w) for w in [*tensorboard_words(), '--logdir', str(logdir)])}",
           file=out)
-    if summary.bound is not None:  # a resume as it stands would have nothing to do
+    if summary.stages_done:
+        return _recipe_end(args, config, summary.run_dir, "")
+    if summary.bound is not None and summary.stage is None:  # a resume as it stands would have nothing to do
         print(f"extend it with: {resume_command(args, summary.run_dir.name, summary.bound.extended())}", file=out)
     else:
         print(f"continue with: {resume}", file=out)
+    return 0
+
+
+def _recipe_end(args: argparse.Namespace, config, run_dir: Path, said: str) -> int:
+    """After a staged run's last stage: its recipe's end (``eval/recipe.py``) when the config declares
+    one and the run folder has no result yet; else what there is to say."""
+    from ..eval.recipe import RECIPE_RESULT, finish_recipe
+
+    saved = run_dir / "config.yaml"
+    recipe = load_config(saved) if saved.exists() else config
+    recipe = recipe if not config.finish.declared() else dataclasses.replace(recipe, finish=config.finish)
+    if said:
+        print(said, file=sys.stdout)
+    if not recipe.finish.declared():
+        print(f"the recipe declares no end (finish:); ship the run with: {PROG} ship {run_dir} NAME "
+              f"--trained TEXT --strength TEXT", file=sys.stdout)
+        return 0
+    if (run_dir / RECIPE_RESULT).exists():
+        print(f"the recipe has ended: {run_dir / RECIPE_RESULT}; ship it with: {PROG} ship {run_dir} NAME",
+              file=sys.stdout)
+        return 0
+    print(f"the recipe's end: the bot, its fair komi, its book, its panel ({', '.join(recipe.finish.panel) or 'none'}) ...",
+          file=sys.stdout, flush=True)
+    set_threads(1)  # the matches play one game's moves at a time per process: one thread is fastest
+    finish_recipe(recipe, args.config, run_dir)
     return 0

@@ -20,7 +20,7 @@ from ..errors import UserError
 from ..fileio import MAX_CONFIG_BYTES, read_input
 from ..messages import quote
 from .ranges import check_ranges
-from .sections import Config, ConfigError, _check, hidden_character
+from .sections import STAGE_SECTIONS, Config, ConfigError, NetConfig, StageConfig, _check, hidden_character
 
 _MAX_STRING = 4096  # characters of a string value (PATH_MAX); no valid one is longer
 # Digits of an integer value: the largest valid one (a seed, 2**63 - 1) has 19. Longer ones stay
@@ -132,7 +132,11 @@ def _build(cls: type, data: Any, prefix: str) -> Any:
     hints = typing.get_type_hints(cls)
     for name, value in data.items():
         hint = hints[name]
-        if dataclasses.is_dataclass(hint):
+        if cls is Config and name == "stages":
+            _check(isinstance(value, (list, tuple)) or value is None,
+                   f"stages must be a list of stages, got {_shown(value)}")
+            kwargs[name] = tuple(_stage_from_dict(item, f"stages[{i}]") for i, item in enumerate(value or ()))
+        elif dataclasses.is_dataclass(hint):
             kwargs[name] = _build(hint, value, f"{prefix}{name}.")
         else:
             kwargs[name] = _coerce(value, hint, f"{prefix}{name}")
@@ -148,11 +152,121 @@ def _build(cls: type, data: Any, prefix: str) -> Any:
 
 def config_to_dict(config: Any) -> dict:
     """A config (or section) as plain nested dicts, the inverse of ``config_from_dict``."""
-    return dataclasses.asdict(config)
+    data = dataclasses.asdict(config)
+    if isinstance(config, Config):
+        data["stages"] = [_stage_to_dict(stage) for stage in config.stages]
+    return data
 
 
 def config_from_dict(data: dict) -> Config:
-    return _build(Config, data or {}, "")
+    config = _build(Config, data or {}, "")
+    stage_configs(config)  # a stage that does not build, or that the network cannot take: refused now
+    search_settings_of(config.finish.search, "finish.search")
+    return config
+
+
+def search_settings_of(items: tuple[str, ...] | list[str], where: str = "--search") -> dict:
+    """``FIELD=VALUE`` settings of a search (``export --search``, ``finish.search``) as {field: value},
+    each value read as a YAML scalar; ``ConfigError`` naming ``where`` for a malformed item, an
+    unknown field or a bad value."""
+    for item in items:
+        field, sep, _ = item.partition("=")
+        _check(bool(sep) and bool(field.strip()) and "." not in field,
+               f"{where} expects FIELD=VALUE with a search field (e.g. gumbel_interior=puct), got {quote(item)}")
+        _check(field.strip() != "num_simulations", f"{where} num_simulations: give the budget as simulations")
+    settings = parse_overrides([f"search.{item}" for item in items]).get("search", {})
+    if settings:
+        _build(Config, {"search": settings}, "")
+    return settings
+
+
+# -- stages ------------------------------------------------------------------------------------------
+
+_STAGE_SCALARS = tuple(f.name for f in dataclasses.fields(StageConfig) if f.name != "changes")
+
+
+def _stage_from_dict(data: Any, where: str) -> StageConfig:
+    """A stage as YAML writes it: its name, bound and ``keep_replay`` beside the sections it
+    changes (``net: {blocks: 8}``), flattened to (dotted key, value) pairs."""
+    _check(isinstance(data, dict), f"{where} must be a mapping (name, a bound, the sections it changes), "
+                                   f"got {_shown(data)}")
+    changes: list[tuple[str, Any]] = []
+    for key, value in data.items():
+        if key in _STAGE_SCALARS:
+            continue
+        _check(key in STAGE_SECTIONS, f"{where}: unknown key {_shown(key)} (a stage has {', '.join(_STAGE_SCALARS)} "
+                                      f"and the sections it changes: {', '.join(STAGE_SECTIONS)})")
+        _check(isinstance(value, dict) and bool(value), f"{where}.{key} must be a mapping of the keys the stage "
+                                                        f"changes, got {_shown(value)}")
+        for name, item in value.items():
+            _check(not isinstance(item, dict), f"{where}.{key}.{name}: a stage sets values, got a mapping")
+            changes.append((f"{key}.{name}", tuple(item) if isinstance(item, list) else item))
+    scalars = {key: value for key, value in data.items() if key in _STAGE_SCALARS}
+    try:
+        stage = _build(StageConfig, scalars, f"{where}.")
+        check_ranges(stage, "stages.")  # NUMERIC_RANGES names a stage's numbers "stages.KEY"
+    except ConfigError as exc:
+        message = str(exc).replace("stages.", f"{where}.", 1)
+        raise ConfigError(message if message.startswith(where) else f"{where}: {message}") from None
+    return dataclasses.replace(stage, changes=tuple(changes))
+
+
+def _stage_to_dict(stage: StageConfig) -> dict:
+    """The inverse of ``_stage_from_dict``."""
+    out: dict = {name: getattr(stage, name) for name in _STAGE_SCALARS}
+    for key, value in stage.changes:
+        section, name = key.split(".", 1)
+        out.setdefault(section, {})[name] = list(value) if isinstance(value, tuple) else value
+    return out
+
+
+def stage_configs(config: Config) -> tuple[Config, ...]:
+    """The config each stage of ``config`` trains with, in order: the config with the changes of
+    stages 1..k applied, without ``stages`` and ``finish`` (the driver adds each stage's bound and
+    where its network starts). One config, ``config`` itself, for a run without stages.
+
+    ``ConfigError`` (one line naming the stage) for a change that does not build, a ``train.init_from``
+    after the first stage (a stage starts from the one before), and a change the network cannot
+    take: only ``net.blocks`` may change, and only grow (``train.init_deepen``)."""
+    if not config.stages:
+        return (config,)
+    base = config_to_dict(config)
+    base["stages"], base["finish"] = [], {}
+    out: list[Config] = []
+    for i, stage in enumerate(config.stages):
+        where = f"stage {i + 1} ({stage.name!r})"
+        # Its run bound is its own (counted from its start: the driver shifts it); the config's run.max_*
+        # bound the whole run.
+        key, value = stage.bound
+        base["run"].update({f"max_{k}": None for k in ("steps", "positions", "minutes", "cpu_minutes")})
+        base["run"][f"max_{key}"] = value
+        for key, value in stage.changes:
+            _check(i == 0 or not key.startswith("train.init_"),
+                   f"{where}: {key} is for the first stage only (a later stage starts from the network the one "
+                   f"before it ended with)")
+            section, name = key.split(".", 1)
+            base[section][name] = list(value) if isinstance(value, tuple) else value
+        try:
+            built = _build(Config, base, "")
+        except ConfigError as exc:
+            raise ConfigError(f"{where}: {exc}") from None
+        if out:
+            _check_network_takes(out[-1].net, built.net, where)
+        out.append(built)
+    return tuple(out)
+
+
+def _check_network_takes(before: NetConfig, after: NetConfig, where: str) -> None:
+    """``ConfigError`` when the network a stage ends with cannot start the next one: another
+    architecture than more blocks (the input layout is the same for every rule set)."""
+    for name in NetConfig.ARCHITECTURE:
+        old, new = getattr(before, name), getattr(after, name)
+        if name == "blocks":
+            _check(new >= old, f"{where}: net.blocks {old} -> {new}: the network cannot take a smaller tower "
+                               f"(a stage may only add blocks)")
+        else:
+            _check(new == old, f"{where}: net.{name} {old} -> {new}: the network cannot take it "
+                               f"(a stage may only add blocks, net.blocks)")
 
 
 def load_config(path: str | Path, overrides: dict | None = None, overrides_from: str = "the command line") -> Config:

@@ -21,6 +21,8 @@ def _gather() -> dict[str, tuple[float, float]]:
     table = spans(Config, "")
     for f in dataclasses.fields(Config):
         section = typing.get_type_hints(Config)[f.name]
+        if typing.get_origin(section) is tuple:  # stages: a list of one kind of section
+            section = typing.get_args(section)[0]
         if dataclasses.is_dataclass(section):
             table.update(spans(section, f"{f.name}."))
     table.update({f"game.{name}": span for name, span in GAME_RANGES.items()})

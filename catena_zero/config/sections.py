@@ -415,6 +415,75 @@ class TrainConfig:
                f"train.lr_decay_over_run needs train.lr_schedule 'cosine', got {self.lr_schedule!r}")
 
 
+# The sections a stage may change (``StageConfig.changes``); ``run`` and ``seed`` belong to the whole run.
+STAGE_SECTIONS = ("game", "net", "search", "selfplay", "replay", "train", "eval")
+# What a stage's bound counts (``StageConfig``'s bound fields), as ``RunConfig.bounds()`` names them.
+STAGE_BOUNDS = ("cpu_minutes", "positions", "steps")
+
+
+@dataclass(frozen=True)
+class StageConfig:
+    """One stage of a staged run (a recipe, train/driver.py): its name, its own bound, and the keys it
+    changes from the stage before it (cumulative: stage k trains the config with stages 1..k applied).
+
+    A stage starts from the network the stage before ended with (grown with ``train.init_deepen``
+    when it adds blocks: KataGo's and Net2Net's way to widen a run's capacity as it goes) and keeps
+    its replay buffer while the rule sets it plays include the previous stage's."""
+
+    name: str = folder_name("")  # how the progress line, TensorBoard and the summary call it
+    # Its bound, exactly one: this stage's own amount, counted from where the stage before ended.
+    cpu_minutes: Optional[float] = number(None, gt=0, up_to=1e9)
+    positions: Optional[int] = number(None, ge=1, up_to=10**15)
+    steps: Optional[int] = number(None, ge=1, up_to=10**15)
+    keep_replay: bool = True  # false: the stage starts with an empty replay buffer
+    # (dotted key, value) pairs in the file's order: what the stage changes. Written in YAML as sections
+    # beside the name and bound (``net: {blocks: 8}``); only STAGE_SECTIONS may appear.
+    changes: tuple[tuple[str, Any], ...] = ()
+
+    def __post_init__(self) -> None:
+        _check_declared(self, "stage.")
+        _check(bool(self.name), "a stage needs a name")
+        hidden = hidden_character(self.name)
+        _check(hidden is None, f"a stage's name must not contain control or formatting characters, got {hidden}")
+        given = [key for key in STAGE_BOUNDS if getattr(self, key) is not None]
+        _check(len(given) == 1, f"stage {self.name!r} needs exactly one bound ({', '.join(STAGE_BOUNDS)}), "
+                                f"got {', '.join(given) if given else 'none'}")
+
+    @property
+    def bound(self) -> tuple[str, float]:
+        """What the bound counts (one of STAGE_BOUNDS) and how much of it the stage gets."""
+        key = next(key for key in STAGE_BOUNDS if getattr(self, key) is not None)
+        return key, getattr(self, key)
+
+    def describe(self) -> str:
+        key, value = self.bound
+        return f"{value:g} {key.replace('_', ' ')}"
+
+
+@dataclass(frozen=True)
+class FinishConfig:
+    """What a recipe does after its last stage to make its network a shippable bot (eval/recipe.py):
+    rebalance the rule set's book with it, check the fair komi the recipe names, play its panel over
+    the book, and write one summary into the run folder (what ``ship RUN NAME`` takes)."""
+
+    book: bool = False  # rebalance the book of the run's rule set with the final network (catena-zero book --reference)
+    komi: Optional[int] = number(None, ge=0, up_to=1000)  # the fair komi the recipe names, checked by self-play
+    komi_games: int = number(100, ge=2, up_to=1_000_000)  # self-play games at each komi checked (three komis)
+    panel: tuple[str, ...] = ()  # opponents over the book, e.g. mcts:2000 or a bot file (catena-zero evaluate's specs)
+    pairs: int = number(20, ge=1, up_to=100_000)  # book openings played against each, once with each colour
+    simulations: int = number(400, ge=1, up_to=1_000_000)  # the bot's search: what its shipped file plays with
+    # Other settings of the bot's search, FIELD=VALUE as ``export --search`` takes them (e.g.
+    # gumbel_interior=puct: PUCT below the Gumbel root, +63 Elo for side6.bot at play, docs/RESULTS.md).
+    search: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        _check_declared(self, "finish.")
+
+    def declared(self) -> bool:
+        """True when the recipe declares an end (any of its steps)."""
+        return self.book or self.komi is not None or bool(self.panel)
+
+
 @dataclass(frozen=True)
 class Config:
     """Root configuration, one section per component."""
@@ -429,14 +498,23 @@ class Config:
     run: RunConfig = field(default_factory=RunConfig)
     # root of every np.random.Generator / torch.Generator of a run
     seed: int = number(0, ge=0, up_to=2**63 - 1, noun="a whole number")
+    # A staged run (a recipe): the stages one ``train`` runs in order in one run folder (() = one stage,
+    # the config as it is); config/stages.py builds each stage's config.
+    stages: tuple[StageConfig, ...] = ()
+    finish: FinishConfig = field(default_factory=FinishConfig)  # a recipe's end (nothing unless declared)
 
     def __post_init__(self) -> None:
         _check_declared(self, "")
         # Across sections: an anneal or a decay over the run needs the run to have an end.
-        _check(not self.train.anneal_share or bool(self.run.bounds()),
+        # A staged run's stages each have a bound.
+        bounded = bool(self.run.bounds()) or bool(self.stages)
+        _check(not self.train.anneal_share or bounded,
                "train.anneal_share needs a run bound (run.max_steps, run.max_positions, run.max_minutes or run.max_cpu_minutes)")
-        _check(not self.train.lr_decay_over_run or bool(self.run.bounds()),
+        _check(not self.train.lr_decay_over_run or bounded,
                "train.lr_decay_over_run needs a run bound (run.max_steps, run.max_positions, run.max_minutes or run.max_cpu_minutes)")
+        names = [stage.name for stage in self.stages]
+        twice = [name for name in names if names.count(name) > 1]
+        _check(not twice, f"stages: two stages are named {twice[0] if twice else ''!r}")
 
     def rule_sets(self) -> tuple[RuleSet, ...]:
         """The rule sets a run trains on, ``game``'s own first: every combination of

@@ -37,8 +37,9 @@ import torch
 
 from ..artifacts.checkpoint import Checkpoint, list_checkpoints, newest_intact_checkpoint
 from ..artifacts.layout import CHECKPOINT_DIR, CONFIG_FILE, REPLAY_FILE
-from ..artifacts.network import weights_for
+from ..artifacts.network import load_network, weights_for
 from ..config import RESUMABLE_KEYS, Config, ConfigError, NetConfig, RunConfig, config_diff, config_to_yaml, load_config
+from ..config.loading import stage_configs
 from ..errors import UserError
 from ..fileio import remove_stale_temp_files, write_text_atomic
 from ..game.options import RuleSet
@@ -53,6 +54,7 @@ from .losses import Losses
 from .progress import Progress
 from .replay import ReplayBuffer, ReplayError
 from .runlog import RunLog, SelfPlayWindow
+from .stages import StageStart, keeps_replay, session_config, stage_bound
 
 
 
@@ -63,8 +65,9 @@ class RunError(UserError):
 class NothingToDo(Exception):
     """A resume whose run already reached its (new) bounds: nothing was started or written."""
 
-    def __init__(self, run_dir: Path, step: int, bound: "Bound") -> None:
-        super().__init__(f"{run_dir} already reached its bound ({bound.describe()}) at step {step}")
+    def __init__(self, run_dir: Path, step: int, bound: Optional["Bound"], stages: int = 0) -> None:
+        reached = f"its bound ({bound.describe()})" if bound is not None else f"the end of its {stages} stages"
+        super().__init__(f"{run_dir} already reached {reached} at step {step}")
         self.run_dir, self.step, self.bound = run_dir, step, bound
 
 
@@ -85,6 +88,9 @@ class RunSummary:
     cpu: Optional[CpuReport] = None  # where this session's CPU time went
     evaluations_skipped: int = 0  # in-loop evaluations skipped to stay within eval.max_cpu_share
     bound: Optional[Bound] = None  # the bound that ended the run (None: interrupted or stopped)
+    stage: Optional[StageStart] = None  # a staged run: the stage this session trained in
+    cpu_hours: float = 0.0  # CPU time of the whole run so far, all its sessions and stages
+    stages_done: bool = False  # a staged run that ended its last stage (its recipe's end comes next)
 
 
 def prepare_run(config: Config, default_name: str, run_name: Optional[str], resume: bool) -> tuple[Path, Config]:
@@ -111,17 +117,20 @@ def prepare_run(config: Config, default_name: str, run_name: Optional[str], resu
         # Where and how the network runs (net.device, precision ...) is not part of the run: a
         # run started on a GPU continues on a CPU (NetConfig.ARCHITECTURE is what the weights fit).
         runtime = tuple(f"net.{f.name}" for f in dataclasses.fields(NetConfig) if f.name not in NetConfig.ARCHITECTURE)
+        # A recipe's end (finish.*) comes after the training: it may change too.
         differing = [d for d in config_diff(saved, wanted)
-                     if d.split(":")[0] not in RESUMABLE_KEYS + runtime + ("train.init_from", "train.init_replay", "train.init_deepen")]
+                     if d.split(":")[0] not in RESUMABLE_KEYS + runtime + ("train.init_from", "train.init_replay", "train.init_deepen")
+                     and not d.startswith("finish.")]
         if differing:
             raise RunError(f"--resume would change {run_dir}'s config; only the bounds "
                            f"({', '.join(RESUMABLE_KEYS)}) and where the network runs (net.device, its precision) "
                            f"may change: {'; '.join(differing)}")
         bounds = {key.split(".")[1]: getattr(config.run, key.split(".")[1]) for key in RESUMABLE_KEYS}
-        config = _replace_run(saved, **bounds)
+        config = dataclasses.replace(_replace_run(saved, **bounds), finish=wanted.finish)
         config = dataclasses.replace(config, net=dataclasses.replace(
             wanted.net, **{name: getattr(saved.net, name) for name in NetConfig.ARCHITECTURE}))
-        _check_work_left(run_dir, config)
+        if not config.stages:  # a staged run's stages say what is left (_run_stages)
+            _check_work_left(run_dir, config)
     else:
         if list_checkpoints(run_dir) and not (run_name or config.run.name):
             # No name was asked for: a second run of the same config gets the next free name.
@@ -171,6 +180,22 @@ def _replace_run(config: Config, **changes) -> Config:
 
 def _with_run_name(config: Config, name: str) -> Config:
     return _replace_run(config, name=name)
+
+
+@dataclass(frozen=True)
+class StartingPoint:
+    """Where a new run (or a staged run's new stage) starts: the network at ``source`` ("" for random
+    weights), deepened to the config's blocks when ``deepen``, with its run's replay buffer when ``replay``."""
+
+    source: str = ""
+    deepen: bool = False
+    replay: bool = False
+
+    @classmethod
+    def of(cls, config: Config) -> "StartingPoint":
+        """The config's own: ``train.init_from``, ``train.init_deepen``, ``train.init_replay``."""
+        t = config.train
+        return cls(t.init_from, t.init_deepen, t.init_replay)
 
 
 @dataclass(frozen=True)
@@ -243,15 +268,25 @@ class TrainingRun:
     # Every attribute of a session is declared here: none is made on the fly (an assignment to
     # another name fails), so this list is the whole of what a session holds.
     __slots__ = ("config", "run_dir", "progress", "rule_sets", "rng", "actor_seeds", "cpus", "learner", "replay",
-                 "state", "cpu", "checkpoints", "log", "evaluations")
+                 "state", "cpu", "checkpoints", "log", "evaluations", "stage", "start_from")
 
     def __init__(self, config: Config, run_dir: Path, resume: bool, progress: Progress,
-                 evaluate: Optional[InLoopEvaluation] = None) -> None:
+                 evaluate: Optional[InLoopEvaluation] = None, stage: Optional[StageStart] = None,
+                 start_from: Optional[StartingPoint] = None) -> None:
+        """``stage``: the stage of a staged run this session trains in (``train/stages.py``); a stage
+        that begins now (not ``resume``) carries on the run's counters from its start.
+        ``start_from``: the network (and buffer) a new run or stage starts from; default the config's
+        ``train.init_from`` (a later stage's is the checkpoint the stage before ended with: its
+        config keeps the run's own origin, which CPU-hours count from)."""
         self.config = config
+        self.start_from = start_from or StartingPoint.of(config)
         self.run_dir = run_dir
         self.progress = progress
+        self.stage = stage
         self.rule_sets = config.rule_sets()
-        learner_seed, replay_seed, actor_seed, eval_seed = np.random.SeedSequence(config.seed).spawn(4)
+        # Each stage draws its own streams (the same seed gives the same run, stage by stage).
+        entropy = config.seed if stage is None or stage.index == 0 else [config.seed, stage.index]
+        learner_seed, replay_seed, actor_seed, eval_seed = np.random.SeedSequence(entropy).spawn(4)
         self.rng = np.random.default_rng(replay_seed)
         self.actor_seeds = actor_seed
         self.cpus = float(config.run.num_cpus or os.cpu_count() or 1)
@@ -260,18 +295,25 @@ class TrainingRun:
         # checkpoint) starts from train.init_from's, else from a random one.
         restoring = resume and bool(list_checkpoints(run_dir))
         # The buffer's file is found before the network is loaded, so a wrong source fails first.
-        replay_source = self._replay_source() if not restoring and config.train.init_replay else None
-        start = None if restoring or not config.train.init_from else self._initial_model(generator)
+        replay_source = self._replay_source() if not restoring and self.start_from.replay else None
+        start = None if restoring or not self.start_from.source else self._initial_model(generator)
         self.learner = Learner(config.net, config.train, generator, model=start)
         self.replay = ReplayBuffer(config.replay, self.rule_sets)
         if replay_source is not None:
             self._initial_replay(replay_source)
         self.state = RunState()
+        if stage is not None and not restoring:  # a stage that begins: the run goes on from its start
+            self.state.counters = _Counters(step=stage.step, positions=stage.positions, games=stage.games,
+                                            samples=stage.samples, seconds=stage.seconds,
+                                            cpu_seconds=stage.cpu_seconds)
         self.cpu = CpuAccount(self.cpus)  # anew when the loop starts: this session's CPU time
         self.checkpoints = Checkpointer(run_dir, config.run)
         if restoring:
             self._restore()
-        self.log = RunLog(run_dir, self.state.counters.step, None if resume else config)
+        beginning = not resume and (stage is None or stage.index == 0)
+        self.log = RunLog(run_dir, self.state.counters.step, config if beginning else None)
+        if stage is not None and not restoring:
+            self.log.stage(self.state.counters.step, stage.index, stage.label(), config)
         self.evaluations = InLoopSchedule(evaluate, config, eval_seed, progress, self.log)
 
     # -- resume ----------------------------------------------------------------------------------
@@ -280,7 +322,7 @@ class TrainingRun:
         """The network ``train.init_from`` names (a checkpoint, a run folder or a bot file, of the
         config's architecture, or deepened to it with ``train.init_deepen``), for a new learner (a
         fresh optimiser, and a weight average that starts at it: ``Learner`` copies its model's state)."""
-        source, deepen = self.config.train.init_from, self.config.train.init_deepen
+        source, deepen = self.start_from.source, self.start_from.deepen
         start = weights_for(source, self.config.net, "train.init_from", deepen=deepen, generator=generator)
         model = model_from_weights(self.config.net, start.weights)
         grown = start.deepened_from is not None
@@ -292,7 +334,7 @@ class TrainingRun:
     def _replay_source(self) -> Path:
         """The replay file of the run ``train.init_from`` names (a run folder, or a checkpoint in
         its ``ckpt/``); ``RunError`` when there is none."""
-        source = Path(self.config.train.init_from)
+        source = Path(self.start_from.source)
         if source.is_dir():
             folder = source
         elif source.parent.name == CHECKPOINT_DIR:
@@ -331,6 +373,9 @@ class TrainingRun:
                                      for key, komi in checkpoint.extra.get("fair_komi", {}).items()}
         if not self.checkpoints.load_replay(self.replay):
             self.replay = ReplayBuffer(self.config.replay, self.rule_sets)  # what a failed load left: dropped
+        previous, ours = self.checkpoints.previous_weights, self.learner.weights()
+        if previous is not None and {k: v.shape for k, v in previous.items()} != {k: v.shape for k, v in ours.items()}:
+            self.checkpoints.previous_weights = None  # the stage before's smaller network: not this one's "previous"
 
     # -- the loop --------------------------------------------------------------------------------
 
@@ -388,14 +433,18 @@ class TrainingRun:
                           positions=counters.positions, games=counters.games,
                           minutes=counters.seconds / 60, stop_reason=stop_reason, last_eval=self.evaluations.last,
                           actor_restarts=restarts, actor_nodes=len(state.nodes),
-                          cpu=cpu, evaluations_skipped=self.evaluations.skipped, bound=state.bound)
+                          cpu=cpu, evaluations_skipped=self.evaluations.skipped, bound=state.bound,
+                          stage=self.stage, cpu_hours=counters.cpu_seconds / 3600)
 
     def _run_progress(self) -> float:
-        """How far the run is toward the first bound it will reach, 0..1 (0 without bounds)."""
-        c = self.state.counters
-        done = {"steps": c.step, "positions": c.positions, "minutes": c.seconds / 60,
-                "cpu_minutes": c.cpu_seconds / 60}
-        return min(1.0, max((done[k] / bound for k, bound in self.config.run.bounds().items()), default=0.0))
+        """How far the run (a staged run: its stage) is toward the first bound it will reach, 0..1
+        (0 without bounds): what ``train.lr_decay_over_run`` decays over."""
+        c, s = self.state.counters, self.stage or StageStart(0, 1, "")
+        done = {"steps": c.step - s.step, "positions": c.positions - s.positions,
+                "minutes": (c.seconds - s.seconds) / 60, "cpu_minutes": (c.cpu_seconds - s.cpu_seconds) / 60}
+        began = {"steps": s.step, "positions": s.positions, "minutes": s.seconds / 60, "cpu_minutes": s.cpu_seconds / 60}
+        return min(1.0, max((done[k] / max(bound - began[k], 1e-9) for k, bound in self.config.run.bounds().items()),
+                            default=0.0))
 
     @staticmethod
     def _done(counters) -> dict[str, float]:
@@ -484,7 +533,7 @@ class TrainingRun:
             config=self.config,
             model=self.learner.averaged_weights(),  # the average when train.ema_decay > 0
             optimizer=None,
-            counters=state.counters.as_dict(),
+            counters={**state.counters.as_dict(), **(self.stage.as_counters() if self.stage else {})},
             extra={"learner": self.learner.state_dict(), "rng": self.rng.bit_generator.state,
                    "fair_komi": {rules.key: komi for rules, komi in state.komi_estimates.items()}},
         )
@@ -507,7 +556,8 @@ class TrainingRun:
 
     def _progress_fields(self, pool) -> dict[str, str]:
         counters = self.state.counters
-        fields = {"pos": f"{counters.positions:,}", "games": f"{counters.games:,}"}
+        fields = {"stage": self.stage.label()} if self.stage is not None else {}
+        fields.update({"pos": f"{counters.positions:,}", "games": f"{counters.games:,}"})
         if self.state.last_losses is not None:
             fields["loss"] = f"{float(self.state.last_losses.total):.3f}"
         if self.evaluations.last is not None:
@@ -535,4 +585,56 @@ def train(config: Config, default_name: str, run_name: Optional[str] = None, res
     (``eval.inloop.evaluate_in_loop``), None for none."""
     run_dir, config = prepare_run(config, default_name, run_name, resume)
     progress = progress or Progress(sys.stdout, config.run.log_interval_seconds)
+    if config.stages:
+        return _run_stages(config, run_dir, resume, progress, evaluate)
     return TrainingRun(config, run_dir, resume, progress, evaluate).run()
+
+
+def _run_stages(recipe: Config, run_dir: Path, resume: bool, progress: Progress,
+                evaluate: Optional[InLoopEvaluation]) -> RunSummary:
+    """Train a staged run's stages in order, each in its own session (``train/stages.py``), from the
+    one its newest checkpoint was written in; the summary of the last session. ``NothingToDo`` when
+    the run already ended its last stage (or reached a bound of the whole run)."""
+    configs = stage_configs(recipe)
+    checkpoint, _ = newest_intact_checkpoint(run_dir) if resume else (None, [])
+    start = StageStart.first(recipe) if checkpoint is None else StageStart.of_counters(recipe, checkpoint.counters)
+    inside = checkpoint is not None  # resume inside the stage the newest checkpoint was written in
+    init_from: Optional[Path] = None
+    while True:
+        if inside:
+            counters = _counters_of(checkpoint)
+            whole = bound_reached(recipe.run, counters)
+            if whole is not None:
+                raise NothingToDo(run_dir, checkpoint.step, whole)
+            if bound_reached(stage_bound(configs[start.index], start), counters) is not None:  # it ended there
+                if start.index == len(configs) - 1:
+                    raise NothingToDo(run_dir, checkpoint.step, None, len(configs))
+                start, inside, init_from = StageStart.next_after(recipe, start, checkpoint.step, checkpoint.counters), False, checkpoint.path
+                continue
+        config = session_config(recipe, configs[start.index], start)
+        start_from = None
+        if init_from is not None:
+            start_from = StartingPoint(str(init_from), deepen=load_network(init_from).net.blocks < config.net.blocks,
+                                       replay=keeps_replay(recipe, configs, start.index))
+        if not inside:
+            progress.note(f"stage {start.label()}: {recipe.stages[start.index].describe()}"
+                          + (f", from step {start.step}" if start.index else ""))
+        summary = TrainingRun(config, run_dir, inside, progress, evaluate, stage=start, start_from=start_from).run()
+        stage_done = (summary.bound is not None and summary.checkpoint is not None
+                      and bound_reached(stage_bound(configs[start.index], start), _counters_of_summary(summary)))
+        if not stage_done or start.index == len(configs) - 1:
+            return dataclasses.replace(summary, stages_done=bool(stage_done))
+        checkpoint, _ = newest_intact_checkpoint(run_dir)
+        start, inside, init_from = StageStart.next_after(recipe, start, checkpoint.step, checkpoint.counters), False, checkpoint.path
+
+
+def _counters_of(checkpoint: Checkpoint) -> _Counters:
+    c = checkpoint.counters
+    return _Counters(step=checkpoint.step, positions=int(c.get("positions", 0)), games=int(c.get("games", 0)),
+                     samples=int(c.get("samples", 0)), seconds=float(c.get("seconds", 0.0)),
+                     cpu_seconds=float(c.get("cpu_seconds", 0.0)))
+
+
+def _counters_of_summary(summary: RunSummary) -> _Counters:
+    return _Counters(step=summary.step, positions=summary.positions, games=summary.games,
+                     seconds=summary.minutes * 60, cpu_seconds=summary.cpu_hours * 3600)

@@ -7,6 +7,7 @@
     eval/win_rate_vs_<opponent>, eval/cpu_seconds  each in-loop evaluation
     eval/skipped_for_cpu                           evaluations skipped for ``eval.max_cpu_share``
     config (text)                                  the run's config as a table, once
+    run/stage, stage (text)                        a staged run's stage number and config, as each begins
 
 The driver owns the loop; this module owns the writer and the tags (docs/TRAINING.md lists them).
 """
@@ -106,6 +107,12 @@ class RunLog:
         game = env.to_game(state, 0)
         figure = board_figure(game, title=f"{RuleSet.of(trajectory.game).key}, step {step}")
         self.writer.add_figure("selfplay/board", figure, step)
+
+    def stage(self, step: int, index: int, label: str, config: Config) -> None:
+        """A staged run's stage begins at ``step``: its number on ``run/stage`` (a step in the curve
+        where it changes), its name and config as text."""
+        self.writer.add_scalar("run/stage", index + 1, step)
+        self.writer.add_text("stage", f"stage {label} from step {step}\n\n{config_markdown(config)}", step)
 
     def evaluation(self, step: int, result: InLoopResult) -> None:
         self.writer.add_scalar("eval/cpu_seconds", result.cpu_seconds, step)
