@@ -9,6 +9,7 @@ import subprocess
 import sys
 import time
 import types
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -426,3 +427,120 @@ def test_a_local_ray_starts_with_the_private_token_file(tmp_path):
     assert run.stdout.split() == ["1.0"], run.stderr[-2000:]
     assert (_mode(tmp_path / ".ray"), _mode(tmp_path / ".ray" / "auth_token")) == (0o700, 0o600)
     assert [p.name for p in (tmp_path / ".ray").iterdir()] == ["auth_token"]
+
+
+def _address(table: str, hexed: str):
+    """The address of a /proc/net/tcp{,6} entry ("0100007F" is 127.0.0.1: 32-bit words in host order)."""
+    import ipaddress
+
+    raw = bytes.fromhex(hexed)
+    raw = b"".join(raw[i:i + 4][::-1] for i in range(0, len(raw), 4))
+    address = ipaddress.ip_address(raw)
+    return address.ipv4_mapped or address if table == "tcp6" else address
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="read from /proc (Linux)")
+def test_without_a_private_network_ray_is_kept_to_loopback_where_it_can_be_and_says_what_is_open(monkeypatch, capsys):
+    """Where no network namespace may be made, Ray is still given a loopback address: its one
+    server that binds the node's address (the runtime-env agent) then binds loopback, not the
+    machine's outside address; the ports Ray binds to every interface are said in one line."""
+    monkeypatch.setattr(workers, "enter_private_network", lambda: "not allowed here")
+    outside = os.readlink("/proc/self/ns/net")
+    earlier = set(_descendants(os.getpid()))
+    workers.start_ray(None, 2)
+    try:
+        assert os.readlink("/proc/self/ns/net") == outside
+        lines = capsys.readouterr().err.splitlines()
+        assert lines == ["note: the ports of Ray's GCS, raylet and workers listen on every interface of this machine, "
+                         "guarded by Ray's token only (no private network: not allowed here)"], lines
+        bound = []
+        for pid in [pid for pid in _descendants(os.getpid()) if pid not in earlier]:
+            try:
+                sockets = _listening_entries(pid)
+            except OSError:
+                continue  # ended meanwhile
+            bound += [(reaper.command_name(pid), _address(table, address)) for table, address in sockets]
+        assert len(bound) >= 3, bound
+        assert [(name, str(a)) for name, a in bound if not (a.is_loopback or a.is_unspecified)] == []
+        assert any(a.is_loopback for _, a in bound), bound  # the runtime-env agent's
+    finally:
+        workers.stop_ray()
+
+
+def _listening_entries(pid: int) -> list[tuple[str, str]]:
+    """(table, hex address) of ``pid``'s listening TCP sockets."""
+    inodes = set()
+    for fd in os.listdir(f"/proc/{pid}/fd"):
+        try:
+            target = os.readlink(f"/proc/{pid}/fd/{fd}")
+        except OSError:
+            continue
+        if target.startswith("socket:["):
+            inodes.add(target[8:-1])
+    found = []
+    for table in ("tcp", "tcp6"):
+        for line in open(f"/proc/{pid}/net/{table}").read().splitlines()[1:]:
+            fields = line.split()
+            if fields[3] == "0A" and fields[9] in inodes:
+                found.append((table, fields[1].split(":")[0]))
+    return found
+
+
+_USER_NAMESPACE = """
+import os, socket, sys, threading
+from catena_zero.selfplay import netns
+if sys.argv[1] == "threads":
+    threading.Thread(target=threading.Event().wait, daemon=True).start()
+before = os.readlink("/proc/self/ns/net")
+print(netns.enter_private_network())
+if netns.in_private_network():
+    with socket.socket() as server, socket.socket() as client:  # the new network's loopback is up
+        server.bind((netns.LOOPBACK_ADDRESS, 0))
+        server.listen()
+        client.connect(server.getsockname())
+    netns.leave_private_network()  # for good: no way back without root
+    print(os.getuid(), netns.in_private_network(), os.readlink("/proc/self/ns/net") != before)
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="user namespaces are Linux's")
+def test_without_root_a_process_with_one_thread_gets_a_private_network_in_a_user_namespace():
+    """A network namespace needs root; a user can still make a user namespace, in which it is
+    root, and the network namespace inside it, but only from a process with one thread (a driver
+    with numpy's or torch's threads is told how to start inside one instead)."""
+    command = [sys.executable, "-c", _USER_NAMESPACE]
+    if os.geteuid() == 0:  # as another user, who may not make a plain network namespace
+        import shutil
+
+        if shutil.which("setpriv") is None:
+            pytest.skip("needs setpriv to run as a user other than root")
+        command = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", *command]
+    env = dict(os.environ, PYTHONPATH=str(Path(workers.__file__).resolve().parents[2]))
+
+    def run(mode):
+        return subprocess.run([*command, mode], env=env, capture_output=True, text=True, timeout=60).stdout.splitlines()
+
+    single = run("one")
+    if single and "no user namespace may be made here" in single[0]:
+        pytest.skip(f"this machine allows no user namespace: {single[0]}")
+    assert single == ["None", "0 True True"], single
+    threaded = run("threads")
+    assert len(threaded) == 1 and "only a process with one thread may enter (this one has 2)" in threaded[0], threaded
+    assert "unshare --user --map-root-user" in threaded[0]
+
+
+def test_the_reaper_kills_the_processes_whose_environment_carries_its_marker():
+    """What a driver killed while Ray starts could not list: every process started with the
+    start's marker in its environment, and no other (reaper.py)."""
+    entry = f"{reaper.MARKER}=test-{os.getpid()}-{time.monotonic_ns()}"
+    name, _, value = entry.partition("=")
+    marked = subprocess.Popen(["sleep", "60"], env=dict(os.environ, **{name: value}))
+    other = subprocess.Popen(["sleep", "60"], env=dict(os.environ, **{name: value + "0"}))
+    try:
+        assert reaper.marked(entry) == [marked.pid]
+        assert reaper.kill_marked(entry, settle=0.05) == 1
+        assert marked.wait(timeout=10) == -signal.SIGKILL
+        assert other.poll() is None
+    finally:
+        marked.kill()
+        other.kill()

@@ -10,9 +10,15 @@ starts inherits it. "Every interface" is then that loopback alone, unreachable f
 machines and from this machine's other network namespaces, and the driver returns to the
 machine's network when Ray is shut down (``setns``).
 
-A network namespace needs ``CAP_SYS_ADMIN`` (root, or root mapped in a user namespace: ``unshare
---user --map-root-user catena-zero train ...``). Without it, or off Linux, the run goes on with
-Ray's token authentication alone (``workers.start_ray``); ``enter_private_network`` says why.
+A network namespace needs ``CAP_SYS_ADMIN`` (root). Without it, a process may still make a user
+namespace in which it is root, and the network namespace inside it (what ``unshare --user
+--map-root-user --net`` does); but the kernel lets only a process with one thread enter a new user
+namespace (``EINVAL`` otherwise), and a driver that has imported numpy or torch has several (their
+thread pools). Such a process stays in the user namespace and its network for the rest of its life
+(setns back to the machine's network needs ``CAP_SYS_ADMIN`` there). A driver with threads can be
+started inside one instead: ``unshare --user --map-root-user catena-zero train ...``. Without
+either, or off Linux, the run goes on with Ray's token authentication alone
+(``workers.start_ray``); ``enter_private_network`` says why.
 """
 
 from __future__ import annotations
@@ -28,16 +34,19 @@ import sys
 from typing import Optional
 
 CLONE_NEWNET = 0x40000000  # <sched.h>
+CLONE_NEWUSER = 0x10000000
 SIOCGIFFLAGS = 0x8913  # <linux/sockios.h>
 SIOCSIFFLAGS = 0x8914
 IFF_UP = 0x1  # <net/if.h>
 LOOPBACK = b"lo"
-# The address a local Ray inside the namespace advertises. Not 127.0.0.1: Ray replaces that one
-# ("localhost") by a probe for the machine's outside address, which in a namespace with no route
-# fails with a warning on every start. Every address of 127.0.0.0/8 is the loopback's (RFC 1122).
+# The address a local Ray advertises. Not 127.0.0.1: Ray replaces that one ("localhost") by a
+# probe for the machine's outside address, which in a namespace with no route fails with a warning
+# on every start, and outside one binds the runtime-env agent's port to that outside address.
+# Every address of 127.0.0.0/8 is the loopback's (RFC 1122).
 LOOPBACK_ADDRESS = "127.0.0.2"
 
 _saved_namespace: Optional[int] = None  # a descriptor of the machine's network while the driver is away
+_for_life = False  # in a user namespace of its own, whose network the process cannot leave
 
 
 def _libc():
@@ -60,14 +69,16 @@ def _bring_up_loopback() -> None:
 
 def in_private_network() -> bool:
     """Whether this process is in the namespace ``enter_private_network`` made."""
-    return _saved_namespace is not None
+    return _saved_namespace is not None or _for_life
 
 
 def enter_private_network() -> Optional[str]:
     """Move this thread (and every process it starts from now on) into a new network namespace
-    with its loopback up; None when done, else why not (one line; nothing changed)."""
+    with its loopback up (without root, the whole process, into a user namespace too, for good);
+    None when done, else why not (one line; nothing changed, unless the user namespace was made
+    but could not be set up)."""
     global _saved_namespace
-    if _saved_namespace is not None:
+    if in_private_network():
         return None
     if not sys.platform.startswith("linux"):
         return f"network namespaces are a Linux feature (this is {sys.platform})"
@@ -80,9 +91,9 @@ def enter_private_network() -> Optional[str]:
         _call(libc.unshare(CLONE_NEWNET), "unshare(CLONE_NEWNET)")
     except OSError as exc:
         os.close(saved)
-        hint = " (it needs root, or a user namespace: unshare --user --map-root-user)" \
-            if exc.errno in (errno.EPERM, errno.EACCES) else ""
-        return f"{exc.strerror}{hint}"
+        if exc.errno in (errno.EPERM, errno.EACCES):
+            return _enter_user_namespace(libc, exc.strerror)
+        return exc.strerror
     try:
         _bring_up_loopback()
     except OSError as exc:
@@ -93,9 +104,41 @@ def enter_private_network() -> Optional[str]:
     return None
 
 
+def _write(path: str, text: str) -> None:
+    with open(path, "w") as f:
+        f.write(text)
+
+
+def _enter_user_namespace(libc, refused: str) -> Optional[str]:
+    """Without root: a user namespace in which this process is root (its own user and group mapped
+    to 0, as ``unshare --map-root-user``), and a network namespace inside it with its loopback up;
+    None when done, else why not (one line, ``refused`` the plain namespace's refusal)."""
+    global _for_life
+    threads = len(os.listdir("/proc/self/task"))
+    if threads > 1:
+        return (f"{refused}: it needs root, or a user namespace, which only a process with one thread may enter "
+                f"(this one has {threads}); start the command as unshare --user --map-root-user COMMAND")
+    uid, gid = os.geteuid(), os.getegid()
+    try:
+        _call(libc.unshare(CLONE_NEWUSER | CLONE_NEWNET), "unshare(CLONE_NEWUSER)")
+    except OSError as exc:
+        return f"{refused} (it needs root), and no user namespace may be made here either: {exc.strerror}"
+    # From here on there is no way back: the process stays in these namespaces.
+    _for_life = True
+    try:
+        _write("/proc/self/setgroups", "deny")  # the kernel's condition for an unprivileged gid_map
+        _write("/proc/self/uid_map", f"0 {uid} 1")
+        _write("/proc/self/gid_map", f"0 {gid} 1")
+        _bring_up_loopback()
+    except OSError as exc:
+        return f"cannot set up the user namespace this process is now in: {exc.strerror or exc}"
+    return None
+
+
 def leave_private_network() -> None:
-    """Return this thread to the machine's network (a no-op outside a private one). Call it once
-    the processes started inside are gone (Ray shut down): the namespace then ends with them."""
+    """Return this thread to the machine's network (a no-op outside a private one, and inside a
+    user namespace's, which is for life). Call it once the processes started inside are gone (Ray
+    shut down): the namespace then ends with them."""
     global _saved_namespace
     if _saved_namespace is None:
         return

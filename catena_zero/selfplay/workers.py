@@ -22,7 +22,8 @@ joins a cluster with ``address``; actors are spread over the cluster's nodes by 
 
 Security: Ray executes whatever code a client sends it, and its servers (GCS, raylet, workers,
 the runtime-env agent) listen on every interface of the machine: Ray 2.60 has no setting that
-binds them to loopback (``_node_ip_address`` changes the address it advertises, not the sockets).
+binds them to loopback (``_node_ip_address`` changes the address it advertises, and the runtime-env
+agent's socket, not the others).
 Two locks close them. A local Ray starts inside a network namespace of its own (``netns.py``:
 root, or root in a user namespace, may make one), whose only interface is its loopback, so no
 other machine (nor another namespace of this one) can reach a port of the run. And Ray's token
@@ -242,11 +243,13 @@ def start_ray(address: Optional[str], num_cpus: Optional[int]) -> None:
         os.environ.setdefault("RAY_worker_niceness", "0")
         # Ray's servers bind every interface and no setting binds them to loopback: a local Ray
         # starts inside a network namespace of its own, where "every interface" is its loopback
-        # (netns.py). Where that is not allowed, the token above is what keeps others out.
+        # (netns.py). Where that is not allowed, the token above is what keeps others out, and the
+        # loopback address Ray is given still keeps the one server it binds to the node's address
+        # (its runtime-env agent) on loopback, and every address Ray advertises (measured, Ray 2.60).
         why_not = enter_private_network()
         if why_not is not None:
-            print(f"note: Ray's ports are open on this machine's network, guarded by its token only "
-                  f"(no private network: {why_not})", file=sys.stderr)
+            print(f"note: the ports of Ray's GCS, raylet and workers listen on every interface of this machine, "
+                  f"guarded by Ray's token only (no private network: {why_not})", file=sys.stderr)
         # A start on a starved machine makes Ray's process launcher log several ERROR lines about
         # its dashboard (which a local run does not use) before ray.init fails; the failure is said
         # in one line below, so those lines are muted while Ray starts.
@@ -261,8 +264,7 @@ def start_ray(address: Optional[str], num_cpus: Optional[int]) -> None:
             if local is not None:
                 name, _, value = local.marker.partition("=")
                 os.environ[name] = value
-            ray.init(num_cpus=num_cpus or os.cpu_count(), _node_ip_address=LOOPBACK_ADDRESS if why_not is None else None,
-                     **quiet)
+            ray.init(num_cpus=num_cpus or os.cpu_count(), _node_ip_address=LOOPBACK_ADDRESS, **quiet)
             if local is not None:
                 _find_vital(local)
             _local_ray = local
