@@ -127,7 +127,9 @@ def test_desktop_review_by_the_list_costs_lines_ownership_and_rules(server_url, 
         assert len(costs) == n
         for e in costs:
             assert float(e.get_attribute("data-win")) >= 0 and float(e.get_attribute("data-points")) >= 0
-            assert e.text.startswith("−") and "-" not in e.text and "−−" not in e.text
+            win, points = float(e.get_attribute("data-win")), float(e.get_attribute("data-points"))
+            assert "-" not in e.text and "−−" not in e.text and "−0%" not in e.text and "−0.0" not in e.text
+            assert e.text.startswith("−") == (round(win) > 0), e.text
         assert len(d.find_elements(By.CSS_SELECTOR, "#graph .loss-bar")) == n
         tap_entry(d, 3)
         check_review_surroundings(d, server_url, 3, n)
@@ -187,5 +189,13 @@ def test_phone_review_by_tapping_the_list_and_evaluate_below_the_bar(server_url,
         d.find_element(By.ID, "opt-ownership").click()
         d.execute_script("window.scrollTo(0, 0)")
         d.save_screenshot(str(shots / "review-phone-ownership.png"))
+        # Analyse game, then tap a move in the list: its cost is there, the board shows it.
+        d.find_element(By.ID, "btn-analyse").click()
+        WebDriverWait(d, WAIT_S).until(lambda _: int(d.find_element(By.ID, "graph").get_attribute("data-points")) == n + 1
+                                       and d.find_element(By.ID, "btn-analyse").text == "Analyse game")
+        assert len(d.find_elements(By.CSS_SELECTOR, "#moves li .cost")) == n
+        tap_entry(d, n - 1)
+        check_review_surroundings(d, server_url, n - 1, n)
+        d.save_screenshot(str(shots / "review-phone-analysed.png"))
     finally:
         d.quit()

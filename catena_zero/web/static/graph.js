@@ -45,7 +45,7 @@ export function renderGraph(reviewTo) {
     const w = Math.max(1.2, Math.min(6, (Wd - padL - padR) / n * 0.7));
     const bar = el("rect", { class: `loss-bar ${cost.colour} ${cost.grade}`, "data-move": k, "data-win": cost.win.toFixed(1),
                              x: (x(k) - w / 2).toFixed(1), y: padT, width: w.toFixed(1), height: h.toFixed(1) });
-    bar.append(el("title", {}, `move ${k} (${cost.colour}): −${cost.win.toFixed(1)}% win, −${cost.points.toFixed(1)} points; click to review it`));
+    bar.append(el("title", {}, `move ${k} (${cost.colour}) lost ${cost.win.toFixed(1)}% win chance and ${cost.points.toFixed(1)} points; click to review it`));
     bar.addEventListener("click", () => reviewTo(k));
     svg.append(bar);
   }

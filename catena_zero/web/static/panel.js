@@ -185,7 +185,9 @@ export function renderMoves(reviewTo) {
         tag.className = `cost ${cost.grade}`;
         tag.dataset.win = cost.win.toFixed(1);
         tag.dataset.points = cost.points.toFixed(1);
-        tag.textContent = `−${Math.round(cost.win)}% −${cost.points.toFixed(1)}`;
+        // A loss that rounds to nothing reads "0%", never "−0%" (losses are never negative).
+        const win = Math.round(cost.win), points = cost.points.toFixed(1);
+        tag.textContent = `${win ? "−" : ""}${win}% ${points === "0.0" ? "" : "−"}${points}`;
         item.append(" ", tag);
         item.classList.add(`grade-${cost.grade}`);
         item.title = `move ${move} (${cost.colour}) lost ${cost.win.toFixed(1)}% win chance and ` +
