@@ -126,7 +126,9 @@ def test_trickling_connections_do_not_hold_the_server_and_are_cut_off():
 def test_server_config_refuses_bad_limits():
     for bad in ({"max_requests": 0}, {"request_timeout_s": 0}, {"request_timeout_s": float("inf")},
                 {"max_requests": True}, {"idle_timeout_s": 0}, {"abandon_s": -1}, {"hosts": ("",)},
-                {"hosts": "localhost"}):
+                {"hosts": "localhost"}, {"send_timeout_s": 0}, {"send_timeout_s": float("nan")},
+                {"max_games_per_client": 0}, {"max_requests_per_client": 0}, {"max_analyses_per_client": 1.5},
+                {"max_connections": 0}, {"max_connections_per_client": True}):
         with pytest.raises(ValueError):
             ServerConfig(**bad)
 
@@ -506,7 +508,8 @@ def test_analyses_are_limited_per_game_and_per_client():
             from_address(2, live.url) as c, from_address(3, live.url) as other:
         threads = []
         try:
-            games = [c.post("/api/games", json={"seat": "second", "game_type": "double"}).json()["id"] for _ in range(3)]
+            new = {"seat": "second", "game_type": "double"}
+            games = [c.post("/api/games", json=new).json()["id"] for _ in range(3)]
             theirs = other.post("/api/games", json={"seat": "second", "game_type": "double"}).json()["id"]
             for client, gid in [(c, g) for g in games] + [(other, theirs)]:
                 assert client.post(f"/api/games/{gid}/bot").status_code == 200  # a stone to evaluate
@@ -665,3 +668,31 @@ def test_idle_connections_at_the_descriptor_limit_neither_stall_requests_nor_flo
         proc.wait(timeout=30)
     log = err.read_text()
     assert "Traceback" not in log and "out of system resource" not in log, log[:1000]
+
+
+def test_descriptor_errors_reach_the_log_once_a_minute():
+    from catena_zero.web.server import OncePerMinute
+
+    once = OncePerMinute()
+
+    def record(message: str) -> logging.LogRecord:
+        return logging.LogRecord("asyncio", logging.ERROR, __file__, 1, message, None, None)
+
+    passed = [once.filter(record("socket.accept() out of system resource")) for _ in range(1000)]
+    assert passed.count(True) == 1  # was: every failed accept, with its traceback
+    assert once.filter(record("something else"))
+
+
+def test_serve_raises_the_soft_descriptor_limit_as_far_as_the_hard_one_allows():
+    import resource
+    import subprocess
+    import sys
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (256, 1200))
+
+    code = ("import resource; from catena_zero.web.server import raise_fd_limit; "
+            "from catena_zero.web.sessions import ServerConfig; raise_fd_limit(ServerConfig()); "
+            "print(*resource.getrlimit(resource.RLIMIT_NOFILE))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, preexec_fn=limit)
+    assert out.stdout.split() == ["1200", "1200"], out  # was left at 256: accepts failed past ~250 connections

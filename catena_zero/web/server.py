@@ -241,7 +241,8 @@ def raise_fd_limit(config: ServerConfig) -> None:
     wanted = config.max_connections + FD_RESERVE + 256
     if soft != resource.RLIM_INFINITY and soft < wanted:
         with contextlib.suppress(ValueError, OSError):
-            resource.setrlimit(resource.RLIMIT_NOFILE, (wanted if hard == resource.RLIM_INFINITY else min(wanted, hard), hard))
+            allowed = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+            resource.setrlimit(resource.RLIMIT_NOFILE, (allowed, hard))
 
 
 class OncePerMinute(logging.Filter):
