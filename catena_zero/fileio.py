@@ -342,3 +342,54 @@ def remove_stale_temp_files(folder: str | os.PathLike) -> list[Path]:
                 continue
             removed.append(Path(entry.path))
     return removed
+
+
+class FolderLock:
+    """An exclusive lock on a folder, held while this process runs: ``flock`` on a lock file in it,
+    which the kernel releases when the holder dies (SIGKILL included), so a lock is never left
+    stale. The file holds the holder's pid, which ``FolderBusy`` names."""
+
+    def __init__(self, path: Path, handle: BinaryIO) -> None:
+        self.path, self._handle = path, handle
+
+    def release(self) -> None:
+        _HELD.pop(self.path, None)
+        if not self._handle.closed:
+            self._handle.close()  # closing the descriptor releases the flock
+
+
+# The folder locks this process holds, by lock file: the lock lives as long as its open file, so
+# something must keep it open, and a second ``lock_folder`` of the same folder in this process (a
+# run trained, then resumed, by one process) is the same writer, not another.
+_HELD: dict[Path, FolderLock] = {}
+
+
+class FolderBusy(UserError):
+    """Another live process holds the folder's lock (the message names its pid)."""
+
+
+def lock_folder(folder: str | os.PathLike, name: str, what: str) -> FolderLock:
+    """Take ``folder/name``'s exclusive lock without waiting; ``FolderBusy`` (one line naming ``what``
+    and the holder's pid) when another process holds it. The lock lasts until ``release`` or the
+    end of this process; descriptors are not inherited by the processes it starts (Python's
+    default), so a child left behind never keeps it."""
+    import fcntl
+
+    path = (Path(folder) / name).resolve()
+    if path in _HELD:
+        return _HELD[path]
+    handle = open(path, "a+b")  # never truncated before the lock is ours: the holder's pid stays readable
+    try:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        handle.seek(0)
+        holder = handle.read(32).decode("ascii", "replace").strip() or "unknown"
+        handle.close()
+        raise FolderBusy(f"{what} is in use by another process (pid {holder}); one process writes a "
+                         f"{what.split()[0]} folder at a time") from None
+    handle.seek(0)
+    handle.truncate()
+    handle.write(f"{os.getpid()}\n".encode())
+    handle.flush()
+    _HELD[path] = FolderLock(path, handle)
+    return _HELD[path]

@@ -481,3 +481,22 @@ def test_a_run_killed_while_its_ray_starts_leaves_no_ray_process(tmp_path):
         for pid, started in seen.items():  # what a failure left: this test's processes only
             if reaper.start_time(pid) == started:
                 os.kill(pid, signal.SIGKILL)
+
+
+def test_one_writer_per_run_folder_a_second_train_is_refused_naming_the_holder(tmp_path, capsys):
+    process = _background_run(tmp_path, stdout=subprocess.DEVNULL)
+    run_dir = tmp_path / "t"
+    try:
+        _wait_for_checkpoint(process, run_dir, step=3)
+        temp = run_dir / ".replay.npz.left.tmp"  # what the holder might be writing now
+        temp.write_bytes(b"x")
+        assert main(_argv(tmp_path, "--resume", sets=["run.max_steps=100000"])) == 2
+        err = capsys.readouterr().err
+        assert f"is in use by another process (pid {process.pid})" in err and err.count("\n") == 1
+        assert temp.exists()  # the refused resume deleted nothing
+    finally:
+        os.killpg(process.pid, signal.SIGKILL)  # the kernel releases a dead holder's lock
+        process.wait()
+    killed_at = _last_step(run_dir)
+    assert main(_argv(tmp_path, "--resume", sets=[f"run.max_steps={killed_at + 1}"])) == 0
+    assert _last_step(run_dir) == killed_at + 1

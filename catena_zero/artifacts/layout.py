@@ -18,6 +18,7 @@ import re
 CONFIG_FILE = "config.yaml"
 CHECKPOINT_DIR = "ckpt"
 REPLAY_FILE = "replay.npz"
+RUN_LOCK_FILE = ".lock"  # held by the one process training the run (fileio.lock_folder)
 TENSORBOARD_DIR = "tensorboard"
 CHECKPOINT_FILE = re.compile(r"^step-(\d{8,})\.pt$")  # group 1: the step
 

@@ -36,12 +36,12 @@ import numpy as np
 import torch
 
 from ..artifacts.checkpoint import Checkpoint, list_checkpoints, newest_intact_checkpoint
-from ..artifacts.layout import CHECKPOINT_DIR, CONFIG_FILE, REPLAY_FILE
+from ..artifacts.layout import CHECKPOINT_DIR, CONFIG_FILE, REPLAY_FILE, RUN_LOCK_FILE
 from ..artifacts.network import load_network, weights_for
 from ..config import RESUMABLE_KEYS, Config, ConfigError, NetConfig, RunConfig, config_diff, config_to_yaml, load_config
 from ..config.loading import stage_configs
 from ..errors import UserError
-from ..fileio import remove_stale_temp_files, write_text_atomic
+from ..fileio import lock_folder, remove_stale_temp_files, write_text_atomic
 from ..game.options import RuleSet
 from ..net import CatenaNet, model_from_weights
 from ..selfplay.workers import RayNodeLost, SelfPlayPool, start_ray, stop_ray
@@ -143,6 +143,9 @@ def prepare_run(config: Config, default_name: str, run_name: Optional[str], resu
                            "or choose another --run-name")
         config = _with_run_name(config, name)
     run_dir.mkdir(parents=True, exist_ok=True)
+    # One writer per run folder, for this process's life (released by the kernel at its end, SIGKILL
+    # included): a second train of the run is refused before it deletes or overwrites anything.
+    lock_folder(run_dir, RUN_LOCK_FILE, f"run folder {run_dir}")
     _remove_stale_temp_files(run_dir)
     write_text_atomic(saved_path, config_to_yaml(config))
     return run_dir, config
@@ -583,11 +586,14 @@ def train(config: Config, default_name: str, run_name: Optional[str] = None, res
           progress: Optional[Progress] = None, evaluate: Optional[InLoopEvaluation] = None) -> RunSummary:
     """Run (or resume) training; returns how it ended. ``evaluate``: the in-loop matches
     (``eval.inloop.evaluate_in_loop``), None for none."""
-    run_dir, config = prepare_run(config, default_name, run_name, resume)
+    run_dir, config = prepare_run(config, default_name, run_name, resume)  # takes the run folder's lock
     progress = progress or Progress(sys.stdout, config.run.log_interval_seconds)
-    if config.stages:
-        return _run_stages(config, run_dir, resume, progress, evaluate)
-    return TrainingRun(config, run_dir, resume, progress, evaluate).run()
+    try:
+        if config.stages:
+            return _run_stages(config, run_dir, resume, progress, evaluate)
+        return TrainingRun(config, run_dir, resume, progress, evaluate).run()
+    finally:
+        lock_folder(run_dir, RUN_LOCK_FILE, "").release()  # the lock this process holds: handed back
 
 
 def _run_stages(recipe: Config, run_dir: Path, resume: bool, progress: Progress,
