@@ -103,7 +103,7 @@ def test_without_a_shipped_bot_for_the_rules_the_line_says_what_ships(shipped_fo
 def test_engine_and_komi_take_the_shipped_bot(shipped_folder, capsys, monkeypatch):
     code, out, err = _run(["engine", "--side", "3", "--simulations", "2", "--device", "cpu"], capsys, monkeypatch,
                           stdin="name\nquit\n")
-    assert code == 0 and "playing the shipped bot side3.bot" in err and "catena-zero" in out
+    assert code == 0 and "catena-zero engine: side3.bot (" in err and err.count("\n") == 1 and "catena-zero" in out
     # No rule flags and nothing shipped for the standard board: the one shipped bot there is.
     code, out, err = _run(["komi", "--device", "cpu"], capsys, monkeypatch)
     assert code == 0 and "side3.bot" in err and out.startswith("fair komi")
