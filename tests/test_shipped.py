@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from pathlib import Path
 
 import pytest
 
@@ -133,3 +134,22 @@ def test_serve_without_a_bot_serves_every_shipped_bot_the_one_for_the_rules_firs
     for side in (4, 6):
         paths = shipped_paths(argparse.Namespace(side=side, game_type=None, scoring=None))
         assert paths[0].name == f"side{side}.bot" and set(paths) == every and len(paths) == len(every)
+
+
+def test_every_shipped_bot_names_its_recipe_which_trains_its_rules():
+    """Each shipped bot's index entry names a recipe in configs/recipes/ (one ``train`` makes it); the
+    recipe loads, its last stage trains the bot's default rule set, and its end plays a panel."""
+    from catena_zero.bot.shipped import shipped_bots
+    from catena_zero.config import load_config
+    from catena_zero.config.loading import stage_configs
+    from catena_zero.game.options import RuleSet
+
+    root = Path(__file__).resolve().parent.parent
+    bots = shipped_bots()
+    assert bots
+    for bot in bots:
+        assert bot.recipe.startswith("configs/recipes/"), bot.name
+        recipe = load_config(root / bot.recipe)
+        last = stage_configs(recipe)[-1]
+        assert RuleSet.of(bot.header.game) in last.rule_sets(), bot.name
+        assert recipe.stages and recipe.finish.panel, bot.name
