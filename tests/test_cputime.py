@@ -54,7 +54,32 @@ def test_ray_processes_are_reported_apart_from_idle():
     assert report.idle == pytest.approx(19.0) and report.used == pytest.approx(175.0)  # not in the CPU bound
     assert report.shares()["ray_processes"] == pytest.approx(0.03)
     assert sum(report.shares().values()) == pytest.approx(1.0)
-    assert "ray processes 3%, idle 10%" in report.describe()
+    assert "ray processes 3%, other processes 0%, idle 10%" in report.describe()
+
+
+def test_other_processes_on_the_machine_are_reported_apart_from_idle(tmp_path, monkeypatch):
+    report = CpuReport(wall=100.0, cpus=2.0, selfplay_search=30.0, inference=50.0, learner=40.0, evaluation=10.0,
+                       driver_other=5.0, positions=1200, ray_processes=5.0, others=40.0)
+    assert report.idle == pytest.approx(20.0) and report.used == pytest.approx(135.0)
+    assert report.shares()["other_processes"] == pytest.approx(0.2) and sum(report.shares().values()) == pytest.approx(1.0)
+    assert "other processes 20%, idle 10%" in report.describe()
+    # /proc/stat's first line: busy is everything but idle and iowait, in clock ticks.
+    stat = tmp_path / "stat"
+    stat.write_text("cpu  100 20 30 500 40 5 5 0 0 0\ncpu0 1 2 3 4\n")
+    ticks = os.sysconf("SC_CLK_TCK")
+    from catena_zero.train.cputime import machine_busy_seconds
+
+    assert machine_busy_seconds(str(stat)) == pytest.approx(160 / ticks)
+    assert machine_busy_seconds(str(tmp_path / "missing")) is None
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="reads /proc (Linux)")
+def test_a_busy_neighbour_is_counted_as_other_processes_not_idle():
+    account = CpuAccount(cpus=float(os.cpu_count() or 1))
+    neighbour = subprocess.Popen([sys.executable, "-c", "import time\nt = time.time()\nwhile time.time() - t < 1.5: pass"])
+    neighbour.wait()
+    report = account.report(ray_processes=True)
+    assert report.others >= 0.5, report  # the neighbour's second and a half of CPU, give or take the rest of the machine
 
 
 @pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="reads /proc (Linux)")

@@ -56,6 +56,11 @@ def test_run_checkpoints_logs_and_resumes(tmp_path, capsys):
     assert "CPU time (2 CPUs x" in out and "positions per self-play CPU-second" in out
     if os.path.isdir("/proc/self"):  # Ray's own processes, read before Ray ends, are not idle
         assert int(re.search(r"ray processes (\d+)%", out).group(1)) >= 1, out
+        assert re.search(r"other processes \d+%, idle \d+%", out), out  # the machine's other work, apart
+    # Five steps leave the in-loop curve a point or two: the end says how to draw it from the checkpoints.
+    evaluations = int(re.search(r"learning curve: (\d) in-loop evaluation\(s\) this session", out).group(1))
+    assert 1 <= evaluations < 3 and f"catena-zero ladder {run_dir} --checkpoints 6" in out
+    assert f"catena-zero curves {run_dir} --out t-curve.png" in out
     steps = [step for step, _ in list_checkpoints(run_dir)]
     assert steps[-1] == 5 and 3 in steps
     checkpoint = load_checkpoint(run_dir)

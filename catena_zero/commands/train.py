@@ -16,6 +16,8 @@ from .common import CliError, check_folder_writable, program_words, run_folder_o
 
 PROG = "catena-zero"
 
+CURVE_POINTS = 3  # fewer in-loop evaluations in a session: the end says how to draw the curve afterwards
+
 HELP = "train a network by self-play (local embedded Ray, or a cluster with --address)"
 
 
@@ -123,6 +125,13 @@ def run(args: argparse.Namespace) -> int:
     if summary.evaluations_skipped:
         print(f"in-loop evaluations skipped to keep them within eval.max_cpu_share: "
               f"{summary.evaluations_skipped}", file=out)
+    if config.eval.games and summary.evaluations < CURVE_POINTS:
+        # A busy machine (or a short session) leaves the in-loop curve a point or two: the kept
+        # checkpoints draw it afterwards, at whatever CPU the user can spare then.
+        run = shlex.quote(str(summary.run_dir))
+        print(f"learning curve: {summary.evaluations} in-loop evaluation(s) this session; draw it from the kept "
+              f"checkpoints with: {PROG} ladder {run} --checkpoints 6 --games 10 && "
+              f"{PROG} curves {run} --out {shlex.quote(summary.run_dir.name + '-curve.png')}", file=out)
     print(f"run folder: {summary.run_dir}", file=out)
     if summary.checkpoint is not None:
         print(f"newest checkpoint: {summary.checkpoint}", file=out)

@@ -10,14 +10,16 @@ learner steps and its whole process. On 2 cores these shares decide the split of
 Ray's own processes (raylet, GCS, agents, idle workers' start-up) report nothing; on Linux their CPU
 is read from ``/proc`` as what the driver's descendants used beyond the actors and the evaluation
 (``CpuAccount.report(ray_processes=True)``), so that idle is only what nobody used. It is not part
-of ``used`` (``run.max_cpu_minutes``), which stays the run's own work.
+of ``used`` (``run.max_cpu_minutes``), which stays the run's own work. What the machine's other
+processes took over the session is read from ``/proc/stat`` (every CPU's busy time, less the run's
+own and its Ray's), so that a run on a busy machine says so: idle is then what nobody used at all.
 """
 
 from __future__ import annotations
 
 import os
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ..selfplay import reaper
 
@@ -35,6 +37,7 @@ class CpuReport:
     driver_other: float  # the rest of the driver process: replay, polling, checkpoints, TensorBoard
     positions: int  # self-play positions made in the session
     ray_processes: float = 0.0  # Ray's own processes (raylet, GCS, agents, idle workers), Linux; not in used
+    others: float = 0.0  # the machine's other processes over the session (/proc/stat, Linux); not in used
 
     @property
     def used(self) -> float:
@@ -43,7 +46,7 @@ class CpuReport:
 
     @property
     def idle(self) -> float:
-        return max(0.0, self.wall * self.cpus - self.used - self.ray_processes)
+        return max(0.0, self.wall * self.cpus - self.used - self.ray_processes - self.others)
 
     @property
     def positions_per_selfplay_cpu_second(self) -> float:
@@ -55,7 +58,7 @@ class CpuReport:
         return {"selfplay_search": self.selfplay_search / total, "inference": self.inference / total,
                 "learner": self.learner / total, "evaluation": self.evaluation / total,
                 "driver_other": self.driver_other / total, "ray_processes": self.ray_processes / total,
-                "idle": self.idle / total}
+                "other_processes": self.others / total, "idle": self.idle / total}
 
     def describe(self) -> str:
         """One line for the end of a run."""
@@ -80,6 +83,8 @@ class CpuAccount:
     # CPU seconds the driver's descendants had used when the session started (a resumed session's
     # driver starts with none; a test's may have some)
     _below_at_start: float = field(default_factory=lambda: _cpu_below(os.getpid()))
+    # the machine's busy CPU seconds (every process) and its CPUs when the session started
+    _machine_at_start: float = field(default_factory=lambda: machine_busy_seconds())
 
     def add_actor(self, slot: int, process_seconds: float, inference_seconds: float, positions: int) -> None:
         """A chunk's figures: its actor process's running CPU total and the chunk's inference."""
@@ -95,11 +100,21 @@ class CpuAccount:
         few ms, so for the end of a session and the TensorBoard log, not every loop)."""
         actors = self._actor_retired + sum(self._actor_latest.values())
         driver = time.process_time() - self.driver_started
-        return CpuReport(wall=time.perf_counter() - self.started, cpus=self.cpus,
-                         selfplay_search=max(0.0, actors - self.inference), inference=self.inference,
-                         learner=self.learner, evaluation=self.evaluation,
-                         driver_other=max(0.0, driver - self.learner), positions=self.positions,
-                         ray_processes=self._ray_processes() if ray_processes else 0.0)
+        report = CpuReport(wall=time.perf_counter() - self.started, cpus=self.cpus,
+                           selfplay_search=max(0.0, actors - self.inference), inference=self.inference,
+                           learner=self.learner, evaluation=self.evaluation,
+                           driver_other=max(0.0, driver - self.learner), positions=self.positions,
+                           ray_processes=self._ray_processes() if ray_processes else 0.0)
+        if not ray_processes:
+            return report
+        # Only where the run's CPUs are the machine's (a cluster's Ray, or run.num_cpus below the
+        # machine's, leaves the rest of the machine to others by design).
+        machine = os.cpu_count() or 1
+        if self.cpus != machine or self._machine_at_start is None:
+            return report
+        busy = (machine_busy_seconds() or 0.0) - self._machine_at_start
+        others = max(0.0, busy - report.used - report.ray_processes)
+        return replace(report, others=min(others, max(0.0, report.wall * report.cpus - report.used - report.ray_processes)))
 
     def _ray_processes(self) -> float:
         """CPU seconds of the driver's descendants since the session started beyond what the actors
@@ -113,6 +128,21 @@ class CpuAccount:
         of the session's wall x cpus? (The first one is always allowed: its cost is unknown.)"""
         budget = max_share * self.cpus * (time.perf_counter() - self.started)
         return self.evaluation + expected_seconds <= budget
+
+
+def machine_busy_seconds(path: str = "/proc/stat") -> float | None:
+    """Seconds every CPU of this machine has been busy since boot (user, nice, system, irq, softirq,
+    steal: the ``cpu`` line of ``/proc/stat`` less idle and iowait); None off Linux."""
+    try:
+        with open(path) as f:
+            fields = f.readline().split()
+    except OSError:
+        return None
+    if not fields or fields[0] != "cpu":
+        return None
+    ticks = [int(x) for x in fields[1:9]] + [0] * max(0, 8 - len(fields[1:9]))
+    user, nice, system, idle, iowait, irq, softirq, steal = ticks
+    return (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
 
 
 def _cpu_below(pid: int) -> float:

@@ -87,6 +87,7 @@ class RunSummary:
     actor_nodes: int  # distinct Ray nodes the self-play chunks of this session came from
     cpu: Optional[CpuReport] = None  # where this session's CPU time went
     evaluations_skipped: int = 0  # in-loop evaluations skipped to stay within eval.max_cpu_share
+    evaluations: int = 0  # in-loop evaluations played this session (the learning curve's new points)
     bound: Optional[Bound] = None  # the bound that ended the run (None: interrupted or stopped)
     stage: Optional[StageStart] = None  # a staged run: the stage this session trained in
     cpu_hours: float = 0.0  # CPU time of the whole run so far, all its sessions and stages
@@ -437,6 +438,7 @@ class TrainingRun:
                           minutes=counters.seconds / 60, stop_reason=stop_reason, last_eval=self.evaluations.last,
                           actor_restarts=restarts, actor_nodes=len(state.nodes),
                           cpu=cpu, evaluations_skipped=self.evaluations.skipped, bound=state.bound,
+                          evaluations=self.evaluations.recorded,
                           stage=self.stage, cpu_hours=counters.cpu_seconds / 3600)
 
     def _run_progress(self) -> float:

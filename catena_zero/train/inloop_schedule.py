@@ -41,6 +41,7 @@ class InLoopSchedule:
         self.last: Optional[InLoopResult] = None
         self.last_cpu = 0.0  # CPU seconds of the last evaluation (the next one's estimate)
         self.skipped = 0  # over the CPU share, or lost
+        self.recorded = 0  # evaluations played and recorded: the points of this session's learning curve
 
     def open(self, runner_factory: Callable[[], RemoteRunner] = RemoteRunner) -> None:
         """Start the process the matches run in, once the run's Ray has started (none when the
@@ -115,6 +116,7 @@ class InLoopSchedule:
 
     def _record(self, result: InLoopResult, step: int, cpu: CpuAccount) -> None:
         self.last = result
+        self.recorded += 1
         self.last_cpu = result.cpu_seconds
         cpu.evaluation += result.cpu_seconds
         self.log.evaluation(step, result)
