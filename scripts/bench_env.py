@@ -51,8 +51,8 @@ def bench_reference(cfg: GameConfig, seconds: float, rng: np.random.Generator) -
     while time.perf_counter() - start < seconds:
         game = Game(cfg)
         while not game.is_over:
-            legal = game.legal_actions()
-            game.play_action(legal[int(rng.integers(len(legal)))])
+            legal = game.legal_moves()
+            game.play(legal[int(rng.integers(len(legal)))])
             moves += 1
         games += 1
     return Throughput(moves, games, time.perf_counter() - start, time.process_time() - cpu)

@@ -193,14 +193,14 @@ class _UctNode:
 
     def __init__(self, game: Game, rng: np.random.Generator) -> None:
         self.mover = game.to_move
-        self.untried = game.legal_actions()
+        self.untried = game.legal_moves()
         rng.shuffle(self.untried)
-        self.children: dict[int, _UctNode] = {}
+        self.children: dict[str, _UctNode] = {}
         self.visits = 0
         self.total = 0.0  # sum of results for ``mover``
 
 
-def reference_uct(root_game: Game, simulations: int, rng: np.random.Generator, c: float = 1.4) -> int:
+def reference_uct(root_game: Game, simulations: int, rng: np.random.Generator, c: float = 1.4) -> str:
     """A plain pure-Python UCT (Kocsis and Szepesvari 2006, UCB1 with random rollouts) over the
     reference engine ``Game``: the baseline single-game search speed is measured against."""
     root = _UctNode(root_game, rng)
@@ -215,16 +215,16 @@ def reference_uct(root_game: Game, simulations: int, rng: np.random.Generator, c
                 if score > best_score:
                     best, best_score = (action, child), score
             action, node = best
-            game.play_action(action)
+            game.play(action)
             path.append(node)
         if node.untried:  # expand one untried move
             action = node.untried.pop()
-            game.play_action(action)
+            game.play(action)
             node.children[action] = node = _UctNode(game, rng)
             path.append(node)
         while not game.is_over:  # random rollout
-            moves = game.legal_actions()
-            game.play_action(moves[int(rng.random() * len(moves))])
+            moves = game.legal_moves()
+            game.play(moves[int(rng.random() * len(moves))])
         for visited in path:
             visited.visits += 1
             visited.total += game.result_value(visited.mover)

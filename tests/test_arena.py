@@ -156,13 +156,13 @@ def test_greedy_takes_the_move_with_the_best_margin():
         game = env.to_game(state, int(i))
         me, other = game.to_move, "white" if game.to_move == "black" else "black"
 
-        def margin(a, game=game, me=me, other=other):
+        def margin(move, game=game, me=me, other=other):
             g = game.copy()
-            g.play_action(a)
+            g.play(move)
             s = g.scores()
             return s[me] - s[other]
 
-        assert margin(int(action)) == max(margin(a) for a in game.legal_actions())
+        assert margin(game.spec.action_name(int(action))) == max(map(margin, game.legal_moves()))
 
 
 # ----------------------------------------------------------------------------- chunks and specs
@@ -222,7 +222,7 @@ def test_fair_komi_is_the_references_else_the_stronger_networks_else_the_config(
     with pytest.raises(ValueError, match="0..15"):
         resolve_komi(early, late, game, 16)
     result = play_match(late, RandomAgent(), game, 4, None, np.random.default_rng(0))
-    assert result.game.komi == 6 and all(Game.replay(result.game, list(g.actions)).config.komi == 6 for g in result.games)
+    assert result.game.komi == 6 and all(g.game(result.game).config.komi == 6 for g in result.games)
 
 
 def test_network_komi_estimate_finds_where_the_value_crosses_zero(monkeypatch):

@@ -15,6 +15,7 @@ from catena_zero.eval.book import (BOOK_MAGIC, Book, BookError, _class_keys, can
 from catena_zero.evalfn import Evaluation
 from catena_zero.game.options import GameConfig, RuleSet
 from catena_zero.game.rules import Game
+from positions import legal_actions
 from catena_zero.game.vec import BLACK, VecEnv
 
 SHIPPED = [RuleSet(3, "komi", "standard"), RuleSet(4, "komi", "standard"), RuleSet(6, "komi", "standard")]
@@ -29,11 +30,11 @@ def _brute_force_classes(side: int, plies: int) -> set:
     for _ in range(plies):
         nxt = []
         for seq in frontier:
-            g = Game.replay(game, list(seq))
-            nxt += [seq + (a,) for a in g.legal_actions()] if not g.is_over else []
+            g = Game.replay(game, map(env.spec.action_name, seq))
+            nxt += [seq + (a,) for a in legal_actions(g)] if not g.is_over else []
         frontier = nxt
     for seq in frontier:
-        if not Game.replay(game, list(seq)).is_over:
+        if not Game.replay(game, map(env.spec.action_name, seq)).is_over:
             classes.add(min(tuple(int(x) for x in sym[k, list(seq)]) for k in range(sym.shape[0])))
     return classes
 

@@ -20,6 +20,7 @@ from catena_zero.artifacts.botfile import export_bot
 from catena_zero.game import Game, GameConfig
 from catena_zero.game.render import render_ascii
 from catena_zero.artifacts.checkpoint import load_checkpoint
+from positions import legal_cells
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -51,7 +52,7 @@ def ok(engine: Engine, line: str) -> str:
 
 
 def state(engine: Engine) -> tuple:
-    return engine.config, engine.game.actions, engine.finished
+    return engine.config, engine.game.history, engine.finished
 
 
 def test_identification_commands(engine):
@@ -108,7 +109,7 @@ def test_genmove_analyze_and_final_score_over_a_whole_game(engine, bot):
         move = ok(engine, f"genmove {colour}")
         assert move == bot.select_move(reference) == head[7]
         reference.play(move)
-        assert engine.game.actions == reference.actions
+        assert engine.game.history == reference.history
     scores = reference.scores()
     margin = abs(scores["black"] - scores["white"])
     expected = "0" if reference.winner is None else f"{reference.winner[0].upper()}+{margin:g}"
@@ -278,7 +279,7 @@ def test_time_settings_turn_the_clock_into_a_thinking_time(engine, monkeypatch):
     assert asked == [None]  # no time control: the bot's own budget
     ok(engine, "clear_board")
     ok(engine, "time_settings 60 10 5")
-    empty = len(engine.game.legal_cells())
+    empty = len(legal_cells(engine.game))
     ok(engine, "genmove black")
     # Main time spread over the moves to come (half the empty cells), plus a period over its stones.
     assert asked[-1] == pytest.approx(60 / (empty // 2) + 10 / 5 - CLOCK_MARGIN_SECONDS)
@@ -407,7 +408,7 @@ def test_final_score_during_the_game_is_the_bots_estimate(engine, bot):
     info = bot.analyze(game, top=1)
     black = -info.score  # white to move: the bot's margin is White's
     expected = "0" if round(black, 1) == 0 else f"{'B' if black > 0 else 'W'}+{abs(round(black, 1)):g}"
-    assert ok(engine, "final_score") == expected and engine.game.actions == game.actions  # nothing played
+    assert ok(engine, "final_score") == expected and engine.game.history == game.history  # nothing played
 
 
 def test_a_moves_thinking_time_is_capped_whatever_the_clock_says(engine, monkeypatch):

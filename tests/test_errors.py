@@ -213,7 +213,7 @@ def engine():
 def test_engine_answers_bad_input_with_a_question_mark(engine, line, fragment):
     reply = engine.handle(line)
     assert reply is not None and not reply.ok and fragment in reply.text, reply
-    assert engine.game.actions == []
+    assert engine.game.history == []
 
 
 def test_engine_reports_a_bug_as_an_internal_error(engine):

@@ -77,7 +77,7 @@ def test_every_legal_game_round_trips(state):
     replayed_game = replayed.game if isinstance(replayed, Match) else replayed
     assert (replayed_game is None) == (game is None)
     if game is not None:
-        assert replayed_game.actions == game.actions and replayed_game.is_over == game.is_over
+        assert replayed_game.history == game.history and replayed_game.is_over == game.is_over
 
 
 def _visible_events(text: str, side: int) -> list[str]:

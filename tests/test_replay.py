@@ -172,7 +172,7 @@ def test_samples_equal_the_positions_of_the_transformed_games():
             ply = int(rec.row_ply[row])
             cfg = dataclasses.replace(game, komi=int(rec.komi[rec.row_game[row]]))
             env = VecEnv(game)
-            state = env.from_games([Game.replay(cfg, moves[:ply])])
+            state = env.from_games([Game.replay(cfg, map(spec.action_name, moves[:ply]))])
             features = encode(env, state)
             np.testing.assert_array_equal(part.planes[i], features.planes[0])
             np.testing.assert_array_equal(part.globals[i], features.globals[0])
@@ -182,7 +182,7 @@ def test_samples_equal_the_positions_of_the_transformed_games():
                 np.testing.assert_allclose(part.policy[i], target, atol=2e-3)
             else:
                 assert not part.policy[i].any()
-            end = env.from_games([Game.replay(cfg, moves)])
+            end = env.from_games([Game.replay(cfg, map(spec.action_name, moves))])
             final, mover = end.board[0], state.to_move[0]
             ownership = np.where(final == EMPTY, 0, np.where(final == mover, 1, -1))
             np.testing.assert_array_equal(part.ownership[i], ownership)

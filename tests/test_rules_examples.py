@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from catena_zero.game import Game, GameConfig, GameNotOver, IllegalMove
+from positions import board_codes, legal_cells, play_action
 
 
 def colours(g: Game, cells: str) -> list[str | None]:
@@ -32,7 +33,7 @@ def test_r1_board_sizes_and_r10_notation():
     sorted by (column, row), the button last."""
     for side in range(2, 11):
         g = Game(GameConfig(side=side))
-        assert len(g.legal_cells()) == 3 * side * (side - 1) + 1
+        assert len(legal_cells(g)) == 3 * side * (side - 1) + 1
     moves = Game(GameConfig(side=6)).legal_moves()
     assert moves[:7] == ["A1", "A2", "A3", "A4", "A5", "A6", "B1"]
     assert "F11" in moves and "K6" in moves and "K5" not in moves and moves[-1] == "button"
@@ -69,11 +70,11 @@ def test_r3_illegal_cells_stay_illegal():
     g = Game(GameConfig(side=4))
     seen_illegal: set[int] = set()
     while not g.is_over:
-        legal = set(g.legal_cells())
-        empty = {i for i in range(g.spec.num_cells) if g.colour_at(i) == 0}
+        legal = set(legal_cells(g))
+        empty = set(np.flatnonzero(board_codes(g) == 0).tolist())
         assert not (seen_illegal & legal)
         seen_illegal |= empty - legal
-        g.play_action(sorted(legal)[rng.integers(len(legal))])
+        play_action(g, sorted(legal)[rng.integers(len(legal))])
 
 
 # ----------------------------------------------------------------------------- R5
@@ -164,7 +165,7 @@ def test_r4_game_ends_when_no_cell_is_legal_and_r6_button_goes_to_non_placer():
     g = Game.replay(GameConfig(side=2), ["A1", "A2", "B3", "C3"])
     assert g.legal_moves() == ["B1", "C2", "button"]
     g.play("B1")
-    assert g.is_over and g.legal_moves() == [] and g.legal_cells() == []
+    assert g.is_over and g.legal_moves() == []
     assert g.button_holder == "white" and g.to_move == "white"
     (ribbon,) = g.ribbons()
     assert ribbon.cells == ("B1", "A1", "A2", "B3", "C3")
@@ -266,8 +267,8 @@ def test_r8_double_game_has_odd_stone_count_and_is_never_drawn_when_played():
         for scoring in ("standard", "quadratic"):
             g = Game(GameConfig(side=side, game_type="double", scoring=scoring))
             while not g.is_over:
-                cells = g.legal_cells()
-                g.play_action(cells[rng.integers(len(cells))])
+                moves = g.legal_moves()  # cells only: no button in double (R8)
+                g.play(moves[rng.integers(len(moves))])
             assert g.move_number % 2 == 1 and g.winner is not None
 
 
@@ -282,9 +283,9 @@ def test_malformed_moves_and_errors():
             g.play(bad)
     with pytest.raises(IllegalMove, match="occupied"):
         g.play("D5")
-    for bad in (-1, 92, True, "3"):
-        with pytest.raises(IllegalMove):
-            g.play_action(bad)
+    for bad in (-1, 92, True, None, ["D6"]):
+        with pytest.raises(IllegalMove, match="not a move"):
+            g.play(bad)
     assert g.position_key() == key and g.history == history
     assert issubclass(IllegalMove, ValueError)
     with pytest.raises(ValueError):
@@ -313,17 +314,20 @@ def test_bad_options(options):
         GameConfig(**options)
 
 
-def test_string_and_index_api_agree():
-    """One implementation underneath: moves, masks and names agree."""
+def test_notation_and_action_indices_convert_both_ways():
+    """R10 notation is the game's; action indices the environment's: ``BoardSpec.action`` is the
+    inverse of ``action_name`` (the cells in notation order, then the button)."""
     g = Game.replay(GameConfig(side=4), ["D4", "button", "C3"])
-    mask = g.legal_mask()
-    assert mask.dtype == bool and mask.shape == (g.spec.num_actions,)
-    names = [g.spec.names[a] if a < g.spec.num_cells else "button" for a in np.flatnonzero(mask)]
-    assert names == g.legal_moves()
-    assert g.parse_move("button") == g.spec.button_action and g.parse_move("D4") == g.spec.cell("D4")
-    assert g.history == ["D4", "button", "C3"] and g.actions[1] == g.spec.button_action
+    spec = g.spec
+    every = range(spec.num_actions)
+    assert [spec.action_name(a) for a in every] == [*spec.names, "button"]
+    assert [spec.action(spec.action_name(a)) for a in every] == list(every)
+    for bad in ("Z99", "d4", "Button", ""):
+        with pytest.raises(ValueError, match="not a cell"):
+            spec.action(bad)
+    assert g.history == ["D4", "button", "C3"]
     assert g.move_number == 3 and g.last_move == "C3"
-    assert g.board()[g.spec.cell("C3")] == 1  # Black's stone (the button passed the turn)
+    assert g.stone_at("C3") == "black"  # the button passed the turn
 
 
 def test_r3_messages_name_stones_next_to_the_cell_over_random_games():
@@ -336,9 +340,9 @@ def test_r3_messages_name_stones_next_to_the_cell_over_random_games():
     for _ in range(20):
         g = Game(GameConfig(side=4))
         while not g.is_over:
-            legal = set(g.legal_cells())
+            legal, board = set(legal_cells(g)), board_codes(g)
             for cell in range(g.spec.num_cells):
-                if g.colour_at(cell) != 0 or cell in legal:
+                if board[cell] != 0 or cell in legal:
                     continue
                 name = g.spec.names[cell]
                 message = g._why_illegal(cell)
@@ -351,5 +355,5 @@ def test_r3_messages_name_stones_next_to_the_cell_over_random_games():
                     a, b = named
                     assert ribbon_of(g, a) == ribbon_of(g, b)
                 checked += 1
-            g.play_action(sorted(legal)[rng.integers(len(legal))])
+            play_action(g, sorted(legal)[rng.integers(len(legal))])
     assert checked > 500

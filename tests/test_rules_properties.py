@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from catena_zero.game import BLACK, EMPTY, WHITE, Game, GameConfig, IllegalMove, board_spec
+from positions import board_codes, legal_actions, legal_cells, play_action
 
 GAME_TYPES = ("komi", "no_komi", "double")
 SCORINGS = ("standard", "longest", "quadratic")
@@ -84,7 +85,7 @@ def legal_flags(slow: Slow, board) -> list[bool]:
 # ----------------------------------------------------------------------------- random play
 def check_position(g: Game, slow: Slow, ever_illegal: set[int], seen: Counter) -> list[bool]:
     """Invariants of one running or finished position; returns the slow legality flags."""
-    board = [int(c) for c in g.board()]
+    board = [int(c) for c in board_codes(g)]
     occupied = [c != EMPTY for c in board]
     legal = legal_flags(slow, board)
     # R2: every group is a ribbon, and the engine's ribbons are exactly the groups.
@@ -110,20 +111,18 @@ def check_position(g: Game, slow: Slow, ever_illegal: set[int], seen: Counter) -
         if x in ever_illegal:
             assert not legal[x]
     if g.is_over:
-        assert g.legal_moves() == [] and g.legal_cells() == []
+        assert g.legal_moves() == []
         assert g.button_holder is None if g.config.game_type == "double" else g.button_holder
         return legal
     # Legal moves equal the from-scratch recomputation (R3, R8 pair rule).
     pair_rule = g.config.game_type == "double" and g.move_number > 0 and not g.pending_second
     expected = slow.first_stone_cells(board) if pair_rule else slow.legal_cells(board)
     seen["pair rule excluded a cell"] += pair_rule and expected != slow.legal_cells(board)
-    assert g.legal_cells() == expected
+    assert legal_cells(g) == expected
     names = [g.spec.names[x] for x in expected]
     button_ok = (g.config.has_button and g.button_holder is None
                  and not (g.config.game_type == "no_komi" and g.move_number == 0))
     assert g.legal_moves() == names + (["button"] if button_ok else [])
-    mask = g.legal_mask()
-    assert mask.shape == (slow.n + 1,) and list(np.flatnonzero(mask)) == g.legal_actions()
     return legal
 
 
@@ -174,19 +173,19 @@ def play_checked_game(cfg: GameConfig, rng: np.random.Generator, seen: Counter,
         seen["positions"] += 1
         if g.is_over:
             break
-        actions = g.legal_actions()
+        actions = legal_actions(g)
         if actions[-1] == slow.n and rng.random() < button_rate:
             action = slow.n
         else:
             cells = [a for a in actions if a < slow.n]
             action = cells[rng.integers(len(cells))]
-        board = [int(c) for c in g.board()]
+        board = [int(c) for c in board_codes(g)]
         mover, pending, moves = g.to_move, g.pending_second, g.move_number
         snapshot = g.copy()
-        g.play_action(action)
+        play_action(g, action)
         assert g.history[-1] == g.last_move and g.move_number == moves + 1
         if action == slow.n:  # R4: the button passes the turn, the board is unchanged
-            assert [int(c) for c in g.board()] == board and g.button_holder == mover
+            assert [int(c) for c in board_codes(g)] == board and g.button_holder == mover
             assert g.to_move != mover and not g.is_over
             continue
         expected = expected_after_stone(slow, board, legal, action, 1 if mover == "black" else 2)
@@ -208,9 +207,9 @@ def play_checked_game(cfg: GameConfig, rng: np.random.Generator, seen: Counter,
             assert g.is_over == (not any(legal_flags(slow, expected)))  # R4
             if g.is_over:  # R6: an untaken button goes to who did not place last
                 assert g.button_holder == (snapshot.button_holder or g.to_move)
-        assert [int(c) for c in g.board()] == expected
+        assert [int(c) for c in board_codes(g)] == expected
         # The copy taken before the move is untouched by it.
-        assert [int(c) for c in snapshot.board()] == board and snapshot.move_number == moves
+        assert [int(c) for c in board_codes(snapshot)] == board and snapshot.move_number == moves
 
 
 @pytest.mark.parametrize("game_type", GAME_TYPES)
@@ -236,21 +235,20 @@ def test_illegal_move_leaves_state_unchanged():
         g = Game(GameConfig(side=3, game_type=game_type))
         while not g.is_over:
             key, history = g.position_key(), g.history
-            legal = set(g.legal_actions())
-            for a in range(g.spec.num_actions):
-                if a not in legal:
+            legal = g.legal_moves()
+            for move in (*g.spec.names, "button"):
+                if move not in legal:
                     with pytest.raises(IllegalMove):
-                        g.play_action(a)
-            for bad in ("", "Z99", "d5", "A0", " B2", None, 3.0):
+                        g.play(move)
+            for bad in ("", "Z99", "d5", "A0", " B2", None, 3.0, 0):
                 with pytest.raises(IllegalMove):
-                    g.play(bad) if isinstance(bad, str) or bad is None else g.play_action(bad)
+                    g.play(bad)
             assert g.position_key() == key and g.history == history
-            assert g.legal_actions() == sorted(legal)
-            acts = g.legal_actions()
-            g.play_action(acts[rng.integers(len(acts))])
+            assert g.legal_moves() == legal
+            g.play(legal[rng.integers(len(legal))])
         key = g.position_key()
         with pytest.raises(IllegalMove, match="over"):
-            g.play_action(0)
+            g.play(g.spec.names[0])
         assert g.position_key() == key
 
 
@@ -262,15 +260,13 @@ def test_copy_is_independent_and_replay_reproduces():
         g = Game(cfg)
         while not g.is_over:
             c = g.copy()
-            acts = g.legal_actions()
-            g.play_action(acts[rng.integers(len(acts))])
+            moves = g.legal_moves()
+            g.play(moves[rng.integers(len(moves))])
             if not c.is_over:
-                acts = c.legal_actions()
-                c.play_action(acts[-1])
+                c.play(c.legal_moves()[-1])
         r = Game.replay(cfg, g.history)
         assert r.position_key() == g.position_key() and r.scores() == g.scores()
         assert r.winner == g.winner and r.history == g.history
-        assert Game.replay(cfg, g.actions).position_key() == g.position_key()
 
 
 def test_cells_lost_by_a_stone_match_slow_rules():
@@ -286,9 +282,9 @@ def test_cells_lost_by_a_stone_match_slow_rules():
         for _ in range(6):
             g = Game(GameConfig(side=side, game_type="komi"))
             while not g.is_over:
-                board = [int(c) for c in g.board()]
+                board = [int(c) for c in board_codes(g)]
                 legal = legal_flags(slow, board)
-                key, cells = g.position_key(), g.legal_cells()
+                key, cells = g.position_key(), legal_cells(g)
                 for x in cells:
                     after = list(board)
                     after[x] = BLACK
@@ -297,6 +293,6 @@ def test_cells_lost_by_a_stone_match_slow_rules():
                     lost = g._cells_lost_by(x)
                     assert set(lost) == expected and len(lost) <= _MAX_LOST
                     checked += 1
-                assert g.position_key() == key and g.legal_cells() == cells
-                g.play_action(cells[rng.integers(len(cells))])
+                assert g.position_key() == key and legal_cells(g) == cells
+                play_action(g, cells[rng.integers(len(cells))])
     assert checked > 500

@@ -16,6 +16,7 @@ import pytest
 
 from catena_zero.game import BLACK, WHITE, Game, GameConfig, board_spec
 from catena_zero.game.rules import COLOUR_CODES
+from positions import board_codes
 
 # Ten moves on side 3 (Black first) ending with two limited five-stone ribbons:
 # A2-B3-C3-C2-B1 (White) and C5-D5-E5-E4-E3 (Black); White placed last, so Black gets the button.
@@ -208,14 +209,14 @@ def test_scores_match_literal_definition_on_random_positions():
                     komi = int(rng.integers(hi + 1)) if game_type == "komi" else 0
                     g = Game(GameConfig(side=side, game_type=game_type, scoring=scoring, komi=komi))
                     while True:
-                        board = [int(c) for c in g.board()]
+                        board = [int(c) for c in board_codes(g)]
                         expected = literal_scores(board, nbrs, g.button_holder, komi, scoring)
                         assert g.scores() == expected
                         checked += 1
                         if g.is_over:
                             break
-                        actions = g.legal_actions()
-                        g.play_action(actions[rng.integers(len(actions))])
+                        moves = g.legal_moves()
+                        g.play(moves[rng.integers(len(moves))])
                     s = g.scores()
                     if s["black"] != s["white"]:
                         assert g.winner == max(s, key=s.get)

@@ -144,14 +144,14 @@ def test_margin_solver_agrees_with_the_outcome_solver_and_the_fair_komi():
     for _ in range(40):
         game = Game(dataclasses.replace(config, komi=int(rng.integers(0, 6))))
         while not game.is_over and rng.random() < 0.8:
-            game.play_action(int(rng.choice(game.legal_actions())))
+            game.play(str(rng.choice(game.legal_moves())))
         if game.is_over:
             continue
         margin = margins.margin(game)
         assert np.sign(margin) == outcomes.value(game), game.history  # no draws: the half point
-        best, kept = margins.optimal_actions(game)
+        best, kept = margins.optimal_moves(game)
         assert kept == margin and best
-        for action in game.legal_actions():  # an optimal move keeps the margin, the others lose some
-            assert (margins.move_margin(game, action) == margin) == (action in best)
+        for move in game.legal_moves():  # an optimal move keeps the margin, the others lose some
+            assert (margins.move_margin(game, move) == margin) == (move in best)
     with pytest.raises(ValueError, match="longest"):
         margins.margin(Game(GameConfig(side=2, scoring="longest")))

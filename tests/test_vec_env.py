@@ -17,9 +17,9 @@ from catena_zero.game import BLACK, EMPTY, WHITE, Game, GameConfig, board_spec
 from catena_zero.game.options import GAME_TYPES, SCORINGS, komi_range
 from catena_zero.game.vec.layout import _LOST_MAX
 from catena_zero.game.vec import EnvState, VecEnv, random_legal_actions
+from positions import board_codes, code, legal_mask, play_action
 
 COMBOS = [(t, s) for t in GAME_TYPES for s in SCORINGS]
-WINNER_CODE = {None: EMPTY, "black": BLACK, "white": WHITE}
 
 
 # ---------------------------------------------------------------------- helpers
@@ -84,7 +84,7 @@ def check_ribbon_info(env: VecEnv, state: EnvState, games: list[Game]) -> None:
     info = env.ribbon_info(state)
     nbrs, pad = env.spec.neighbours, env.spec.pad
     for i, g in enumerate(games):
-        occupied = g.board() != EMPTY
+        occupied = board_codes(g) != EMPTY
         legal = scratch_legal(occupied, env.config.side) if not g.is_over else np.zeros_like(occupied)
         expect = {name: np.zeros(occupied.size, dtype=np.int64)
                   for name in ("is_end", "limited", "length", "black", "white", "growth")}
@@ -118,20 +118,20 @@ def play_differential(cfg: GameConfig, batch: int, seed: int, checkpoint_every: 
         done = state.done
         ref_done = np.array([g.is_over for g in games])
         assert np.array_equal(done, ref_done), f"termination differs at step {step}"
-        ref_mask = np.stack([g.legal_mask() for g in games])
+        ref_mask = np.stack([legal_mask(g) for g in games])
         if not np.array_equal(mask, ref_mask):
             i = int(np.flatnonzero((mask != ref_mask).any(axis=1))[0])
             raise AssertionError(f"legal mask differs in game {i} after {games[i].history}: "
                                  f"cells {np.flatnonzero(mask[i] != ref_mask[i])}")
         board = state.board
-        ref_board = np.stack([g.board() for g in games])
+        ref_board = np.stack([board_codes(g) for g in games])
         if not np.array_equal(board, ref_board):
             i = int(np.flatnonzero((board != ref_board).any(axis=1))[0])
             raise AssertionError(f"board differs in game {i} after {games[i].history}")
-        assert np.array_equal(state.to_move, [g.to_move_code for g in games])
+        assert np.array_equal(state.to_move, [code(g.to_move) for g in games])
         assert np.array_equal(state.pending_second, [g.pending_second for g in games])
         assert np.array_equal(state.move_number, [g.move_number for g in games])
-        assert np.array_equal(state.button, [g.button_code for g in games])
+        assert np.array_equal(state.button, [code(g.button_holder) for g in games])
         if checkpoint_every and step % checkpoint_every == checkpoint_every - 1:
             ref_scores = np.array([[g.scores()["black"], g.scores()["white"]] for g in games])
             assert np.array_equal(state.scores, ref_scores.astype(np.float32)), f"scores at step {step}"
@@ -142,7 +142,7 @@ def play_differential(cfg: GameConfig, batch: int, seed: int, checkpoint_every: 
         actions[done] = -7  # ignored for finished games
         env.step(state, actions)
         for i in np.flatnonzero(~done):
-            games[i].play_action(int(actions[i]))
+            play_action(games[i], actions[i])
             moves += 1
         if (state.done & ~done).any():
             finish_steps.add(step)
@@ -150,8 +150,8 @@ def play_differential(cfg: GameConfig, batch: int, seed: int, checkpoint_every: 
     # R6/R8 results
     ref_scores = np.array([[g.scores()["black"], g.scores()["white"]] for g in games], dtype=np.float32)
     assert np.array_equal(state.scores, ref_scores)
-    assert np.array_equal(state.winner, [WINNER_CODE[g.winner] for g in games])
-    assert np.array_equal(state.button, [g.button_code for g in games])
+    assert np.array_equal(state.winner, [code(g.winner) for g in games])
+    assert np.array_equal(state.button, [code(g.button_holder) for g in games])
     value = env.terminal_value(state)
     assert np.array_equal(value, [g.result_value(g.to_move) for g in games])
     margin = env.score_margin(state)
@@ -240,7 +240,7 @@ def test_r5_claim_recolours_and_tie_goes_to_opponent_of_placer() -> None:
         recoloured += int(((before != EMPTY) & (after != before)).sum())
     assert recoloured > 0  # claims did recolour stones (R5), and the differential test checks them
     for i in range(0, 400, 37):
-        assert np.array_equal(env.to_game(state, i).board(), state.board[i])
+        assert np.array_equal(board_codes(env.to_game(state, i)), state.board[i])
 
 
 # ---------------------------------------------------------------------- errors
@@ -367,7 +367,7 @@ def test_to_game_and_from_games_round_trip() -> None:
             env.put(state, sub, part)
         games = [env.to_game(state, i) for i in range(12)]
         for i, g in enumerate(games):
-            assert np.array_equal(g.board(), state.board[i])
+            assert np.array_equal(board_codes(g), state.board[i])
             assert g.is_over == state.done[i] and g.config.komi == state.komi[i]
         back = env.from_games(games)
         assert np.array_equal(back.data, state.data)

@@ -255,7 +255,7 @@ class Bot:
         (options, komi, moves), so a position's move does not depend on what was searched before."""
         c = game.config
         entropy = [self.seed, c.side, GAME_TYPES.index(c.game_type), SCORINGS.index(c.scoring), c.komi,
-                   game.move_number, *game.actions]
+                   game.move_number, *map(game.spec.action, game.history)]
         return np.random.default_rng(np.random.SeedSequence(entropy))
 
     def _search(self, game: Game, simulations: Optional[int] = None,

@@ -82,6 +82,7 @@ from ..game.notation import parse_move
 from ..game.options import GAME_TYPES, SCORINGS, GameConfig, komi_range
 from ..game.render import render_ascii
 from ..game.rules import Game, IllegalMove
+from ..game.spec import BUTTON
 from ..messages import one_line, quote
 from .analysis import ownership_grid
 from .players import setup_event
@@ -196,7 +197,7 @@ class Clock:
         empty cells: the players alternate), plus the byo-yomi period over its stones once in it."""
         told = {c: (s, n) for c, s, n in self.remaining}
         seconds, stones = told.get(colour, (self.main, 0))
-        moves_left = max(1, len(game.legal_cells()) // 2)
+        moves_left = max(1, sum(move != BUTTON for move in game.legal_moves()) // 2)
         if stones > 0:  # in byo-yomi: ``seconds`` for ``stones`` moves
             share = seconds / stones
         else:
@@ -395,7 +396,7 @@ class Engine:
         if colour != self.game.to_move:
             raise CommandError(f"{colour} is not to move ({self.game.to_move} is)")
 
-    def _replayed(self, config: GameConfig, moves: list[int]) -> Game:
+    def _replayed(self, config: GameConfig, moves: list[str]) -> Game:
         return Game.replay(config, moves)
 
     # -- commands ----------------------------------------------------------------------------------
@@ -461,7 +462,7 @@ class Engine:
         if not lo <= komi <= hi:
             raise CommandError(f"komi must be in {lo}..{hi} for {self.config.scoring} scoring (R6), got {komi}")
         config = dataclasses.replace(self.config, komi=komi)
-        self.game = self._replayed(config, self.game.actions)  # komi changes the scores only
+        self.game = self._replayed(config, self.game.history)  # komi changes the scores only
         self.config = config
         return ""
 
@@ -558,7 +559,7 @@ class Engine:
 
     def _undo(self, args: list[str]) -> str:
         self._arity(args, "undo", 0)
-        moves = self.game.actions
+        moves = self.game.history
         if not moves:
             raise CommandError("nothing to undo: no move has been played")
         self.game = self._replayed(self.config, moves[:-1])

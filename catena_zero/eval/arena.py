@@ -52,6 +52,7 @@ from ..fileio import write_text_atomic
 from ..game.options import GameConfig, RuleSet, check_komi
 from ..game.records import format_record
 from ..game.rules import Game
+from ..game.spec import board_spec
 from ..game.vec import BLACK, EMPTY, WHITE, VecEnv, random_legal_actions
 from ..search.komi import KomiEstimate
 from .agents import Agent
@@ -88,7 +89,8 @@ class GameOutcome:
 
     def game(self, config: GameConfig) -> Game:
         """The game replayed in the reference engine (``config`` with the match's komi)."""
-        return Game.replay(config, list(self.actions))
+        names = board_spec(config.side).action_name
+        return Game.replay(config, [names(a) for a in self.actions])
 
 
 @dataclass(frozen=True)

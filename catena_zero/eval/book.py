@@ -322,7 +322,7 @@ def parse_book(text: str, where: str = "book") -> Book:
             raise BookError(f"{where} line {lineno}: {exc}") from None
         if replay.is_over:
             raise BookError(f"{where} line {lineno}: the opening ends the game")
-        opening = tuple(replay.actions)
+        opening = tuple(map(env.spec.action, replay.history))
         key = env.spec.canonical_actions(opening)  # the match's own symmetry key
         if key in seen:
             raise BookError(f"{where} line {lineno}: the same opening as line {seen[key]} up to symmetry")

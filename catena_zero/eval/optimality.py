@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from typing import Optional, Sequence
 
 from ..game.options import GameConfig
-from ..game.rules import BLACK, Game
+from ..game.rules import Game
+from ..game.spec import board_spec
 from ..search.solver import MarginSolver, Solver
 from .arena import GameOutcome
 from .ratings import score_interval
@@ -54,15 +55,14 @@ class OptimalShare:
 NONE = OptimalShare(0, 0, 0)
 
 
-def judge_position(game: Game, action: int, solver: Solver, margins: MarginSolver) -> OptimalShare:
-    """Whether ``action`` is outcome- and margin-optimal for ``game``'s player to move."""
+def judge_position(game: Game, move: str, solver: Solver, margins: MarginSolver) -> OptimalShare:
+    """Whether ``move`` (R10 notation) is outcome- and margin-optimal for ``game``'s player to move."""
     solution = solver.solve(game)
-    by_action = dict(zip(game.legal_actions(), game.legal_moves()))
-    if action not in by_action:
-        raise ValueError(f"action {action} is not legal in this position")
-    best_margin_actions, _ = margins.optimal_actions(game)
-    return OptimalShare(moves=1, outcome_optimal=int(by_action[action] in solution.best_moves),
-                        margin_optimal=int(action in best_margin_actions))
+    if move not in solution.move_values:
+        raise ValueError(f"move {move!r} is not legal in this position")
+    best_margin_moves, _ = margins.optimal_moves(game)
+    return OptimalShare(moves=1, outcome_optimal=int(move in solution.best_moves),
+                        margin_optimal=int(move in best_margin_moves))
 
 
 def judge_moves(outcomes: Sequence[GameOutcome], game: GameConfig, solver: Optional[Solver] = None,
@@ -75,12 +75,13 @@ def judge_moves(outcomes: Sequence[GameOutcome], game: GameConfig, solver: Optio
     margins = margins or MarginSolver()
     a_total, b_total = NONE, NONE
     for outcome in outcomes:
-        position = Game.replay(game, list(outcome.opening))
-        for action in outcome.actions[len(outcome.opening):]:
-            judged = judge_position(position, action, solver, margins)
-            if (position.to_move_code == BLACK) == outcome.a_black:
+        names = board_spec(game.side).action_name
+        position = Game.replay(game, [names(a) for a in outcome.opening])
+        for move in (names(a) for a in outcome.actions[len(outcome.opening):]):
+            judged = judge_position(position, move, solver, margins)
+            if (position.to_move == "black") == outcome.a_black:
                 a_total += judged
             else:
                 b_total += judged
-            position.play_action(action)
+            position.play(move)
     return a_total, b_total

@@ -23,6 +23,7 @@ State kept per ribbon id (a ribbon's id is the cell of one of its stones, so ids
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import compress
@@ -59,6 +60,13 @@ def _neighbour_lists(side: int) -> tuple[tuple[int, ...], ...]:
     return tuple(tuple(int(j) for j in row if j != pad) for row in spec.neighbours[:pad])
 
 
+@lru_cache(maxsize=None)
+def _move_names(side: int) -> tuple[tuple[str, ...], dict[str, int]]:
+    """(R10 name of every action: the cells, then "button"; the action index of each name)."""
+    names = (*board_spec(side).names, BUTTON)
+    return names, {name: a for a, name in enumerate(names)}
+
+
 @dataclass(frozen=True)
 class Ribbon:
     """One ribbon (R2) as seen from outside the engine."""
@@ -83,9 +91,10 @@ class Ribbon:
 class Game:
     """One game of Catena under a ``GameConfig`` (R4-R8), driven by moves in R10 notation.
 
-    The string API (``play("D5")``, ``legal_moves()``) and the index API
-    (``play_action(a)``, ``legal_actions()``, ``legal_mask()``) share one implementation;
-    action ``a < N`` places on cell ``a`` and action ``N`` takes the button.
+    It speaks R10 throughout: moves are notation ("D5", "button") and colours their names
+    ("black", "white"). Action indices and colour codes are the vectorised environment's
+    (``vec/``); ``BoardSpec.action`` and ``action_name`` convert between the two. Inside, a
+    move is still its action index: ``a < N`` places on cell ``a``, ``N`` takes the button.
     """
 
     # The mutable per-cell / per-ribbon lists and the move list; copy() duplicates these.
@@ -100,6 +109,7 @@ class Game:
         n = self.spec.num_cells
         self._n = n
         self._nbrs = _neighbour_lists(config.side)
+        self._names, self._index = _move_names(config.side)
         self._double = config.game_type == "double"
         # per cell
         self._colour = [EMPTY] * n
@@ -122,14 +132,11 @@ class Game:
         self._actions: list[int] = []
 
     @classmethod
-    def replay(cls, config: GameConfig, moves) -> Game:
-        """A game after playing ``moves`` (notation strings or action indices) in order."""
+    def replay(cls, config: GameConfig, moves: Iterable[str]) -> Game:
+        """A game after playing ``moves`` (R10 notation) in order."""
         game = cls(config)
         for move in moves:
-            if isinstance(move, str):
-                game.play(move)
-            else:
-                game.play_action(move)
+            game.play(move)
         return game
 
     def copy(self) -> Game:
@@ -148,11 +155,6 @@ class Game:
         return COLOUR_NAMES[self._to_move]
 
     @property
-    def to_move_code(self) -> int:
-        """``to_move`` as a colour code, BLACK or WHITE."""
-        return self._to_move
-
-    @property
     def is_over(self) -> bool:
         """R4: no stone can be placed anywhere; R8 (double): a turn starts without a pair."""
         return self._over
@@ -168,19 +170,10 @@ class Game:
         return COLOUR_NAMES.get(self._button)
 
     @property
-    def button_code(self) -> int:
-        """``button_holder`` as a colour code, EMPTY while nobody holds it."""
-        return self._button
-
-    @property
     def history(self) -> list[str]:
         """The moves played, in R10 notation, in order (in double every stone is a move)."""
-        return [self.spec.action_name(a) for a in self._actions]
-
-    @property
-    def actions(self) -> list[int]:
-        """The moves played as action indices."""
-        return self._actions[:]
+        names = self._names
+        return [names[a] for a in self._actions]
 
     @property
     def move_number(self) -> int:
@@ -190,19 +183,11 @@ class Game:
     @property
     def last_move(self) -> str | None:
         """The last move in notation, None before the first."""
-        return self.spec.action_name(self._actions[-1]) if self._actions else None
+        return self._names[self._actions[-1]] if self._actions else None
 
     def stone_at(self, cell: str) -> str | None:
         """Colour of the stone on ``cell`` ("D5"), None if empty; ``UserError`` for a non-cell."""
         return COLOUR_NAMES.get(self._colour[self.spec.cell(cell)])
-
-    def colour_at(self, index: int) -> int:
-        """Colour code of cell ``index``."""
-        return self._colour[index]
-
-    def board(self) -> np.ndarray:
-        """[N] int8 colour codes of every cell (after claims)."""
-        return np.array(self._colour, dtype=np.int8)
 
     def position_key(self) -> tuple:
         """A hashable key equal for equal positions (board, mover, pair state, button).
@@ -212,22 +197,27 @@ class Game:
         return (bytes(self._colour), self._to_move, self._pending_second, self._button)
 
     # ------------------------------------------------------------------ legal moves
-    def legal_cells(self) -> list[int]:
-        """Cells where the mover may place now, in index (= notation) order; [] once over.
+    def legal_moves(self) -> list[str]:
+        """Legal moves in notation: cells sorted by (column, row), then "button"; [] once over.
 
-        R3, and in double (R8) a first stone of a two-stone turn must leave a legal cell.
+        R3; in double (R8) a first stone of a two-stone turn must leave a legal cell; R4/R7 for
+        the button (``can_take_button``).
         """
         if self._over:
             return []
-        cells = list(compress(range(self._n), self._legal))
+        cells = compress(range(self._n), self._legal)
         if self._pair_rule_may_bind():
             cells = [x for x in cells if self._leaves_a_cell(x)]
-        return cells
+        names = self._names
+        moves = [names[x] for x in cells]
+        if self.can_take_button():
+            moves.append(BUTTON)
+        return moves
 
     def unplayable_cells(self) -> list[int]:
         """Empty cells where nobody can ever place again, in index order: R3 forbids them, and
         a cell R3 forbids stays forbidden (stones are never removed); every empty cell once the
-        game is over. Unlike ``legal_cells`` this ignores R8's pair rule, which can change."""
+        game is over. Unlike ``legal_moves`` this ignores R8's pair rule, which can change."""
         empty = [x for x in range(self._n) if self._colour[x] == EMPTY]
         return empty if self._over else [x for x in empty if not self._legal[x]]
 
@@ -241,46 +231,19 @@ class Game:
             and not (self.config.game_type == "no_komi" and not self._actions)
         )
 
-    def legal_actions(self) -> list[int]:
-        """Legal action indices (cells, then N for the button), sorted."""
-        actions = self.legal_cells()
-        if self.can_take_button():
-            actions.append(self._n)
-        return actions
-
-    def legal_mask(self) -> np.ndarray:
-        """[A] bool, True on legal actions (last entry: the button)."""
-        mask = np.zeros(self._n + 1, dtype=bool)
-        mask[self.legal_actions()] = True
-        return mask
-
-    def legal_moves(self) -> list[str]:
-        """Legal moves in notation: cells sorted by (column, row), then "button"; [] once over."""
-        return [self.spec.action_name(a) for a in self.legal_actions()]
-
     # ------------------------------------------------------------------ playing
     def play(self, move: str) -> None:
-        """Play a move in R10 notation ("D5" or "button"); IllegalMove if malformed or illegal."""
-        self.play_action(self.parse_move(move))
-
-    def parse_move(self, move: str) -> int:
-        """Action index of a move in R10 notation; IllegalMove if malformed (e.g. "d5", "Z99")."""
-        if move == BUTTON:
-            return self._n
-        try:
-            return self.spec.cell(move)
-        except ValueError:
+        """Play a move in R10 notation ("D5" or "button"); IllegalMove, the state unchanged, if
+        it is malformed (e.g. "d5", "Z99") or not legal now."""
+        action = self._index.get(move) if isinstance(move, str) else None
+        if action is None:
             raise IllegalMove(
                 f"{move!r} is not a move: expected a cell of the side-{self.config.side} "
                 f"board such as 'D5' or 'button' (R10)"
-            ) from None
-
-    def play_action(self, action: int) -> None:
-        """Play action ``action`` (cell index, or N for the button); IllegalMove if illegal."""
+            )
         reason = self._why_illegal(action)
         if reason is not None:
             raise IllegalMove(reason)
-        action = int(action)
         self._actions.append(action)
         if action == self._n:
             self._button = self._to_move  # R4: taking the button passes the turn
@@ -288,14 +251,10 @@ class Game:
         else:
             self._place(action)
 
-    def _why_illegal(self, action) -> str | None:
-        """Why ``action`` cannot be played now (a one-line message), or None if it can."""
-        if isinstance(action, bool) or not isinstance(action, (int, np.integer)):
-            return f"action must be an integer, got {action!r}"
-        if not 0 <= action <= self._n:
-            return f"action {action} is out of range 0..{self._n}"
+    def _why_illegal(self, action: int) -> str | None:
+        """Why the action index ``action`` cannot be played now (a one-line message), or None."""
         if self._over:
-            return f"the game is over; {self.spec.action_name(action)} cannot be played"
+            return f"the game is over; {self._names[action]} cannot be played"
         if action == self._n:
             if self.can_take_button():
                 return None
@@ -601,13 +560,15 @@ class Game:
             return "black" if s["black"] > s["white"] else "white"
         return self.button_holder
 
-    def result_value(self, colour: str | int) -> float:
-        """+1 if ``colour`` won, -1 if it lost, 0 for a draw; GameNotOver while running."""
-        code = colour_code(colour)
+    def result_value(self, colour: str) -> float:
+        """+1 if ``colour`` ("black" or "white") won, -1 if it lost, 0 for a draw; GameNotOver
+        while running."""
+        if colour not in COLOUR_CODES:
+            raise ValueError(f"colour must be 'black' or 'white', got {colour!r}")
         winner = self.winner
         if winner is None:
             return 0.0
-        return 1.0 if COLOUR_CODES[winner] == code else -1.0
+        return 1.0 if winner == colour else -1.0
 
     # ------------------------------------------------------------------ misc
     def __repr__(self) -> str:

@@ -88,6 +88,11 @@ class BoardSpec:
         """R10 notation of an action index: its cell ("D5"), or "button" for ``button_action``."""
         return BUTTON if action == self.num_cells else self.names[action]
 
+    def action(self, move: str) -> int:
+        """Action index of a move in R10 notation, the inverse of ``action_name``: its cell's
+        index, or ``button_action`` for "button"; ``UserError`` if it is neither."""
+        return self.num_cells if move == BUTTON else self.cell(move)
+
     def cell(self, name: str) -> int:
         """Index of a cell written in R10 notation; ``UserError`` if malformed or off board."""
         try:

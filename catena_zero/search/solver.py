@@ -33,12 +33,12 @@ if TYPE_CHECKING:
 WIN, DRAW, LOSS = 1, 0, -1
 
 
-def _child_value(game: Game, action: int, value_of):
-    """``value_of`` the position after ``action``, for ``game``'s mover: negated only when the
+def _child_value(game: Game, move: str, value_of):
+    """``value_of`` the position after ``move``, for ``game``'s mover: negated only when the
     player to move changes (not within a double turn, R8; after the end, the child's mover is
     who would move next, R10)."""
     child = game.copy()
-    child.play_action(action)
+    child.play(move)
     value = value_of(child)
     return value if child.to_move == game.to_move else -value
 
@@ -73,8 +73,8 @@ class Solver:
         if known is not None:
             return known
         best = LOSS
-        for action in game.legal_actions():
-            best = max(best, self._move_value(game, action))
+        for move in game.legal_moves():
+            best = max(best, self._move_value(game, move))
             if best == WIN:
                 break
         if len(self._table) >= self.max_positions:
@@ -88,12 +88,12 @@ class Solver:
         """Exact value and every optimal move (each root move is solved exactly, no cut-off)."""
         if game.is_over:
             return Solution(int(game.result_value(game.to_move)), (), {})
-        values = {m: self._move_value(game, a) for m, a in zip(game.legal_moves(), game.legal_actions())}
+        values = {m: self._move_value(game, m) for m in game.legal_moves()}
         best = max(values.values())
         return Solution(best, tuple(m for m, v in values.items() if v == best), values)
 
-    def _move_value(self, game: Game, action: int) -> int:
-        return _child_value(game, action, self.value)
+    def _move_value(self, game: Game, move: str) -> int:
+        return _child_value(game, move, self.value)
 
 
 class SolverEvaluator:
@@ -177,19 +177,19 @@ class MarginSolver:
         known = self._table.get(key)
         if known is not None:
             return known
-        best = max(self.move_margin(game, action) for action in game.legal_actions())
+        best = max(self.move_margin(game, move) for move in game.legal_moves())
         if len(self._table) >= self.max_positions:
             raise RuntimeError(f"margin solver table is full ({self.max_positions} positions)")
         self._table[key] = best
         return best
 
-    def move_margin(self, game: Game, action: int) -> float:
-        """The final margin for ``game``'s mover after ``action`` and best play by both."""
-        return _child_value(game, action, self.margin)
+    def move_margin(self, game: Game, move: str) -> float:
+        """The final margin for ``game``'s mover after ``move`` and best play by both."""
+        return _child_value(game, move, self.margin)
 
-    def optimal_actions(self, game: Game) -> tuple[list[int], float]:
-        """(every margin-optimal action, the margin they keep)."""
-        margins = {a: self.move_margin(game, a) for a in game.legal_actions()}
+    def optimal_moves(self, game: Game) -> tuple[list[str], float]:
+        """(every margin-optimal move, in ``legal_moves`` order; the margin they keep)."""
+        margins = {m: self.move_margin(game, m) for m in game.legal_moves()}
         best = max(margins.values())
         return [a for a, m in margins.items() if m == best], best
 

@@ -126,7 +126,7 @@ class VecEnv(BatchedEngine, RowEngine):
         row = state.data[i]
         cfg = lay.rules.game(komi=int(row[lay.komi]))
         moves = row[lay.history:lay.history + int(row[lay.move_number])]
-        return Game.replay(cfg, [int(a) for a in moves])
+        return Game.replay(cfg, [self.spec.action_name(int(a)) for a in moves])
 
     def from_games(self, games: list[Game]) -> EnvState:
         """A state holding ``games`` (same side, game type and scoring as this env)."""
@@ -134,7 +134,7 @@ class VecEnv(BatchedEngine, RowEngine):
             if not self._lay.rules.covers(g.config):
                 raise ValueError(f"game options {g.config} do not match the environment's {self.config}")
         state = self.reset(len(games), np.array([g.config.komi for g in games], dtype=np.int64))
-        histories = [g.actions for g in games]
+        histories = [[self.spec.action(move) for move in g.history] for g in games]
         longest = max((len(h) for h in histories), default=0)
         for t in range(longest):
             idx = np.array([i for i, h in enumerate(histories) if len(h) > t], dtype=np.int64)
