@@ -33,6 +33,8 @@ from catena_zero.game import Game, GameConfig
 from catena_zero.game.vec import VecEnv
 from catena_zero.net import NetEvaluator, model_from_config
 
+import _machine  # scripts/_machine.py: the CPU and the instruction set beside every figure
+
 REPEATS = 3
 OPENINGS = (0, 4, 10)
 
@@ -87,6 +89,8 @@ def main() -> None:
     parser.add_argument("--threads", type=int, nargs="+", default=sorted({1, torch.get_num_threads()}))
     args = parser.parse_args()
     net = NetConfig(device="cpu")
+    machine = _machine.describe()
+    print(machine.line())
     summary = ""
     with tempfile.TemporaryDirectory() as folder:
         for side in args.sides:
@@ -104,7 +108,7 @@ def main() -> None:
                         f"search overhead {overhead:.0f}%)")
                 print(f"side {side}, {args.simulations} simulations per move: {line}", flush=True)
                 parts.append(line)
-            summary = f"bench_bot: side {side}, {args.simulations} sims: " + "; ".join(parts)
+            summary = f"bench_bot {machine.tag()}: side {side}, {args.simulations} sims: " + "; ".join(parts)
     print(summary)
 
 

@@ -23,6 +23,8 @@ import numpy as np
 from catena_zero.game import Game, GameConfig
 from catena_zero.game.vec import VecEnv, random_legal_actions
 
+import _machine  # scripts/_machine.py: the CPU and the instruction set beside every figure
+
 
 @dataclass(frozen=True)
 class Throughput:
@@ -82,6 +84,8 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     rng = np.random.default_rng(args.seed)
+    machine = _machine.describe()
+    print(machine.line())
     headline = None
     for side in args.sides:
         cfg = GameConfig(side=side)
@@ -97,10 +101,10 @@ def main() -> None:
                   f"{vec.games_per_s:10,.1f} games/s  ratio {ratio:6.1f}  "
                   f"(per CPU second: {vec.moves_per_cpu_s:,.0f} moves)")
             if side == 6 and batch == 512:
-                headline = (f"bench_env: side 6 batch 512: reference {ref.moves_per_s:.0f} moves/s, "
+                headline = (f"bench_env {machine.tag()}: side 6 batch 512: reference {ref.moves_per_s:.0f} moves/s, "
                             f"vectorised {vec.moves_per_s:.0f} moves/s, ratio {ratio:.1f}")
     if headline is None:
-        headline = "bench_env: side 6 batch 512: not measured (pass --sides 6 --batches 512)"
+        headline = f"bench_env {machine.tag()}: side 6 batch 512: not measured (pass --sides 6 --batches 512)"
     print(headline)
 
 

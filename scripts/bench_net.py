@@ -68,6 +68,7 @@ import os
 import subprocess
 import sys
 import time
+import warnings
 from dataclasses import dataclass
 from typing import Callable
 
@@ -82,6 +83,11 @@ from catena_zero.net.device import inference_autocast, set_torch_threads
 from catena_zero.net.folded import FoldedNet
 from catena_zero.net.inference import masked_softmax
 from catena_zero.net.features import pad_features
+
+import _machine  # scripts/_machine.py: the CPU, its instruction set and float32 peak
+
+# torch.backends.mkldnn.flags warns on every entry and exit that TF32 is for Intel GPUs only
+warnings.filterwarnings("ignore", message="TF32 acceleration on top of oneDNN")
 
 TOLERANCE = 1e-4  # max abs difference of priors and values that counts as equal accuracy
 NETS = {
@@ -292,6 +298,59 @@ def bench_inference(args, summary: dict) -> None:
                     summary[("inference", name, side, batch, variant)] = (us, vs_f32, vs_same)
 
 
+def bench_peak(args, machine, summary: dict) -> None:
+    """The inference forward (``FoldedNet`` float32, as ``NetEvaluator`` runs it) of quick.yaml's,
+    side6.yaml's and the shipped side6.bot's networks against the CPU's float32 peak, 1 thread, and
+    the cheap candidate speed-ups as rows against it (outputs within ``TOLERANCE``)."""
+    matmul = _machine.measured_peak()
+    nominal = machine.nominal.gflops if machine.nominal else float("nan")
+    summary[("peak", "matmul")] = matmul
+    print(f"\nfraction of peak, inference forward (FoldedNet float32, what NetEvaluator runs), 1 thread, CPU time "
+          f"(median); {machine.tag()} nominal peak {nominal:.1f} GFLOP/s per core, measured peak (one-thread "
+          f"2048^3 float32 matmul) {matmul:.1f} GFLOP/s. FLOPs: convolutions and matmuls, torch's FlopCounterMode")
+    print(f"{'net':<16} {'side':>4} {'batch':>5}  {'variant':<24} {'MFLOP/pos':>9} {'us/pos':>8} {'GFLOP/s':>8} "
+          f"{'%nominal':>8} {'%matmul':>8} {'vs ref':>7}  {'max|dprior|':>11} {'max|dvalue|':>11}  equal")
+    for entry in _machine.ceiling_nets():
+        model = model_from_config(entry.net, torch.Generator().manual_seed(0))
+        randomise_batch_norms(model, torch.Generator().manual_seed(1))
+        model.eval()
+        nchw = model_from_weights(dataclasses.replace(entry.net, channels_last=False), model.state_dict()).eval()
+        folded = {True: FoldedNet(model), False: FoldedNet(nchw)}
+        env, state = positions(entry.side, max(args.peak_batches))
+        features = encode(env, state)
+        legal_all = torch.as_tensor(env.legal_actions(state))
+        ref_batch = args.peak_batches[0]
+        rows = [(ref_batch, "channels_last (ref)", True, True)]
+        rows += [(ref_batch, "nchw", False, True), (ref_batch, "channels_last mkldnn off", True, False)]
+        rows += [(b, "channels_last", True, True) for b in args.peak_batches[1:]]
+        ref_us = None
+        for batch, variant, channels_last, mkldnn in rows:
+            planes = torch.as_tensor(features.planes[:batch])
+            globals_ = torch.as_tensor(features.globals[:batch])
+            net = folded[channels_last]
+
+            def forward(net=net, planes=planes, globals_=globals_, mkldnn=mkldnn):
+                with torch.inference_mode(), torch.backends.mkldnn.flags(enabled=mkldnn):
+                    return net(planes, globals_)
+
+            flops = _machine.count_flops(forward) / batch
+            seconds = _machine.median_seconds(forward, args.seconds) / batch
+            ref_us = ref_us or seconds * 1e6
+            with torch.inference_mode():
+                ref_priors, ref_value = outputs(folded[True](planes, globals_), legal_all[:batch])
+                priors, value = outputs(forward(), legal_all[:batch])
+            dp, dv = float((priors - ref_priors).abs().max()), float((value - ref_value).abs().max())
+            gflops = flops / seconds / 1e9
+            print(f"{entry.label:<16} {entry.side:>4} {batch:>5}  {variant:<24} {flops / 1e6:>9.2f} {seconds * 1e6:>8.1f} "
+                  f"{gflops:>8.2f} {gflops / nominal:>8.1%} {gflops / matmul:>8.1%} {ref_us / (seconds * 1e6):>6.2f}x"
+                  f"  {dp:>11.1e} {dv:>11.1e}  {'yes' if dp <= TOLERANCE and dv <= TOLERANCE else 'NO'}")
+            summary[("peak", entry.label, batch, variant)] = (gflops / nominal, gflops / matmul)
+        count, ms = interop_run(1, args.seconds, entry.label)
+        count0, ms0 = interop_run(0, args.seconds, entry.label)
+        print(f"{entry.label:<16} {entry.side:>4} {ref_batch:>5}  inter-op threads {count} vs torch's default ({count0}): "
+              f"{ms * 1e6 / ref_batch:.1f} vs {ms0 * 1e6 / ref_batch:.1f} us/pos (one process each)")
+
+
 def randomise_batch_norms(model: torch.nn.Module, generator: torch.Generator) -> None:
     """Non-trivial batch-norm affines and running statistics (a fresh net's are 1 and 0), as a trained net's."""
     from catena_zero.net.model import MaskedBatchNorm2d
@@ -331,11 +390,33 @@ def bench_threads(args, summary: dict) -> None:
           f"({inter[0][0]}): {inter[0][1]:.1f} ms (1 intra-op thread, CPU time, one process each)")
 
 
-def interop_probe(interop: int, seconds: float) -> None:
-    """Subprocess: time the default net at side 6 batch 256 with ``interop`` inter-op threads (0: default)."""
+def interop_run(interop: int, seconds: float, label: str, batch: int = 64) -> tuple[int, float]:
+    """In a fresh process (the inter-op count can be set once per process): the inter-op thread
+    count and the median CPU seconds of one FoldedNet forward of ceiling net ``label`` at ``batch``."""
+    cmd = [sys.executable, __file__, "--interop-probe", str(interop), "--seconds", str(seconds),
+           "--probe-net", label, "--peak-batches", str(batch)]
+    count, sec = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout.split()[-2:]
+    return int(count), float(sec)
+
+
+def interop_probe(interop: int, seconds: float, label: str | None = None, batch: int = 64) -> None:
+    """Subprocess: time the default net at side 6 batch 256 with ``interop`` inter-op threads (0: default);
+    with ``label``, the FoldedNet forward of that ceiling net at ``batch`` (prints count and seconds)."""
     if interop:
         torch.set_num_interop_threads(interop)
     torch.set_num_threads(1)
+    if label is not None:
+        entry = next(e for e in _machine.ceiling_nets() if e.label == label)
+        folded = FoldedNet(model_from_config(entry.net, torch.Generator().manual_seed(0)).eval())
+        env, state = positions(entry.side, batch)
+        features = encode(env, state)
+        planes, globals_ = torch.as_tensor(features.planes), torch.as_tensor(features.globals)
+
+        def forward():
+            with torch.inference_mode():
+                folded(planes, globals_)
+        print(torch.get_num_interop_threads(), _machine.median_seconds(forward, seconds))
+        return
     env, state = positions(6, 256)
     features = encode(env, state)
     planes, globals_ = torch.as_tensor(features.planes), torch.as_tensor(features.globals)
@@ -410,6 +491,7 @@ def bench_device(args, summary: dict) -> None:
 
 
 def main() -> None:
+    _machine.emulate_avx2(sys.argv)
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sides", type=int, nargs="+", default=[4, 6])
     parser.add_argument("--batches", type=int, nargs="+", default=[64, 256, 1024])
@@ -421,26 +503,32 @@ def main() -> None:
     parser.add_argument("--inference-batches", type=int, nargs="+", default=[8, 64, 256, 1024])
     parser.add_argument("--compile-nets", nargs="+", default=list(NETS), choices=list(NETS),
                         help="nets whose folded forward is also compiled (section inference)")
-    parser.add_argument("--sections", nargs="+", default=["inference", "variants", "threads", "mixed"],
-                        choices=["inference", "variants", "threads", "mixed", "device"])
+    parser.add_argument("--sections", nargs="+", default=["peak", "inference", "variants", "threads", "mixed"],
+                        choices=["peak", "inference", "variants", "threads", "mixed", "device"])
+    parser.add_argument("--peak-batches", type=int, nargs="+", default=[64, 32, 128, 256],
+                        help="section peak: the first is the reference batch (self-play's inference batch), "
+                             "the others batch-size rows")
+    parser.add_argument("--emulate-avx2", action="store_true",
+                        help="run with torch, oneDNN and MKL capped at AVX2 (scripts/_machine.py)")
     parser.add_argument("--device", default="cpu", help="with --sections device: e.g. cuda")
     parser.add_argument("--quick", action="store_true", help="side 6, batch 256, no compile, short races")
     parser.add_argument("--interop-probe", type=int, default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--probe-net", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.interop_probe is not None:
-        interop_probe(args.interop_probe, args.seconds)
+        interop_probe(args.interop_probe, args.seconds, args.probe_net, args.peak_batches[0])
         return
     if args.quick:
         args.sides, args.batches, args.no_compile, args.seconds, args.mixed_batches = [6], [256], True, 0.5, [64]
-        args.inference_batches = [256]
+        args.inference_batches, args.peak_batches = [256], [64, 128]
 
     set_torch_threads(1)  # a self-play actor's share of a 2-core machine
-    flags = open("/proc/cpuinfo").read().split("flags", 2)[1].split("\n", 1)[0] if sys.platform == "linux" else ""
-    isa = ", ".join(f for f in ("avx2", "avx512f", "avx512_bf16", "amx_bf16") if f" {f}" in flags) or "?"
-    print(f"bench_net: torch {torch.__version__}, CPU capability {torch.backends.cpu.get_cpu_capability()}, "
-          f"CPU flags: {isa}; {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} (shared machine); "
-          f"1 intra-op thread unless stated; tolerance {TOLERANCE:g}")
+    machine = _machine.describe()
+    print(f"bench_net: torch {torch.__version__}; 1 intra-op thread unless stated; tolerance {TOLERANCE:g}")
+    print(machine.line())
     summary: dict = {}
+    if "peak" in args.sections:
+        bench_peak(args, machine, summary)
     if "inference" in args.sections:
         bench_inference(args, summary)
     if "variants" in args.sections:
@@ -453,7 +541,7 @@ def main() -> None:
     if "device" in args.sections:
         bench_device(args, summary)
         best = max((v, k) for k, v in summary.items() if k[0] == "device")
-        print(f"bench_net: {args.device}: best {best[0]:,.0f} positions/s ({best[1][1]} net, side {best[1][2]}, "
+        print(f"bench_net {machine.tag()}: {args.device}: best {best[0]:,.0f} positions/s ({best[1][1]} net, side {best[1][2]}, "
               f"batch {best[1][3]}, {best[1][4]})")
         return
 
@@ -483,7 +571,10 @@ def main() -> None:
     mixed = summary.get(("mixed", args.nets[0], max(args.mixed_batches)))
     if mixed:
         parts.append(f"mixed 4/5/6 x {max(args.mixed_batches)}: padded/separate {mixed:.2f}")
-    print("bench_net: " + ", ".join(parts))
+    peak = [f"{label} batch {args.peak_batches[0]} forward {summary[k][0]:.1%} of nominal peak, "
+            f"{summary[k][1]:.1%} of matmul peak" for k in summary
+            if k[0] == "peak" and len(k) == 4 and k[3] == "channels_last (ref)" for label in (k[1],)]
+    print(f"bench_net {machine.tag()}: " + ", ".join(peak + parts))
 
 
 if __name__ == "__main__":

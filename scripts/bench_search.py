@@ -48,6 +48,8 @@ from catena_zero.net import NetEvaluator, model_from_config
 from catena_zero.search import MCTS, RolloutEvaluator, UniformEvaluator
 from catena_zero.evalfn import EvalFn, Evaluation
 
+import _machine  # scripts/_machine.py: the CPU and the instruction set beside every figure
+
 SIDE = 6
 OPENING_MOVES = 10
 # Timed searches per configuration: zero-cost ones repeat for at least 2 s, network ones twice.
@@ -298,7 +300,9 @@ def main() -> None:
     args = parser.parse_args()
     if args.threads is not None:
         torch.set_num_threads(args.threads)
+    machine = _machine.describe()
     print(f"bench_search: torch {torch.__version__}, {torch.get_num_threads()} threads")
+    print(machine.line())
     if args.single:
         single_game_speed(args.repeats)
         return
@@ -329,7 +333,7 @@ def main() -> None:
     zero, net = results["zero-cost", batch, simulations], results["default network", batch, simulations]
     print(f"(last line: batch {batch}, {simulations} simulations per move; search overhead = share of the "
           f"network search's time spent outside the network)")
-    print(f"bench_search: side {SIDE} batch {batch}: zero-cost {zero.simulations_per_second:.0f} sims/s, "
+    print(f"bench_search {machine.tag()}: side {SIDE} batch {batch}: zero-cost {zero.simulations_per_second:.0f} sims/s, "
           f"default network {net.simulations_per_second:.0f} sims/s, "
           f"search overhead {100 * (1 - net.evaluator_share):.1f}%")
 

@@ -35,6 +35,8 @@ import numpy as np
 from catena_zero.config import load_config
 from catena_zero.selfplay import workers
 
+import _machine  # scripts/_machine.py: the CPU and the instruction set beside every figure
+
 
 def measure(config, actors: int, seconds: float) -> tuple[float, float]:
     config = dataclasses.replace(config, run=dataclasses.replace(config.run, num_actors=actors, cpus_per_actor=1))
@@ -92,7 +94,8 @@ def standalone(args) -> None:
     for mode, rate in median.items():
         spread = f"{min(rates[mode]):.0f}-{max(rates[mode]):.0f}"
         print(f"  {mode:<24} {rate:8.1f}  (rounds {spread}; {rate / base:.2f}x the trees-dropped baseline)")
-    print(f"bench_selfplay: standalone side {side}: trees kept {median['weights, trees kept']:.1f} positions per "
+    print(f"bench_selfplay {_machine.describe().tag()}: standalone side {side}: trees kept "
+          f"{median['weights, trees kept']:.1f} positions per "
           f"CPU-second vs trees dropped {base:.1f} (speed-up {median['weights, trees kept'] / base:.2f}x), "
           f"no weights {median['no weights']:.1f}")
     del torch
@@ -108,6 +111,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--plies", type=int, default=48, help="plies per round (--standalone)")
     args = parser.parse_args()
+    print(_machine.describe().line())
     if args.standalone:
         standalone(args)
         return
@@ -123,7 +127,7 @@ def main() -> None:
         print(f"side {side}: 2 actors: {p2:8.1f} positions/s, inference {share2:.1%} of actor time", flush=True)
     finally:
         workers.stop_ray()
-    print(f"bench_selfplay: side {side}: 1 worker {p1:.1f} pos/s, 2 workers {p2:.1f} pos/s, "
+    print(f"bench_selfplay {_machine.describe().tag()}: side {side}: 1 worker {p1:.1f} pos/s, 2 workers {p2:.1f} pos/s, "
           f"scaling {p2 / p1:.2f}, inference share {share2:.0%}")
 
 

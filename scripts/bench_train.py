@@ -22,7 +22,11 @@ tiny net S1 steps/s, default net S2 steps/s, P bytes/position``.
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import subprocess
+import sys
 import time
+import warnings
 
 import numpy as np
 import torch
@@ -34,7 +38,12 @@ from catena_zero.game.vec import EMPTY, VecEnv
 from catena_zero.net import encode
 from catena_zero.selfplay.types import Trajectory
 from catena_zero.train.learner import Learner
-from catena_zero.train.replay import ReplayBuffer, position_bytes
+from catena_zero.train.replay import Batch, ReplayBuffer, position_bytes
+
+import _machine  # scripts/_machine.py: the CPU, its instruction set and float32 peak
+
+# torch.backends.mkldnn.flags warns on every entry and exit that TF32 is for Intel GPUs only
+warnings.filterwarnings("ignore", message="TF32 acceleration on top of oneDNN")
 
 SIDE = 6
 MIN_SECONDS = 2.0
@@ -80,15 +89,152 @@ def random_trajectory(game: GameConfig, games: int, rng: np.random.Generator) ->
     )
 
 
+GRAD_TOLERANCE = 1e-4  # |d total loss| and max |d grad| / max |grad| (over all parameters): the same step
+
+
+def side_batch(side: int, size: int, seed: int = 0) -> Batch:
+    """A replay sample of ``size`` positions of random side-``side`` games (the learner's input)."""
+    rng = np.random.default_rng(seed)
+    game = GameConfig(side=side)
+    buffer = ReplayBuffer(ReplayConfig(capacity=50_000, min_positions=1), [RuleSet.of(game)])
+    while buffer.positions_added < 4 * size:
+        buffer.add(random_trajectory(game, 64, rng))
+    return buffer.sample(size, rng)
+
+
+def _mkldnn(enabled: bool):
+    """torch.backends.mkldnn.flags (oneDNN on or off for the convolutions)."""
+    return torch.backends.mkldnn.flags(enabled=enabled)
+
+
+def ceiling_learner(entry, channels_last: bool = True) -> Learner:
+    """The learner of ``entry``'s run (its train section, on the CPU, no warm-up), weights from seed 0."""
+    train = dataclasses.replace(entry.train, warmup_steps=0, device="cpu", compile=False)
+    net = dataclasses.replace(entry.net, channels_last=channels_last)
+    return Learner(net, train, generator=torch.Generator().manual_seed(0))
+
+
+def gradients(entry, batch: Batch, channels_last: bool, mkldnn: bool) -> tuple[float, list[torch.Tensor]]:
+    """Total loss and gradients of one training forward + backward from the seed-0 weights."""
+    learner = ceiling_learner(entry, channels_last)
+    learner.model.train()
+    with _mkldnn(mkldnn):
+        losses = learner.losses(batch)
+        losses.total.backward()
+    return float(losses.total.detach()), [p.grad.clone() for p in learner.model.parameters() if p.grad is not None]
+
+
+def bench_peak(args, machine) -> dict:
+    """The learner step (forward, losses, backward, clipping, optimiser) of quick.yaml's, side6.yaml's
+    and the shipped side6.bot's networks against the CPU's float32 peak, on 1 thread (the learner's
+    share in quick.yaml's 2-core run), and the cheap candidate speed-ups as rows against it."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    matmul = _machine.measured_peak()
+    nominal = machine.nominal.gflops if machine.nominal else float("nan")
+    print(f"4. fraction of peak, learner step, 1 thread, CPU time (median); {machine.tag()} nominal peak "
+          f"{nominal:.1f} GFLOP/s per core, measured peak (one-thread 2048^3 float32 matmul) {matmul:.1f} GFLOP/s. "
+          "FLOPs: convolutions and matmuls of forward + backward, torch's FlopCounterMode")
+    print(f"   {'net':<16} {'side':>4} {'batch':>5}  {'variant':<24} {'MFLOP/sample':>12} {'ms/step':>8} "
+          f"{'samples/s':>9} {'GFLOP/s':>8} {'%nominal':>8} {'%matmul':>8} {'vs ref':>7}  {'|dloss|':>8} "
+          f"{'rel dgrad':>9}  same")
+    fractions = {}
+    for entry in _machine.ceiling_nets():
+        b = args.peak_batch or entry.train.batch_size
+        rows = [(b, "channels_last (ref)", True, True), (b, "nchw", False, True),
+                (b, "channels_last mkldnn off", True, False), (b // 2, "channels_last", True, True),
+                (b * 2, "channels_last", True, True)]
+        batches = {size: side_batch(entry.side, size) for size in {row[0] for row in rows}}
+        ref_loss, ref_grads = gradients(entry, batches[b], True, True)
+        ref_per_sample = None
+        for size, variant, channels_last, mkldnn in rows:
+            learner = ceiling_learner(entry, channels_last)
+
+            def step(learner=learner, batch=batches[size], mkldnn=mkldnn):
+                with _mkldnn(mkldnn):
+                    learner.step(batch)
+
+            flops = _machine.count_flops(step) / size
+            seconds = _machine.median_seconds(step, args.peak_seconds)
+            per_sample = seconds / size
+            ref_per_sample = ref_per_sample or per_sample
+            gflops = flops / per_sample / 1e9
+            same = "-"
+            if size == b:  # the same batch: the same step within the tolerance?
+                loss, grads = gradients(entry, batches[size], channels_last, mkldnn)
+                dloss = abs(loss - ref_loss)
+                # against the largest gradient of any parameter: a parameter whose gradient is zero up
+                # to rounding (a bias that a batch norm cancels) has no relative difference worth naming
+                scale = max(float(r.abs().max()) for r in ref_grads)
+                dgrad = max(float((g - r).abs().max()) for g, r in zip(grads, ref_grads)) / scale
+                same = (f"{dloss:>8.1e} {dgrad:>9.1e}  "
+                        f"{'yes' if dloss <= GRAD_TOLERANCE and dgrad <= GRAD_TOLERANCE else 'NO'}")
+            print(f"   {entry.label:<16} {entry.side:>4} {size:>5}  {variant:<24} {flops / 1e6:>12.2f} "
+                  f"{seconds * 1e3:>8.2f} {1 / per_sample:>9.0f} {gflops:>8.2f} {gflops / nominal:>8.1%} "
+                  f"{gflops / matmul:>8.1%} {ref_per_sample / per_sample:>6.2f}x  {same}")
+            if variant.endswith("(ref)"):
+                fractions[entry.label] = (gflops / nominal, gflops / matmul)
+        probes = {}
+        for interop in (1, 0):
+            cmd = [sys.executable, __file__, "--interop-probe", str(interop), "--probe-net", entry.label,
+                   "--peak-seconds", str(args.peak_seconds)] + (["--peak-batch", str(b)] if args.peak_batch else [])
+            count, sec = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout.split()[-2:]
+            probes[interop] = (int(count), float(sec))
+        print(f"   {entry.label:<16} {entry.side:>4} {b:>5}  inter-op threads {probes[1][0]} vs torch's default "
+              f"({probes[0][0]}): {probes[1][1] * 1e3:.2f} vs {probes[0][1] * 1e3:.2f} ms/step (one process each)")
+    torch.set_num_threads(threads)
+    return fractions
+
+
+def interop_probe(interop: int, label: str, batch: int | None, seconds: float) -> None:
+    """Subprocess: the median CPU seconds of one learner step of ceiling net ``label`` with ``interop``
+    inter-op threads (0: torch's default), 1 intra-op thread; prints the count and the seconds."""
+    if interop:
+        torch.set_num_interop_threads(interop)
+    torch.set_num_threads(1)
+    entry = next(e for e in _machine.ceiling_nets() if e.label == label)
+    learner = ceiling_learner(entry)
+    batch_ = side_batch(entry.side, batch or entry.train.batch_size)
+    print(torch.get_num_interop_threads(), _machine.median_seconds(lambda: learner.step(batch_), seconds))
+
+
 def main() -> None:
+    _machine.emulate_avx2(sys.argv)
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--batch", type=int, default=TrainConfig().batch_size)
     parser.add_argument("--threads", type=int, default=None, help="torch threads (default: torch's choice)")
+    parser.add_argument("--sections", nargs="+", default=["memory", "sample", "learner", "peak"],
+                        choices=["memory", "sample", "learner", "peak"])
+    parser.add_argument("--peak-batch", type=int, default=None,
+                        help="section peak: the reference batch (default: each run's train.batch_size)")
+    parser.add_argument("--peak-seconds", type=float, default=3.0, help="section peak: time each row this long")
+    parser.add_argument("--emulate-avx2", action="store_true",
+                        help="run with torch, oneDNN and MKL capped at AVX2 (scripts/_machine.py)")
+    parser.add_argument("--interop-probe", type=int, default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--probe-net", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.interop_probe is not None:
+        interop_probe(args.interop_probe, args.probe_net, args.peak_batch, args.peak_seconds)
+        return
     if args.threads:
         torch.set_num_threads(args.threads)
     b = args.batch
+    machine = _machine.describe()
+    print(machine.line())
+    parts = []
+    if "memory" in args.sections:
+        parts.append(f"{memory()} bytes/position")
+    if "sample" in args.sections or "learner" in args.sections:
+        parts[:0] = sample_and_learner(args, b)
+    if "peak" in args.sections:
+        fractions = bench_peak(args, machine)
+        parts += [f"{label} step {nom:.1%} of nominal peak, {mm:.1%} of matmul peak"
+                  for label, (nom, mm) in fractions.items()]
+    print(f"bench_train {machine.tag()}: " + ", ".join(parts))
 
+
+def memory() -> int:
+    """Section 1: bytes per position of the replay buffer; returns side 6's."""
     print("1. replay memory (ReplayBuffer arrays: packed env row int16, policy float16, ownership int8, scalars)")
     for sides in ((4,), (6,), (10,), (4, 6, 10)):
         games = [GameConfig(side=s) for s in sides]
@@ -97,8 +243,11 @@ def main() -> None:
         label = "+".join(map(str, sides))
         print(f"   side {label:>6}: {buffer.bytes_per_position:6.0f} bytes/position, "
               f"1M positions {buffer.bytes_per_position * 1e6 / 2**30:5.2f} GiB")
-    per_position = position_bytes([RuleSet.of(GameConfig(side=SIDE))])
+    return position_bytes([RuleSet.of(GameConfig(side=SIDE))])
 
+
+def sample_and_learner(args, b: int) -> list[str]:
+    """Sections 2 (sample + encode) and 3 (learner steps of the tiny and default nets); their summaries."""
     rng = np.random.default_rng(0)
     game = GameConfig(side=SIDE)
     trajectory = random_trajectory(game, 128, rng)
@@ -113,12 +262,17 @@ def main() -> None:
         state.data[:] = rows
         encode(env, state)
 
-    sample_s = best_seconds(lambda: buffer.sample(b, rng))
-    encode_s = best_seconds(encode_alone)
-    print(f"2. sample+encode, side {SIDE}, batch {b} ({buffer.window} positions in the window)")
-    print(f"   ReplayBuffer.sample: {sample_s * 1e3:7.2f} ms = {b / sample_s:8.0f} samples/s")
-    print(f"   encode alone (baseline): {encode_s * 1e3:7.2f} ms = {b / encode_s:8.0f} samples/s "
-          f"(sampling and symmetries add {100 * (sample_s / encode_s - 1):.0f}%)")
+    parts = []
+    if "sample" in args.sections:
+        sample_s = best_seconds(lambda: buffer.sample(b, rng))
+        encode_s = best_seconds(encode_alone)
+        print(f"2. sample+encode, side {SIDE}, batch {b} ({buffer.window} positions in the window)")
+        print(f"   ReplayBuffer.sample: {sample_s * 1e3:7.2f} ms = {b / sample_s:8.0f} samples/s")
+        print(f"   encode alone (baseline): {encode_s * 1e3:7.2f} ms = {b / encode_s:8.0f} samples/s "
+              f"(sampling and symmetries add {100 * (sample_s / encode_s - 1):.0f}%)")
+        parts.append(f"side {SIDE} batch {b}: sample+encode {b / sample_s:.0f} samples/s (encode alone {b / encode_s:.0f})")
+    if "learner" not in args.sections:
+        return parts
 
     batch = buffer.sample(b, rng)
     print(f"3. learner, side {SIDE}, batch {b}, {torch.get_num_threads()} torch threads, device "
@@ -141,10 +295,8 @@ def main() -> None:
         print(f"   {name:>7} net ({net.blocks} blocks x {net.channels}): step {step_s * 1e3:8.1f} ms = "
               f"{1 / step_s:6.2f} steps/s = {b / step_s:7.0f} samples/s; forward alone (baseline) "
               f"{forward_s * 1e3:7.1f} ms, step/forward {step_s / forward_s:4.1f}x")
-    print(f"bench_train: side {SIDE} batch {b}: sample+encode {b / sample_s:.0f} samples/s "
-          f"(encode alone {b / encode_s:.0f}), tiny net {rates['tiny']:.2f} steps/s, "
-          f"default net {rates['default']:.2f} steps/s, {per_position} bytes/position")
-
+    parts.append(f"side {SIDE} batch {b}: tiny net {rates['tiny']:.2f} steps/s, default net {rates['default']:.2f} steps/s")
+    return parts
 
 if __name__ == "__main__":
     main()

@@ -40,6 +40,8 @@ from typing import Callable
 
 import httpx
 
+import _machine  # scripts/_machine.py: the CPU and the instruction set beside every figure
+
 ROOT = Path(__file__).resolve().parent.parent
 BOT = ROOT / "catena_zero" / "bots" / "side3.bot"
 JSON = {"Content-Type": "application/json"}
@@ -269,6 +271,8 @@ def main() -> None:
     err = Path("/tmp") / f"bench_web_{time.time_ns()}.log"
     proc, port = start_server(err)
     url = f"http://127.0.0.1:{port}"
+    machine = _machine.describe()
+    print(machine.line())
     print(f"bench_web: catena-zero serve --bot {BOT.name} --workers 2 --max-seconds {MAX_SECONDS:g} under a "
           f"{FD_LIMIT}-descriptor limit; the player at 127.0.0.1 asks for {args.simulations} simulations a move; "
           f"bot turns (POST /bot, wall time) timed for {args.phase_seconds:g} s (at least {args.turns}) "
@@ -309,7 +313,7 @@ def main() -> None:
     print(f"server log: {len(log.splitlines())} lines, {log.count('Traceback')} tracebacks ({err})")
     base = statistics.median(results[0][1])
     worst = max((statistics.median(t), n) for n, t in results[1:] if t)
-    print(f"bench_web: baseline median bot turn {base:.2f} s; worst median under attack {worst[0]:.2f} s ({worst[1]})")
+    print(f"bench_web {machine.tag()}: baseline median bot turn {base:.2f} s; worst median under attack {worst[0]:.2f} s ({worst[1]})")
 
 
 if __name__ == "__main__":
