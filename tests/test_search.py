@@ -30,7 +30,7 @@ from catena_zero.search import (
 )
 from catena_zero.eval.agents import AgentPlayer, NetAgent, UCTAgent
 from catena_zero.eval.specs import make_player
-from catena_zero.search.gumbel import considered_visits_sequence
+from catena_zero.search.gumbel import considered_visits_schedule
 from catena_zero.search.mcts import LockstepSearch, run_lockstep
 from catena_zero.search.puct import dirichlet_noise
 from catena_zero.search.utility import Utility, score_utility_unit
@@ -49,6 +49,12 @@ ONLY_WIN = [
 # "gumbel+puct": a Gumbel root with AlphaZero's PUCT below it (search.gumbel_interior).
 ALGORITHMS = ["puct", "gumbel", "gumbel+puct"]
 
+
+
+def considered_visits_sequence(max_considered: int, num_simulations: int) -> list[int]:
+    """One game's row of ``considered_visits_schedule``: the visit count an action must have to be
+    selected at each simulation (mctx ``seq_halving``)."""
+    return considered_visits_schedule(np.array([max_considered]), np.array([num_simulations]))[0].tolist()
 
 def search_config(algorithm: str, **fields) -> SearchConfig:
     """The SearchConfig of one of ``ALGORITHMS`` with ``fields``."""

@@ -5,6 +5,7 @@ test's error rates on simulated matches of known Elo."""
 from __future__ import annotations
 
 import math
+import numbers
 
 import numpy as np
 import pytest
@@ -14,7 +15,6 @@ from catena_zero.eval.sprt import (
     PAIR_SCORES,
     Pentanomial,
     SprtResult,
-    simulate_pairs,
     sprt_bounds,
     sprt_llr,
     sprt_test,
@@ -243,6 +243,27 @@ def test_decision_and_line():
 
 
 # ------------------------------------------------------------------------- simulation
+
+
+def simulate_pairs(elo: float, pairs: int, rng: np.random.Generator, draw_rate: float = 0.0) -> np.ndarray:
+    """[pairs] float64 A's points in simulated pairs at a true Elo difference ``elo``, for tests of
+    the statistics and of the test's error rates.
+
+    Both games of a pair are independent (no opening effect, so the pair variance is the sum of two
+    game variances): each is a draw with probability ``draw_rate``, a win with w = s - draw_rate / 2
+    and a loss with 1 - w - draw_rate, s = expected_score(elo), so the expected score is still s.
+    ValueError when no such w exists (draw_rate / 2 > min(s, 1 - s))."""
+    if isinstance(pairs, bool) or not isinstance(pairs, numbers.Integral) or pairs < 0:
+        raise ValueError(f"pairs must be a non-negative integer, got {pairs!r}")
+    if not 0.0 <= draw_rate <= 1.0:
+        raise ValueError(f"draw_rate must be in [0, 1], got {draw_rate}")
+    s = expected_score(elo)
+    win = s - draw_rate / 2
+    if not 0.0 <= win <= 1.0 - draw_rate:
+        raise ValueError(f"a draw rate of {draw_rate} cannot give an expected score of {s:.4f}")
+    u = rng.random((int(pairs), 2))  # [pairs, 2] one uniform per game
+    points = np.where(u < win, 1.0, np.where(u < win + draw_rate, 0.5, 0.0))
+    return points.sum(axis=1)
 
 
 def test_simulate_pairs_has_the_asked_score_and_draws():

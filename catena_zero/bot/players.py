@@ -9,9 +9,9 @@ terminal is a player too, ``commands/play.py``):
 - ``setup``: how it makes the R7 set-up choices (komi, colour, swap). ``JUDGED``: by its own
   heads, through ``choose_komi``, ``choose_colour`` and ``choose_swap`` (a ``SetupPolicy``: an
   exported bot, a bot file's network agent); ``CONFIGURED``: the configured komi, a random
-  colour (``default_setup``: predictable for a person setting up a game); ``RANDOM``: uniformly
-  at random (``random_setup``); ``ASKED``: it is asked through ``choose_setup(match, rng)`` (a
-  person types the choice).
+  colour (predictable for a person setting up a game); ``RANDOM``: uniformly at random;
+  ``ASKED``: it is asked through ``choose_setup(match, rng)`` (a person types the choice).
+  ``setup_answer`` is the one place that answers by the policy.
 - ``rule_sets``: the rule sets it plays (None: any); ``check_plays`` refuses others in one line.
 - ``komi_curve``: it estimates a fair komi, ``komi_curve(config) -> KomiEstimate`` (``own_fair_komi``
   reads the komi off it).
@@ -47,8 +47,8 @@ if TYPE_CHECKING:
 
 # How a player makes the R7 set-up choices (``Capabilities.setup``).
 JUDGED = "judged"  # by its own heads: choose_komi, choose_colour, choose_swap (SetupPolicy)
-CONFIGURED = "configured"  # the configured komi, a random colour (default_setup)
-RANDOM = "random"  # uniformly at random (random_setup)
+CONFIGURED = "configured"  # the configured komi, a random colour
+RANDOM = "random"  # uniformly at random
 ASKED = "asked"  # it answers itself: choose_setup(match, rng) (a person at the terminal)
 SETUP_POLICIES = (JUDGED, CONFIGURED, RANDOM, ASKED)
 
@@ -169,20 +169,6 @@ def setup_event(policy: SetupPolicy, phase: str, config: "GameConfig", game: "Op
             raise TypeError(f"the colour choice must be 'black' or 'white', got {colour!r}")
         return f"colour {colour}"
     raise ValueError(f"no set-up choice in phase {phase!r}")
-
-
-def random_setup(match: "Match", rng: np.random.Generator) -> str:
-    """A uniformly random set-up event (R7) for the player to act."""
-    choices = setup_choices(match)
-    return choices[int(rng.integers(len(choices)))]
-
-
-def default_setup(match: "Match", rng: np.random.Generator) -> str:
-    """The ``CONFIGURED`` set-up choice (R7): the configured komi (``match.config.komi``,
-    predictable for a person setting up a game), a random colour."""
-    if match.phase == "komi":
-        return f"komi {match.config.komi}"
-    return random_setup(match, rng)
 
 
 def setup_answer(player: Player, phase: str, config: GameConfig, game: "Optional[Game]",

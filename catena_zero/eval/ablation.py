@@ -138,10 +138,6 @@ class AblationPlan:
     def bound(self) -> float:
         return float(self.cpu_minutes if self.cpu_minutes is not None else self.minutes)  # type: ignore[arg-type]
 
-    def with_bound(self, value: float) -> "AblationPlan":
-        """The plan with its bound (whichever it uses) set to ``value``."""
-        return dataclasses.replace(self, **{self.bound_key: value})
-
     def describe_bound(self, value: Optional[float] = None) -> str:
         value = self.bound if value is None else value
         return f"{value:g} CPU-minutes" if self.cpu_minutes is not None else f"{value:g} minutes"

@@ -54,11 +54,6 @@ class Event:
             return f"colour {self.colour}"
         return self.kind  # "button", "swap"
 
-    @property
-    def is_move(self) -> bool:
-        """True for game moves (placement, button); False for the R7 set-up choices."""
-        return self.kind in ("place", "button")
-
 
 def parse_cell(text: str, side: int) -> str:
     """Canonical name of a cell typed by a user ("d5" -> "D5"); ``UserError`` if it is not a cell.

@@ -46,6 +46,13 @@ RESCALE_EPSILON = 1e-8  # mctx: minimum q range when rescaling to [0, 1]
 
 @functools.lru_cache(maxsize=4096)
 def _sequence(max_considered: int, num_simulations: int) -> tuple[int, ...]:
+    """Visit count an action must have to be selected at each simulation (mctx ``seq_halving``).
+
+    The schedule depends on the budget (how many passes each halving round gets), so a game
+    searched with its own budget follows the schedule of that budget (``considered_visits_schedule``).
+    Its first ``max_considered`` entries are 0 whatever the budget (every considered action
+    gets its first visit), which the time-limited search relies on to fix its budget then.
+    """
     if max_considered <= 1:
         return tuple(range(num_simulations))
     log2max = int(math.ceil(math.log2(max_considered)))
@@ -60,17 +67,6 @@ def _sequence(max_considered: int, num_simulations: int) -> tuple[int, ...]:
                 visits[i] += 1
         considered = max(2, considered // 2)
     return tuple(sequence[:num_simulations])
-
-
-def considered_visits_sequence(max_considered: int, num_simulations: int) -> list[int]:
-    """Visit count an action must have to be selected at each simulation (mctx ``seq_halving``).
-
-    The schedule depends on the budget (how many passes each halving round gets), so a game
-    searched with its own budget follows the schedule of that budget (``considered_visits_schedule``).
-    Its first ``max_considered`` entries are 0 whatever the budget (every considered action
-    gets its first visit), which the time-limited search relies on to fix its budget then.
-    """
-    return list(_sequence(max_considered, num_simulations))
 
 
 def considered_visits_schedule(num_considered: np.ndarray, budget: np.ndarray) -> np.ndarray:

@@ -17,7 +17,7 @@ value is closest to even (``first_stone_values``, ``closest_to_even``).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -49,15 +49,6 @@ class KomiEstimate:
             raise ValueError(f"komi {komi!r} is not on the curve ({self.komis[0]}..{self.komis[-1]})")
         i = int(found[0])
         return float(self.black_value[i]), float(self.black_score[i])
-
-    @property
-    def crossing(self) -> tuple[Optional[int], Optional[int]]:
-        """(the largest komi at which Black's value is still > 0, the smallest at which it is <= 0):
-        where the value head puts the fair komi, as exhaustive search gives it (``exact_fair_komi``);
-        None on a side with no such komi in range."""
-        ahead = self.komis[self.black_value > 0]
-        behind = self.komis[self.black_value <= 0]
-        return (int(ahead.max()) if ahead.size else None, int(behind.min()) if behind.size else None)
 
 
 def komi_curve_of(eval_fn: "EvalFn", env: "VecEnv") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
