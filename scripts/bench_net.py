@@ -51,9 +51,43 @@ no AVX512_BF16/AMX): ``cpu_precision`` bfloat16 was 3-6x slower than float32 and
 of compiling per input shape; ``mixed_sides = "by_side"`` was 1.3-2x faster than one padded
 forward with >= 64 games per side.
 
-Run: .venv/bin/python scripts/bench_net.py [--quick]
+Fraction of the CPU's float32 peak (section ``peak``, first): the inference forward as ``NetEvaluator``
+runs it (``FoldedNet`` float32, channels_last, inference_mode, 1 thread) of quick.yaml's 4x32 network
+(side 4), side6.yaml's 5x32 and the shipped side6.bot's 8x32 (side 6), at the reference batch (the
+first of ``--peak-batches``, 64: self-play's inference batch): FLOPs per position (convolutions and
+matmuls, torch's ``FlopCounterMode``), microseconds per position (median CPU time), and the fraction
+of the nominal peak (cores x clock x FLOPs per cycle of the instruction set) and of a one-thread
+2048^3 float32 matmul timed in the same run (``scripts/_machine.py`` derives both). Rows against it,
+outputs within ``TOLERANCE``: NCHW, oneDNN off (``torch.backends.mkldnn.flags``), the other batch
+sizes, inter-op threads 1 against torch's default (a process each). ``--emulate-avx2`` restarts the
+script with torch, oneDNN and MKL capped at AVX2: an AVX-512 machine then runs an AVX2 CPU's kernels
+(at its own clock and caches). Every run prints the CPU, its instruction set and the peak first.
+
+Measured 2026-12-07 with ``--sections peak --seconds 1.5`` on a 2-core KVM guest "Intel(R) Xeon(R)
+Processor" (family 6 model 167, 2600 MHz, flags avx2 fma avx512f/bw/vl avx512_bf16 amx_tile; torch
+2.13 dispatch AVX512), two training runs beside it (load average 5-6; CPU time, medians): batch 64,
+us/position (fraction of nominal / of matmul peak); peaks AVX-512 166.4 nominal, 171.6 matmul;
+AVX2 (``--emulate-avx2``) 83.2 nominal, 101.1 matmul GFLOP/s:
+
+| net | MFLOP/position | AVX-512 | AVX2 (emulated) |
+| --- | ---: | ---: | ---: |
+| quick 4x32, side 4 | 8.15 | 104.5 (46.9% / 45.4%) | 125.4 (78.1% / 64.3%) |
+| side6 5x32, side 6 | 24.6 | 264.4 (55.8% / 54.1%) | 355.1 (83.2% / 68.5%) |
+| side6.bot 8x32, side 6 | 39.1 | 453.5 (51.8% / 50.2%) | 569.3 (82.5% / 67.9%) |
+
+Rows against the reference (AVX-512 / AVX2), all within 1e-4 (priors 3e-8, values 6e-8): NCHW
+0.84-0.87x / 0.83-0.86x; oneDNN off 0.36-0.60x / 0.43-0.79x; batch 32 0.84-0.96x / 0.85-0.97x, 128
+0.98-1.11x / 1.05-1.13x, 256 0.92-1.15x / 1.08-1.15x (per position); inter-op threads 1 or 2 equal
+within the noise. The AVX2 kernels are 1.2-1.35x slower per position at 78-83% of AVX2's nominal peak
+(the forward is near its ceiling there; at AVX-512 it reaches about half). Outside the rows: oneDNN's
+implicit bfloat16 (``torch.backends.mkldnn.conv.fp32_precision = "bf16"``, AVX512_BF16/AMX only) was
+1.33x faster for side6 5x32 with values off by 4.9e-4.
+
+Run: .venv/bin/python scripts/bench_net.py [--quick] [--emulate-avx2]
        .venv/bin/python scripts/bench_net.py --sections inference [--inference-batches 8 256]
-The last line reads ``bench_net: side 6 batch 256 default net: folded float32 Pf us/position vs
+       .venv/bin/python scripts/bench_net.py --sections peak [--peak-batches 64 32 128 256]
+The last line reads ``bench_net [ISA]: NET batch 64 forward F% of nominal peak, M% of matmul peak, ...,
+side 6 batch 256 default net: folded float32 Pf us/position vs
 today float32 Pt (speed-up Rf), folded bfloat16 Rfb (today bfloat16 Rtb), float32 channels_last X ms vs
 float32 nchw Y ms (speed-up R), bfloat16 Rb, compile Rc after T s, mixed 4/5/6 x 256:
 padded/separate M`` (speed-ups against the respective baselines; M > 1 means the padded forward is

@@ -11,12 +11,43 @@ Shape legend: B samples per batch (``--batch``, 256 = TrainConfig.batch_size), N
    default ``NetConfig()`` on side 6 batches, against the baseline of one forward pass of the same
    batch in eval mode.
 
-Positions come from uniformly random side-6 games. Each figure is the fastest of repeated
-timings (other processes on a shared machine only slow a run down).
+4. Fraction of the CPU's float32 peak (section ``peak``): ``Learner.step`` on 1 thread (the
+   learner's share of quick.yaml's 2-core run) of quick.yaml's 4x32 network (side 4), side6.yaml's
+   5x32 and the shipped side6.bot's 8x32 (side 6), each with its run's train section (AdamW, batch
+   128; ``--peak-batch``): FLOPs per sample of forward + backward (convolutions and matmuls, torch's
+   ``FlopCounterMode``), milliseconds per step (median CPU time), and the fraction of the nominal
+   peak and of a one-thread 2048^3 matmul's (``scripts/_machine.py``). Rows against it: NCHW, oneDNN
+   off, half and double the batch (samples/s), inter-op threads 1 against torch's default (a process
+   each); a row on the same batch is the same step when the total loss and every gradient (against
+   the largest) are within ``GRAD_TOLERANCE`` of the reference's. ``--emulate-avx2``: AVX2 kernels.
 
-Run: .venv/bin/python scripts/bench_train.py [--batch 256] [--threads T]
-The last line reads ``bench_train: side 6 batch B: sample+encode X samples/s (encode alone Y),
-tiny net S1 steps/s, default net S2 steps/s, P bytes/position``.
+Positions come from uniformly random games. Sections 2-3: each figure is the fastest of repeated
+timings (other processes on a shared machine only slow a run down). Every run prints the CPU, its
+instruction set and the peak first.
+
+Measured 2026-12-07 with ``--sections peak --peak-seconds 2`` on a 2-core KVM guest "Intel(R)
+Xeon(R) Processor" (family 6 model 167, 2600 MHz, flags avx2 fma avx512f/bw/vl avx512_bf16 amx_tile),
+two training runs beside it (CPU time, medians); batch 128, ms/step (fraction of nominal / of
+matmul peak); matmul peak AVX-512 146.6, AVX2 (``--emulate-avx2``) 107.4 GFLOP/s:
+
+| net | MFLOP/sample | AVX-512 | AVX2 (emulated) |
+| --- | ---: | ---: | ---: |
+| quick 4x32, side 4 | 24.1 | 93.8 (19.8% / 22.5%) | 90.1 (41.2% / 31.9%) |
+| side6 5x32, side 6 | 73.0 | 220.6 (25.4% / 28.9%) | 249.4 (45.0% / 34.9%) |
+| side6.bot 8x32, side 6 | 116.5 | 333.4 (26.9% / 30.5%) | 368.0 (48.7% / 37.7%) |
+
+The step is not bound by FLOPs: AVX2 kernels run it as fast (quick) or 1.1x slower (side 6). By
+torch's profiler (quick, AVX-512) the convolutions forward and backward take about a third of it
+and the elementwise passes of the masked batch norms (multiply by the board mask, sums, squares,
+copies) most of the rest. Rows (AVX-512 / AVX2): NCHW 1.00-1.03x / 0.97-1.02x (the same step,
+except AVX2 side 6 with gradients 3-6e-4 apart); oneDNN off 0.58-0.62x / 0.58-0.66x; batch 64
+0.85-0.94x / 0.84-0.99x and 256 0.93-1.11x / 0.96-1.03x samples/s; inter-op threads 1 or 2 equal
+within the noise (quick, 4 alternating processes each: 73.8 vs 72.2 ms).
+
+Run: .venv/bin/python scripts/bench_train.py [--batch 256] [--threads T] [--sections peak] [--emulate-avx2]
+The last line reads ``bench_train [ISA]: side 6 batch B: sample+encode X samples/s (encode alone Y),
+side 6 batch B: tiny net S1 steps/s, default net S2 steps/s, P bytes/position, NET step F% of nominal
+peak, M% of matmul peak, ...``.
 """
 
 from __future__ import annotations
