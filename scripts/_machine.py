@@ -188,7 +188,8 @@ class Machine:
         cap = f", capped by {self.isa.capped_by}" if self.isa.capped_by else ""
         peak = (f"float32 peak per core {self.nominal.derivation()} (2 FMA units assumed)"
                 if self.nominal else "float32 peak unknown (no clock in /proc/cpuinfo)")
-        return (f"machine: {self.cpu.model}, {os.cpu_count()} CPUs, {self.cpu.mhz or 0:.0f} MHz; "
+        return (f"machine: {self.cpu.model}, {os.cpu_count()} CPUs, "
+                f"{f'{self.cpu.mhz:.0f} MHz' if self.cpu.mhz else 'clock unknown'}; "
                 f"instruction set {self.isa.name}{cap}{' (emulated: --emulate-avx2)' if emulated else ''}; "
                 f"torch {self.torch_capability or 'absent'}; {peak}; load average {os.getloadavg()[0]:.1f}")
 
