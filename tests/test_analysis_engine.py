@@ -230,7 +230,7 @@ def test_the_command_reads_stdin_and_writes_one_line_per_position(bot_path, caps
     assert main(["analysis", "--bot", str(bot_path), "--seconds", "1"]) == 2
     assert "searches by simulation count" in capsys.readouterr().err
     assert main(["analysis", "--bot", str(bot_path), "--threads", str(2**40)]) == 2
-    assert "--threads must be in" in capsys.readouterr().err
+    assert "argument --threads: must be in" in capsys.readouterr().err
 
 
 def _shape(value):

@@ -64,8 +64,25 @@ def test_the_flags_take_what_their_one_declaration_says():
             seen.setdefault(name, []).append(flag)
             assert (action.type, action.choices, action.default) == {
                 "--side": (int, None, None), "--game-type": (None, GAME_TYPES, None),
-                "--scoring": (None, SCORINGS, None), "--threads": (int, None, 1)}[flag], (name, flag)
+                "--scoring": (None, SCORINGS, None), "--threads": (common.thread_count, None, 1)}[flag], (name, flag)
     assert {name: sorted(flags) for name, flags in seen.items()} == HAVE
+
+
+@pytest.mark.parametrize("command", ["play", "serve", "komi", "engine", "analysis", "evaluate", "ladder", "analyze"])
+@pytest.mark.parametrize("threads", ["0", "257", "100000", str(2 ** 40), "2**40", "many"])
+def test_threads_out_of_range_are_one_line_for_every_command(command, threads, capsys):
+    # torch aborts the process on 2**40 threads and crashes (SIGSEGV) on 100,000: refused as typed.
+    assert cli.main([command, "--threads", threads]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("catena-zero: error: argument --threads: ") and err.count("\n") == 1, err
+
+
+@pytest.mark.parametrize("command", ["play", "serve", "engine", "analysis"])
+@pytest.mark.parametrize("seconds", ["inf", "nan", "-1", "0", "1e9", "soon"])
+def test_seconds_per_move_must_be_a_finite_time_for_every_bot_command(command, seconds, capsys):
+    assert cli.main([command, "--seconds", seconds]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("catena-zero: error: argument --seconds: ") and err.count("\n") == 1, err
 
 
 def test_no_command_module_declares_these_flags_or_sets_torch_threads_itself():

@@ -503,10 +503,10 @@ def test_kata_analyze_options_maxmoves_and_ownership(bot):
 
 
 @pytest.mark.parametrize("flags, message", [
-    (["--threads", str(2**40)], "--threads must be in 1..256"), (["--threads", "100000"], "--threads must be in"),
-    (["--threads", "0"], "--threads must be in"), (["--seconds", "inf"], "--seconds must be a time"),
-    (["--seconds", "nan"], "--seconds must be a time"), (["--seconds", "-1"], "--seconds must be a time"),
-    (["--seconds", "1e9"], "--seconds must be a time")])
+    (["--threads", str(2**40)], "argument --threads: must be in 1..256"), (["--threads", "100000"], "argument --threads: must be in"),
+    (["--threads", "0"], "argument --threads: must be in"), (["--seconds", "inf"], "argument --seconds: must be a time"),
+    (["--seconds", "nan"], "argument --seconds: must be a time"), (["--seconds", "-1"], "argument --seconds: must be a time"),
+    (["--seconds", "1e9"], "argument --seconds: must be a time")])
 def test_engine_search_flags_are_range_checked(bot_path, capsys, monkeypatch, flags, message):
     from catena_zero.cli import main
 
@@ -586,3 +586,21 @@ def test_a_gtp_session_as_gogui_twogtp_and_sabaki_drive_it(bot_path):
         process.stdin.close()
         process.wait(60)
     assert process.returncode == 0 and "Traceback" not in process.stderr.read()
+
+
+def test_merged_searches_add_visits_and_weight_values_by_them():
+    from catena_zero.bot.bot import Analysis, MoveAnalysis, merge_analyses
+
+    def analysis(moves, simulations):
+        return Analysis(to_move="black", value=moves[0].value, score=moves[0].score, best=moves[0].move,
+                        moves=tuple(moves), simulations=simulations, seconds=1.0, net_value=0.0, net_score=0.0)
+
+    a = analysis([MoveAnalysis("A1", 30, 0.5, 2.0, 0.4, ("A1", "B1")), MoveAnalysis("B2", 10, -0.2, -1.0, 0.3)], 40)
+    b = analysis([MoveAnalysis("B2", 50, 0.1, 1.0, 0.3, ("B2", "C1")), MoveAnalysis("A1", 10, 0.1, 0.0, 0.4)], 60)
+    merged = merge_analyses(a, b, top=1)
+    assert merged.simulations == 100 and merged.seconds == 2.0 and len(merged.moves) == 1
+    best = merged.moves[0]
+    assert (best.move, best.visits, best.pv) == ("B2", 60, ("B2", "C1")) and merged.best == "B2"
+    assert best.value == pytest.approx((10 * -0.2 + 50 * 0.1) / 60) and merged.value == best.value
+    a1 = merge_analyses(a, b, top=2).moves[1]
+    assert (a1.move, a1.visits, a1.pv) == ("A1", 40, ("A1", "B1")) and a1.score == pytest.approx(1.5)

@@ -163,7 +163,7 @@ def test_help_lists_the_debug_flag(capsys):
         (["komi", "--around", "-1"], "--around must be >= 0"),
         (["komi", "--bot", BOT, "--device", "gpu"], "argument --device: must be auto, cpu, cuda or cuda:i, got 'gpu'"),
         (["komi", "--bot", BOT, "--simulations", "0"], "simulations must be a positive whole number"),
-        (["komi", "--bot", BOT, "--threads", "0"], "--threads must be >= 1"),
+        (["komi", "--bot", BOT, "--threads", "0"], "argument --threads: must be in 1..256"),
         (["komi", "--bot", BOT, "--bot-seed", "-1"], "seed must be a non-negative whole number"),
         (["serve", "--bot", BOT, "--port", "70000"], "port must be in 0..65535"),
         (["serve", "--bot", BOT, "--max-seconds", "inf"], "max_seconds must be a number of seconds > 0"),
@@ -220,8 +220,10 @@ def test_engine_reports_a_bug_as_an_internal_error(engine):
     def broken(args):
         raise ValueError("a plain value error")
     engine._commands["name"] = broken
-    with pytest.raises(ValueError):  # handle answers only user errors
-        engine.handle("name")
+    engine.stderr = io.StringIO()
+    reply = engine.handle("7 name")  # a bug does not end a GUI's session: it answers, with the command's id
+    assert (reply.ok, reply.id, reply.text) == (False, 7, "internal error: ValueError: a plain value error")
+    assert "Traceback" in engine.stderr.getvalue()
     out, err = io.StringIO(), io.StringIO()
     assert engine.run(io.StringIO("name\nprotocol_version\n"), out, err) == 0
     assert out.getvalue() == "? internal error: ValueError: a plain value error\n\n= 2\n\n"  # and it goes on

@@ -125,6 +125,31 @@ class Analysis:
     net_score: float  # the network's own score margin
 
 
+def merge_analyses(a: Analysis, b: Analysis, top: int) -> Analysis:
+    """Two independent searches of one position as one (root parallelisation, Chaslot et al. 2008):
+    each move's visits add up, its value and score are the visit-weighted means, its line is the
+    one of the search that visited it more; the best move is then the most visited. A streaming
+    analysis grows this way without keeping a tree between reports. ``top``: moves kept."""
+    merged: dict[str, MoveAnalysis] = {}
+    for m in (*a.moves, *b.moves):
+        seen = merged.get(m.move)
+        if seen is None:
+            merged[m.move] = m
+            continue
+        visits = seen.visits + m.visits
+        weight = m.visits / visits if visits else 0.5
+        merged[m.move] = MoveAnalysis(
+            move=m.move, visits=visits, value=seen.value + weight * (m.value - seen.value),
+            score=seen.score + weight * (m.score - seen.score), prior=m.prior,
+            pv=m.pv if m.visits > seen.visits else seen.pv)
+    moves = sorted(merged.values(), key=lambda m: -m.visits)[:top]
+    best = moves[0] if moves else None
+    return dataclasses.replace(
+        b, value=best.value if best else b.value, score=best.score if best else b.score,
+        best=best.move if best else b.best, moves=tuple(moves), simulations=a.simulations + b.simulations,
+        seconds=a.seconds + b.seconds)
+
+
 # ------------------------------------------------------------------------------ set-up choices (R7)
 
 

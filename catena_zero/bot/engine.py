@@ -88,7 +88,7 @@ from .analysis import ownership_grid
 from .players import setup_event
 
 if TYPE_CHECKING:
-    from .bot import Bot
+    from .bot import Analysis, Bot
 
 PROTOCOL_VERSION = "2"
 ENGINE_NAME = "catena-zero"
@@ -340,13 +340,17 @@ class Engine:
         """Report ``stream`` every interval until a line arrives; returns that line (or _END).
         GTP's form: ``=[id]``, then one ``info ...`` line per report, then an empty line.
 
-        Each report is a fresh search of twice the last one's simulations; a search the last
-        one's speed says would take more than STREAM_SLICE_SECONDS runs for that long instead,
-        and is the last report (a search cannot be interrupted, so none may keep the next command
-        waiting longer; a bigger search would need the tree kept between reports)."""
+        Each report is a fresh search of twice the last one's simulations until one would take more
+        than STREAM_SLICE_SECONDS (a search cannot be interrupted, and none may keep the next command
+        waiting longer); from then on each report adds a search of that long to the ones before
+        (``merge_analyses``: root parallelisation), so the analysis keeps growing, a report every
+        interval, until STREAM_MAX_SIMULATIONS in all."""
+        from .bot import merge_analyses
+
         stdout.write(("=" if ident is None else f"={ident}") + "\n")
         stdout.flush()
         simulations, deadline, rate, last = STREAM_FIRST_SIMULATIONS, time.monotonic(), None, False
+        grown: Optional["Analysis"] = None  # the searches merged since they reached the slice
         while True:
             try:
                 line = lines.get(timeout=None if last else max(0.0, deadline - time.monotonic()))
@@ -354,8 +358,10 @@ class Engine:
             except queue.Empty:
                 pass
             try:
-                if rate is not None and simulations / rate > STREAM_SLICE_SECONDS:
-                    info, last = self.bot.analyze(self.game, top=stream.top, seconds=STREAM_SLICE_SECONDS), True
+                if grown is not None or (rate is not None and simulations / rate > STREAM_SLICE_SECONDS):
+                    part = self.bot.analyze(self.game, top=stream.top, seconds=STREAM_SLICE_SECONDS)
+                    info = grown = part if grown is None else merge_analyses(grown, part, stream.top)
+                    last = grown.simulations >= STREAM_MAX_SIMULATIONS
                 else:
                     info = self.bot.analyze(self.game, top=stream.top, simulations=simulations)
                     last = simulations >= STREAM_MAX_SIMULATIONS

@@ -7,7 +7,7 @@ import sys
 
 from .bot_options import add_bot_options, add_rules_options, stdio_bot
 from .common import CliError
-from .engine import bot_line, check_search_flags, shipped_bots_loader
+from .engine import bot_line, shipped_bots_loader
 
 HELP = "analyse positions for programs: KataGo's analysis-engine queries, one JSON line each, on stdin"
 
@@ -31,7 +31,6 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(f"--max-simulations must be >= 1, got {args.max_simulations}")
     if args.seconds is not None:
         raise CliError("--seconds: the analysis engine searches by simulation count (give --simulations)")
-    check_search_flags(args)
     bot = stdio_bot(args, "analysis")
     print(f"catena-zero analysis: {bot_line(bot)}; KataGo analysis queries on stdin, one JSON line each",
           file=sys.stderr)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from .common import CliError, add_rule_flags, add_threads_flag, device_name, set_threads
+from .common import CliError, add_rule_flags, add_threads_flag, device_name, seconds_per_move, set_threads
 
 
 def add_bot_options(parser: argparse.ArgumentParser, required: bool, bot_help: str | None = None,
@@ -16,7 +16,7 @@ def add_bot_options(parser: argparse.ArgumentParser, required: bool, bot_help: s
                                          "for the rules, see catena_zero/bots/README.md)")
     budget = parser.add_mutually_exclusive_group()
     budget.add_argument("--simulations", type=int, metavar="N", help="search simulations per move (default: the bot file's)")
-    budget.add_argument("--seconds", type=float, metavar="T", help="think about T seconds per move instead")
+    budget.add_argument("--seconds", type=seconds_per_move, metavar="T", help="think about T seconds per move instead")
     parser.add_argument("--device", default="auto", type=device_name, help="where the network runs: auto, cpu, cuda, cuda:i (default auto)")
     parser.add_argument("--bot-seed", type=int, default=0, metavar="S",
                         help="the bot's seed: with --simulations the same position always gets the same move (default 0)")

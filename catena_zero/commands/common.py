@@ -5,6 +5,7 @@ descriptions."""
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import stat
 import sys
@@ -69,9 +70,39 @@ MATCH_THREADS_HELP = ("CPU threads of network inference (default 1: a match's ba
                       "threads slow everything down on shared cores)")
 
 
+MAX_THREADS = 256  # torch's thread pool: far more than any machine's cores, far less than crashes it
+
+
+def thread_count(text: str) -> int:
+    """The argparse type of ``--threads``: a whole number in 1..MAX_THREADS, checked where it is typed
+    (torch aborts the process on 2**40 threads and crashes on 100,000)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number of threads, got {text!r}") from None
+    if not 1 <= value <= MAX_THREADS:
+        raise argparse.ArgumentTypeError(f"must be in 1..{MAX_THREADS}, got {value}")
+    return value
+
+
+def seconds_per_move(text: str) -> float:
+    """The argparse type of ``--seconds``: a finite time above 0, at most the engine's longest move
+    (``bot.engine.MAX_MOVE_SECONDS``; inf or nan would never answer)."""
+    from ..bot.engine import MAX_MOVE_SECONDS
+
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number of seconds, got {text!r}") from None
+    if not (math.isfinite(value) and 0 < value <= MAX_MOVE_SECONDS):
+        raise argparse.ArgumentTypeError(f"must be a time in seconds above 0 and at most {MAX_MOVE_SECONDS:g}, "
+                                         f"got {text}")
+    return value
+
+
 def add_threads_flag(parser: argparse.ArgumentParser, help: str) -> None:
     """--threads T (default 1), the torch CPU threads of the process (``set_threads``)."""
-    parser.add_argument("--threads", type=int, default=1, metavar="T", help=help)
+    parser.add_argument("--threads", type=thread_count, default=1, metavar="T", help=help)
 
 
 def add_search_settings_flag(parser: argparse.ArgumentParser) -> None:

@@ -11,7 +11,6 @@ from .bot_options import add_bot_options, add_rules_options, load_bot, stdio_bot
 from .common import CliError
 
 HELP = "run a bot behind a GTP-style text protocol on stdin/stdout (for GUIs and programs)"
-MAX_THREADS = 256  # torch's thread pool: far more than any machine's cores, far less than crashes it
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -19,23 +18,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     add_rules_options(parser)
 
 
-def check_search_flags(args: argparse.Namespace) -> None:
-    """CliError (one line) for --threads outside 1..MAX_THREADS (torch aborts the process on
-    2**40 and crashes on 100,000) and --seconds that is not a finite time up to the engine's
-    longest move (inf would never answer)."""
-    from ..bot.engine import MAX_MOVE_SECONDS
-
-    if not 1 <= args.threads <= MAX_THREADS:
-        raise CliError(f"--threads must be in 1..{MAX_THREADS}, got {args.threads}")
-    seconds = args.seconds
-    if seconds is not None and not (math.isfinite(seconds) and 0 < seconds <= MAX_MOVE_SECONDS):
-        raise CliError(f"--seconds must be a time in seconds above 0 and at most {MAX_MOVE_SECONDS:g}, got {seconds}")
-
-
 def run(args: argparse.Namespace) -> int:
     from ..bot.engine import Engine
 
-    check_search_flags(args)
     bot = stdio_bot(args, "engine")
     print(f"catena-zero engine: {bot_line(bot)}; GTP commands on stdin (list_commands, quit)", file=sys.stderr)
     bot_for = None if args.bot is not None else shipped_bots_loader(args, bot, "engine")

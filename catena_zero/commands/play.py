@@ -195,9 +195,9 @@ def run(args: argparse.Namespace) -> int:
     inputs = {"the config": args.config, **{f"--bot {i + 1}": path for i, path in enumerate(args.bot or [])}}
     check_outputs(inputs, {"--save": args.save})  # before a bot loads or a game starts: writable too
     bots, opponent = _bots(args), args.opponent
+    config = resolve_config(args) if not bots else _bot_config(args, bots)  # the rules checked first
     for bot in bots:  # one line each: name, rules, search and, for a shipped bot, its strength in brief
         print(f"catena-zero play: {bot_line(bot)}", file=sys.stderr)
-    config = resolve_config(args) if not bots else _bot_config(args, bots)
     if len(bots) == 2:
         players: dict[str, Optional[Player]] = {"first": bots[0], "second": bots[1]}
     elif bots:
