@@ -131,6 +131,12 @@ def test_a_staged_run_resumes_inside_its_stage_ends_in_a_bot_and_ships(tmp_path,
     assert final.step == 12 and final.counters["stage"] == 1
     steps = [step for step, _ in list_checkpoints(run)]
     assert steps == sorted(set(steps)) and steps[-1] == 12
+    # The learning curve's CPU axis runs on across the stages, from nothing (the ladder's reading).
+    from catena_zero.eval.ladder import checkpoint_players
+
+    cpu = [player.cpu_seconds for player in checkpoint_players(run)]
+    assert cpu == sorted(cpu) and cpu[-1] == pytest.approx(final.counters["cpu_seconds"])
+    assert all(player.cpu_complete for player in checkpoint_players(run))
     # The recipe's end: the bot, the komi check, the book and the panel, one summary.
     assert "recipe: komi 2" in out and "vs random over 2 book pairs" in out
     result = json.loads((run / "recipe-result.json").read_text())
