@@ -5,6 +5,8 @@
         ckpt/step-00001234.pt     one checkpoint per kept step (CHECKPOINT_DIR, ``checkpoint_name``)
         replay.npz                the replay buffer's window, with each checkpoint (REPLAY_FILE)
         tensorboard/              the run's TensorBoard logs (TENSORBOARD_DIR); ``ladder/`` the ladder's
+        .lock                     held by the process training the run (RUN_LOCK_FILE)
+        recipe.bot, recipe-result.json   a recipe's end: its bot and summary (RECIPE_BOT, RECIPE_RESULT)
 
 Plain names and ``os`` only (no torch, no numpy): the commands check their arguments with it
 before anything heavy is imported.
@@ -19,6 +21,8 @@ CONFIG_FILE = "config.yaml"
 CHECKPOINT_DIR = "ckpt"
 REPLAY_FILE = "replay.npz"
 RUN_LOCK_FILE = ".lock"  # held by the one process training the run (fileio.lock_folder)
+RECIPE_BOT = "recipe.bot"  # the bot a recipe's end writes into its run folder (eval/recipe.py)
+RECIPE_RESULT = "recipe-result.json"  # that end's summary, which ship RUN NAME takes
 TENSORBOARD_DIR = "tensorboard"
 CHECKPOINT_FILE = re.compile(r"^step-(\d{8,})\.pt$")  # group 1: the step
 

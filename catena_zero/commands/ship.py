@@ -80,7 +80,7 @@ def ship(args: argparse.Namespace, folder: Path) -> None:
     from ..artifacts.network import BOT, network_kind
     from ..bot.shipped import INDEX_FILE
     from ..config import NUMERIC_RANGES
-    from ..eval.recipe import RECIPE_RESULT
+    from ..artifacts.layout import RECIPE_RESULT
     from ..game.options import RuleSet
 
     if not args.checkpoint or not args.name:
@@ -149,7 +149,8 @@ def _ship_recipe(args: argparse.Namespace, simulations: Optional[int], out: Path
     was trained and how strong it measured from the run's summary (``--trained``/``--strength`` replace
     those lines), and names the recipe and its CPU-hours from nothing."""
     from ..artifacts.botfile import read_bot, reexport_bot
-    from ..eval.recipe import RECIPE_BOT, read_result
+    from ..artifacts.layout import RECIPE_BOT
+    from ..eval.recipe import read_result
 
     run_dir = Path(args.checkpoint)
     result = read_result(run_dir)

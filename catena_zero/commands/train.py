@@ -152,9 +152,10 @@ def run(args: argparse.Namespace) -> int:
 def _recipe_end(args: argparse.Namespace, config, run_dir: Path, said: str) -> int:
     """After a staged run's last stage: its recipe's end (``eval/recipe.py``) when the config declares
     one and the run folder has no result yet; else what there is to say."""
-    from ..eval.recipe import RECIPE_RESULT, finish_recipe
+    from ..artifacts.layout import CONFIG_FILE, RECIPE_RESULT
+    from ..eval.recipe import finish_recipe
 
-    saved = run_dir / "config.yaml"
+    saved = run_dir / CONFIG_FILE
     recipe = load_config(saved) if saved.exists() else config
     recipe = recipe if not config.finish.declared() else dataclasses.replace(recipe, finish=config.finish)
     if said:

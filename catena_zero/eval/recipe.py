@@ -26,13 +26,12 @@ from typing import Optional, TextIO
 
 import numpy as np
 
+from ..artifacts.layout import RECIPE_BOT, RECIPE_RESULT
 from ..config import Config
 from ..errors import UserError
 from ..fileio import MAX_CONFIG_BYTES, read_json, write_text_atomic
 from ..game.options import RuleSet
 
-RECIPE_BOT = "recipe.bot"  # the bot a recipe's end writes into its run folder
-RECIPE_RESULT = "recipe-result.json"  # its summary
 KOMI_CHECK_SIMULATIONS = 64  # the self-play of the komi check (catena-zero komi-check's default)
 BOOK_OPENINGS = 150  # openings of a rebalanced book (catena-zero book's default)
 
