@@ -15,11 +15,18 @@ from web_helpers import JSON, LiveServer
 
 
 def branch(client, gid: str, move: int) -> dict:
+    """A variation of ``gid`` after ``move`` with one more move played in it: the bot's (asked for,
+    as the page does) when it is the bot's turn, else the person's."""
     response = client.post(f"/api/games/{gid}/variation", json={"move": move})
     assert response.status_code == 201, response.text
     state = response.json()
-    if state["phase"] == "play" and state["to_act_is"] == "human":
-        state = client.post(f"/api/games/{state['id']}/move", json={"move": state["legal"][0]}).json()
+    if state["phase"] == "play":
+        if state["to_act_is"] == "bot":
+            response = client.post(f"/api/games/{state['id']}/bot")
+        else:
+            response = client.post(f"/api/games/{state['id']}/move", json={"move": state["legal"][0]})
+        assert response.status_code == 200, response.text
+        state = response.json()
     return state
 
 

@@ -119,8 +119,10 @@ def read_result(run_dir: Path) -> RecipeResult:
     return result
 
 
-def finish_recipe(recipe: Config, recipe_file: str, run_dir: Path, out: TextIO = sys.stdout) -> RecipeResult:
-    """Steps 1-5 of the module docstring for the run in ``run_dir``; a line for each as it ends."""
+def finish_recipe(recipe: Config, recipe_file: str, run_dir: Path, out: Optional[TextIO] = None) -> RecipeResult:
+    """Steps 1-5 of the module docstring for the run in ``run_dir``; a line for each as it ends
+    (to ``out``, default standard output)."""
+    out = sys.stdout if out is None else out
     from ..artifacts.botfile import export_bot
     from ..artifacts.checkpoint import load_checkpoint, resolve_checkpoint
     from ..eval.arena import play_match

@@ -109,21 +109,23 @@ def marked(entry: str) -> list[int]:
 def kill_marked(entry: str, settle: float = 0.25) -> int:
     """SIGKILL every process ``marked`` with ``entry``, and again ``settle`` seconds after a
     round that found none (a child the dead driver had forked becomes marked only once it has
-    started its program); returns how many were killed."""
-    killed = 0
+    started its program); returns how many were killed (each once, however many rounds saw it:
+    a process killed stays marked until it is gone)."""
+    killed: set[int] = set()
     while True:
         found = marked(entry)
         if not found:
             time.sleep(settle)
             found = marked(entry)
             if not found:
-                return killed
+                return len(killed)
         for pid in found:
             try:
                 os.kill(pid, signal.SIGKILL)
-                killed += 1
+                killed.add(pid)
             except OSError:
                 pass  # ended meanwhile
+        time.sleep(0.01)  # a killed process takes a moment to go: no busy loop over it
 
 
 def kill_listed(lines) -> int:
