@@ -85,7 +85,10 @@ def test_desktop_review_by_the_list_costs_lines_ownership_and_rules(server_url, 
         d.save_screenshot(str(shots / "review-desktop-after.png"))
 
         # Evaluate the reviewed position: hovering a candidate shows its line, numbered, on the board.
-        d.find_element(By.ID, "btn-eval").click()
+        # (Scrolled into view as a person would: the list's taps left it wherever the list was.)
+        evaluate = d.find_element(By.ID, "btn-eval")
+        d.execute_script("arguments[0].scrollIntoView({block: 'center'})", evaluate)
+        evaluate.click()
         WebDriverWait(d, WAIT_S).until(lambda _: visible(d, "#analysis"))
         analysed = httpx.get(f"{server_url}api/games/{game_id(d)}/analysis", params={"move": 2}, timeout=60).json()
         first = analysed["analysis"]["moves"][0]
