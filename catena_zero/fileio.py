@@ -393,3 +393,10 @@ def lock_folder(folder: str | os.PathLike, name: str, what: str) -> FolderLock:
     handle.flush()
     _HELD[path] = FolderLock(path, handle)
     return _HELD[path]
+
+
+def release_folder(folder: str | os.PathLike, name: str) -> None:
+    """Hand back the lock ``lock_folder(folder, name, ...)`` took in this process (none held: nothing)."""
+    held = _HELD.get((Path(folder) / name).resolve())
+    if held is not None:
+        held.release()

@@ -121,21 +121,11 @@ def add_symmetry_average_flag(parser: argparse.ArgumentParser) -> None:
 
 def search_settings(args: argparse.Namespace) -> dict:
     """The --search settings as {field: value}, values read as YAML scalars as --set's are; a
-    ``ConfigError`` (one line naming ``search.FIELD``) for an unknown field or a bad value."""
-    from ..config.loading import parse_overrides
+    one-line error naming ``--search`` (or ``search.FIELD``) for a malformed item, an unknown field
+    or a bad value (``config.loading.search_settings_of``)."""
+    from ..config.loading import search_settings_of
 
-    for item in args.search:
-        field, sep, _ = item.partition("=")
-        field = field.strip()
-        if not sep or not field or "." in field:
-            raise CliError(f"--search expects FIELD=VALUE with a search field (e.g. score_utility_weight=0.3), "
-                           f"got {item!r}")
-        if field == "num_simulations":
-            raise CliError("--search num_simulations: give the budget with --simulations")
-    settings = parse_overrides([f"search.{item}" for item in args.search]).get("search", {})
-    if settings:  # a bad field or value is refused before any checkpoint is read
-        config_from_dict({"search": settings})
-    return settings
+    return search_settings_of(args.search, "--search", "with --simulations")
 
 
 def set_threads(threads: int) -> None:

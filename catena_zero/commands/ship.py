@@ -29,7 +29,6 @@ import sys
 from pathlib import Path
 from typing import Optional
 
-from ..errors import UserError
 
 from .common import CliError, add_search_settings_flag, add_symmetry_average_flag, search_settings
 from .export import search_line
@@ -163,20 +162,10 @@ def _ship_recipe(args: argparse.Namespace, simulations: Optional[int], out: Path
     index[out.name] = {"trained": args.trained or result.trained_line(), "strength": strength,
                        "source": result.checkpoint, "recipe": result.recipe, "positions": result.positions,
                        "cpu_hours": result.cpu_hours, "cpu_hours_complete": result.cpu_hours_complete,
-                       "init_from": bot_origin(result)}
+                       "init_from": result.init_from}
     if changed and not args.strength:
         print("ship: the bot plays another search than its recipe measured: give its --strength", file=sys.stderr)
     _finish(out, header, index, index_path)
-
-
-def bot_origin(result) -> str:
-    """What a recipe's run started from ("" for random weights), from its checkpoint's config."""
-    from ..artifacts.checkpoint import load_checkpoint
-
-    try:
-        return load_checkpoint(result.checkpoint).config.train.init_from
-    except UserError:  # the checkpoint is gone since (pruned, another machine): its recipe says
-        return ""
 
 
 def _with_default_rules(header, rules, args: argparse.Namespace):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import os
 import shlex
 import sys
@@ -96,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
         summary = train(config, Path(args.config).stem, args.run_name, args.resume, evaluate=evaluate_in_loop)
     except NothingToDo as done:  # nothing started, nothing written
         if done.bound is None:  # a staged run after its last stage: its recipe's end, unless done already
-            return _recipe_end(args, config, done.run_dir, f"nothing to train: {done}")
+            return _recipe_end(args, done.run_dir, f"nothing to train: {done}")
         print(f"nothing to do: {done}; extend it with: "
               f"{resume_command(args, done.run_dir.name, done.bound.extended())}", file=sys.stdout)
         return 0
@@ -141,7 +140,7 @@ def run(args: argparse.Namespace) -> int:
     print(f"TensorBoard: {' '.join(shlex.quote(w) for w in [*tensorboard_words(), '--logdir', str(logdir)])}",
           file=out)
     if summary.stages_done:
-        return _recipe_end(args, config, summary.run_dir, "")
+        return _recipe_end(args, summary.run_dir, "")
     if summary.bound is not None and summary.stage is None:  # a resume as it stands would have nothing to do
         print(f"extend it with: {resume_command(args, summary.run_dir.name, summary.bound.extended())}", file=out)
     else:
@@ -149,15 +148,13 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _recipe_end(args: argparse.Namespace, config, run_dir: Path, said: str) -> int:
+def _recipe_end(args: argparse.Namespace, run_dir: Path, said: str) -> int:
     """After a staged run's last stage: its recipe's end (``eval/recipe.py``) when the config declares
     one and the run folder has no result yet; else what there is to say."""
     from ..artifacts.layout import CONFIG_FILE, RECIPE_RESULT
     from ..eval.recipe import finish_recipe
 
-    saved = run_dir / CONFIG_FILE
-    recipe = load_config(saved) if saved.exists() else config
-    recipe = recipe if not config.finish.declared() else dataclasses.replace(recipe, finish=config.finish)
+    recipe = load_config(run_dir / CONFIG_FILE)  # prepare_run wrote it, with this command's finish section
     if said:
         print(said, file=sys.stdout)
     if not recipe.finish.declared():

@@ -161,19 +161,21 @@ def config_to_dict(config: Any) -> dict:
 def config_from_dict(data: dict) -> Config:
     config = _build(Config, data or {}, "")
     stage_configs(config)  # a stage that does not build, or that the network cannot take: refused now
-    search_settings_of(config.finish.search, "finish.search")
+    search_settings_of(config.finish.search)
     return config
 
 
-def search_settings_of(items: tuple[str, ...] | list[str], where: str = "--search") -> dict:
+def search_settings_of(items: tuple[str, ...] | list[str], where: str = "finish.search",
+                       budget: str = "as finish.simulations") -> dict:
     """``FIELD=VALUE`` settings of a search (``export --search``, ``finish.search``) as {field: value},
     each value read as a YAML scalar; ``ConfigError`` naming ``where`` for a malformed item, an
-    unknown field or a bad value."""
+    unknown field or a bad value, and for ``num_simulations`` (the budget is given ``budget``)."""
     for item in items:
         field, sep, _ = item.partition("=")
-        _check(bool(sep) and bool(field.strip()) and "." not in field,
-               f"{where} expects FIELD=VALUE with a search field (e.g. gumbel_interior=puct), got {quote(item)}")
-        _check(field.strip() != "num_simulations", f"{where} num_simulations: give the budget as simulations")
+        field = field.strip()
+        _check(bool(sep) and bool(field) and "." not in field,
+               f"{where} expects FIELD=VALUE with a search field (e.g. score_utility_weight=0.3), got {item!r}")
+        _check(field != "num_simulations", f"{where} num_simulations: give the budget {budget}")
     settings = parse_overrides([f"search.{item}" for item in items]).get("search", {})
     if settings:
         _build(Config, {"search": settings}, "")

@@ -74,6 +74,7 @@ class RecipeResult:
     komi_games: int
     book: str  # the rebalanced book's file (in the run folder), "" when not asked for
     panel: tuple[PanelResult, ...]
+    init_from: str = ""  # what the run's first stage started from ("" for random weights)
 
     def trained_line(self) -> str:
         """How it was trained, for the shipped bots' index."""
@@ -88,14 +89,19 @@ class RecipeResult:
         return f"{measured}; {self.simulations} sims{komi}"
 
     def komi_line(self) -> str:
-        if self.komi is None:
-            return "no komi (game type without one)"
-        shares = ", ".join(f"{share:.0%} [{low:.0%}, {high:.0%}] at {komi}" for komi, share, low, high in self.black_shares)
-        return (f"komi {self.komi} (the bot names {self.komi_estimate}); Black wins {shares or 'unchecked'}"
-                + (f" ({self.komi_games} self-play games each)" if shares else ""))
+        return komi_line(self.komi, self.komi_estimate, self.black_shares, self.komi_games)
 
     def to_json(self) -> str:
         return json.dumps(dataclasses.asdict(self), indent=1) + "\n"
+
+
+def komi_line(komi: Optional[int], estimate: Optional[int], shares, games: int) -> str:
+    """The komi check in one line: the komi played, the bot's own, Black's share at each komi checked."""
+    if komi is None:
+        return "no komi (game type without one)"
+    text = ", ".join(f"{share:.0%} [{low:.0%}, {high:.0%}] at {k}" for k, share, low, high in shares)
+    return (f"komi {komi} (the bot names {estimate}); Black wins {text or 'unchecked'}"
+            + (f" ({games} self-play games each)" if text else ""))
 
 
 class RecipeResultError(UserError):
@@ -112,8 +118,7 @@ def read_result(run_dir: Path) -> RecipeResult:
     try:
         panel = tuple(PanelResult(**{**p, "pentanomial": tuple(p["pentanomial"])}) for p in data.pop("panel"))
         shares = tuple(tuple(s) for s in data.pop("black_shares"))
-        result = RecipeResult(**data, panel=panel, black_shares=shares, )
-        result = dataclasses.replace(result, stages=tuple(result.stages))
+        result = RecipeResult(**{**data, "stages": tuple(data["stages"])}, panel=panel, black_shares=shares)
     except (TypeError, KeyError, AttributeError):
         raise RecipeResultError(f"{path}: not a recipe result written by catena-zero") from None
     return result
@@ -152,11 +157,7 @@ def finish_recipe(recipe: Config, recipe_file: str, run_dir: Path, out: Optional
             for k in (komi - 2, komi, komi + 2):
                 share = black_share(checker, game, k, finish.komi_games, rng, 2)
                 shares.append((k, share.share, *share.interval))
-    result_komi = RecipeResult(recipe=recipe_file, rules="", checkpoint="", step=0, positions=0, cpu_hours=0.0,
-                               cpu_hours_complete=True, stages=(), simulations=finish.simulations, komi=komi,
-                               komi_estimate=estimate, black_shares=tuple(shares), komi_games=finish.komi_games,
-                               book="", panel=())
-    print(f"recipe: {result_komi.komi_line()}", file=out, flush=True)
+    print(f"recipe: {komi_line(komi, estimate, shares, finish.komi_games)}", file=out, flush=True)
     book = None
     book_file = ""
     if finish.book or finish.panel:
@@ -176,11 +177,13 @@ def finish_recipe(recipe: Config, recipe_file: str, run_dir: Path, out: Optional
                                  minutes=(time.perf_counter() - started) / 60))
         print(f"recipe: {panel[-1].line()}, {panel[-1].minutes:.0f} min", file=out, flush=True)
     cpu = training_cpu_seconds(checkpoint.counters, checkpoint.config)
-    result = dataclasses.replace(
-        result_komi, rules=RuleSet.of(game).key, checkpoint=str(path), step=checkpoint.step,
+    result = RecipeResult(
+        recipe=recipe_file, rules=RuleSet.of(game).key, checkpoint=str(path), step=checkpoint.step,
         positions=int(checkpoint.counters.get("positions", 0)),
         cpu_hours=round((cpu.seconds if cpu else 0.0) / 3600, 2), cpu_hours_complete=bool(cpu and cpu.complete),
-        stages=tuple(f"{s.name} {s.describe()}" for s in recipe.stages), book=book_file, panel=tuple(panel))
+        stages=tuple(f"{s.name} {s.describe()}" for s in recipe.stages), simulations=finish.simulations, komi=komi,
+        komi_estimate=estimate, black_shares=tuple(shares), komi_games=finish.komi_games, book=book_file,
+        panel=tuple(panel), init_from=checkpoint.config.train.init_from)
     write_text_atomic(run_dir / RECIPE_RESULT, result.to_json())
     print(f"recipe: trained {result.trained_line()}", file=out)
     print(f"recipe: strength {result.strength_line()}", file=out)

@@ -37,11 +37,11 @@ import torch
 
 from ..artifacts.checkpoint import Checkpoint, list_checkpoints, newest_intact_checkpoint
 from ..artifacts.layout import CHECKPOINT_DIR, CONFIG_FILE, REPLAY_FILE, RUN_LOCK_FILE
-from ..artifacts.network import load_network, weights_for
+from ..artifacts.network import weights_for
 from ..config import RESUMABLE_KEYS, Config, ConfigError, NetConfig, RunConfig, config_diff, config_to_yaml, load_config
 from ..config.loading import stage_configs
 from ..errors import UserError
-from ..fileio import lock_folder, remove_stale_temp_files, write_text_atomic
+from ..fileio import lock_folder, release_folder, remove_stale_temp_files, write_text_atomic
 from ..game.options import RuleSet
 from ..net import CatenaNet, model_from_weights
 from ..selfplay.workers import RayNodeLost, SelfPlayPool, start_ray, stop_ray
@@ -158,10 +158,7 @@ def _check_work_left(run_dir: Path, config: Config) -> None:
     checkpoint, _ = newest_intact_checkpoint(run_dir)
     if checkpoint is None:
         return  # nothing intact: TrainingRun says so
-    c = checkpoint.counters
-    counters = _Counters(step=checkpoint.step, positions=int(c.get("positions", 0)),
-                         seconds=float(c.get("seconds", 0.0)), cpu_seconds=float(c.get("cpu_seconds", 0.0)))
-    bound = bound_reached(config.run, counters)
+    bound = bound_reached(config.run, _Counters.of(checkpoint))
     if bound is not None:
         raise NothingToDo(run_dir, checkpoint.step, bound)
 
@@ -248,6 +245,14 @@ class _Counters:
     def as_dict(self) -> dict[str, float]:
         return {"positions": self.positions, "games": self.games, "samples": self.samples, "seconds": self.seconds,
                 "cpu_seconds": self.cpu_seconds}
+
+    @classmethod
+    def of(cls, checkpoint: Checkpoint) -> "_Counters":
+        """The totals a checkpoint saved (``as_dict``), at its step."""
+        c = checkpoint.counters
+        return cls(step=checkpoint.step, positions=int(c.get("positions", 0)), games=int(c.get("games", 0)),
+                   samples=int(c.get("samples", 0)), seconds=float(c.get("seconds", 0.0)),
+                   cpu_seconds=float(c.get("cpu_seconds", 0.0)))
 
 
 @dataclass(slots=True)  # slots: a misspelt or new field fails at once instead of appearing on the fly
@@ -366,11 +371,7 @@ class TrainingRun:
             found = list_checkpoints(self.run_dir)
             raise RunError(f"cannot resume {self.run_dir}: none of its {len(found)} checkpoint(s) is intact")
         self.learner.load_state_dict(checkpoint.extra["learner"])
-        counters = checkpoint.counters
-        self.state.counters = _Counters(step=checkpoint.step, positions=int(counters.get("positions", 0)),
-                                        games=int(counters.get("games", 0)), samples=int(counters.get("samples", 0)),
-                                        seconds=float(counters.get("seconds", 0.0)),
-                                        cpu_seconds=float(counters.get("cpu_seconds", 0.0)))
+        self.state.counters = _Counters.of(checkpoint)
         self.rng.bit_generator.state = checkpoint.extra["rng"]
         # "fair_komi": the checkpoint's key for self-play's estimates (a file format: kept)
         self.state.komi_estimates = {RuleSet.from_key(key): int(komi)
@@ -595,7 +596,7 @@ def train(config: Config, default_name: str, run_name: Optional[str] = None, res
             return _run_stages(config, run_dir, resume, progress, evaluate)
         return TrainingRun(config, run_dir, resume, progress, evaluate).run()
     finally:
-        lock_folder(run_dir, RUN_LOCK_FILE, "").release()  # the lock this process holds: handed back
+        release_folder(run_dir, RUN_LOCK_FILE)  # the lock prepare_run took: handed back
 
 
 def _run_stages(recipe: Config, run_dir: Path, resume: bool, progress: Progress,
@@ -610,7 +611,7 @@ def _run_stages(recipe: Config, run_dir: Path, resume: bool, progress: Progress,
     init_from: Optional[Path] = None
     while True:
         if inside:
-            counters = _counters_of(checkpoint)
+            counters = _Counters.of(checkpoint)
             whole = bound_reached(recipe.run, counters)
             if whole is not None:
                 raise NothingToDo(run_dir, checkpoint.step, whole)
@@ -621,28 +622,15 @@ def _run_stages(recipe: Config, run_dir: Path, resume: bool, progress: Progress,
                 continue
         config = session_config(recipe, configs[start.index], start)
         start_from = None
-        if init_from is not None:
-            start_from = StartingPoint(str(init_from), deepen=load_network(init_from).net.blocks < config.net.blocks,
-                                       replay=keeps_replay(recipe, configs, start.index))
+        if init_from is not None:  # deepened only where the stage adds blocks (stage_configs allows nothing else)
+            start_from = StartingPoint(str(init_from), deepen=True, replay=keeps_replay(recipe, configs, start.index))
         if not inside:
             progress.note(f"stage {start.label()}: {recipe.stages[start.index].describe()}"
                           + (f", from step {start.step}" if start.index else ""))
         summary = TrainingRun(config, run_dir, inside, progress, evaluate, stage=start, start_from=start_from).run()
-        stage_done = (summary.bound is not None and summary.checkpoint is not None
-                      and bound_reached(stage_bound(configs[start.index], start), _counters_of_summary(summary)))
+        checkpoint, _ = newest_intact_checkpoint(run_dir) if summary.bound is not None else (None, [])
+        stage_done = (checkpoint is not None
+                      and bound_reached(stage_bound(configs[start.index], start), _Counters.of(checkpoint)) is not None)
         if not stage_done or start.index == len(configs) - 1:
-            return dataclasses.replace(summary, stages_done=bool(stage_done))
-        checkpoint, _ = newest_intact_checkpoint(run_dir)
+            return dataclasses.replace(summary, stages_done=stage_done)
         start, inside, init_from = StageStart.next_after(recipe, start, checkpoint.step, checkpoint.counters), False, checkpoint.path
-
-
-def _counters_of(checkpoint: Checkpoint) -> _Counters:
-    c = checkpoint.counters
-    return _Counters(step=checkpoint.step, positions=int(c.get("positions", 0)), games=int(c.get("games", 0)),
-                     samples=int(c.get("samples", 0)), seconds=float(c.get("seconds", 0.0)),
-                     cpu_seconds=float(c.get("cpu_seconds", 0.0)))
-
-
-def _counters_of_summary(summary: RunSummary) -> _Counters:
-    return _Counters(step=summary.step, positions=summary.positions, games=summary.games,
-                     seconds=summary.minutes * 60, cpu_seconds=summary.cpu_hours * 3600)

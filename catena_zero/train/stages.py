@@ -21,6 +21,7 @@ from ..config import Config, RunConfig
 
 # The run counters a stage's start records (the driver's ``_Counters`` fields).
 _COUNTERS = ("step", "positions", "games", "samples", "seconds", "cpu_seconds")
+_NO_BOUNDS = {f"max_{k}": None for k in ("steps", "positions", "minutes", "cpu_minutes")}  # RunConfig's bounds, unset
 _BOUND_COUNTER = {"cpu_minutes": ("cpu_seconds", 60.0), "positions": ("positions", 1.0), "steps": ("step", 1.0),
                   "minutes": ("seconds", 60.0)}
 
@@ -81,8 +82,7 @@ def _absolute(stage_run: RunConfig, start: StageStart) -> dict[str, float]:
 def stage_bound(stage_config: Config, start: StageStart) -> RunConfig:
     """The stage's bound alone, in the run's counters (``driver.bound_reached`` of it says whether
     a checkpoint ended the stage)."""
-    cleared = {f"max_{k}": None for k in ("steps", "positions", "minutes", "cpu_minutes")}
-    return dataclasses.replace(stage_config.run, **{**cleared, **_absolute(stage_config.run, start)})
+    return dataclasses.replace(stage_config.run, **{**_NO_BOUNDS, **_absolute(stage_config.run, start)})
 
 
 def session_config(recipe: Config, stage_config: Config, start: StageStart) -> Config:
@@ -95,8 +95,7 @@ def session_config(recipe: Config, stage_config: Config, start: StageStart) -> C
     for key, value in recipe.run.bounds().items():  # the whole run's caps, already in the run's counters
         name = f"max_{key}"
         bounds[name] = min(bounds[name], value) if name in bounds else value
-    cleared = {f"max_{k}": None for k in ("steps", "positions", "minutes", "cpu_minutes")}
-    return dataclasses.replace(stage_config, run=dataclasses.replace(recipe.run, **{**cleared, **bounds}))
+    return dataclasses.replace(stage_config, run=dataclasses.replace(recipe.run, **{**_NO_BOUNDS, **bounds}))
 
 
 def keeps_replay(recipe: Config, configs: tuple[Config, ...], index: int) -> bool:
