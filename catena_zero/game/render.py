@@ -423,121 +423,212 @@ def render_svg(
     if cell_radius <= 0:
         raise ValueError(f"cell_radius must be > 0, got {cell_radius}")
     view = BoardView.of(game, match)
-    spec, n, R = view.spec, view.spec.side, float(cell_radius)
-
-    def centre(c: float, r: float) -> tuple[float, float]:
-        return hex_centre(c, r, R)
-
-    letters, numbers = _ring(spec)
-    points = [centre(c, r) for c, r in spec.coords.tolist()]
-    if coordinates:
-        points += [centre(c, r) for c, r in (*letters, *numbers)]
-    xs, ys = zip(*points)
-    margin = 1.2 * R
-    font = 0.55 * R
-    board_width = max(xs) - min(xs) + 2 * margin
-    # The caption wraps to the board's width (~0.6 em a character), at least 40 characters a line,
-    # so a small board is not lost in a picture as wide as its longest line of text.
-    chars = max(40, int((board_width - 2 * R) / (0.6 * font)))
-    captions = [piece for line in (_caption_lines(view) if caption else [])
-                for piece in (textwrap.wrap(line, chars) or [""])]
-    text_width = max((0.6 * font * len(line) for line in captions), default=0.0) + 2 * R
-    width = max(board_width, text_width)
-    left, top = min(xs) - margin - (width - board_width) / 2.0, min(ys) - margin
-    caption_height = 1.3 * font * len(captions) + (0.5 * R if captions else 0.0)
-    height = max(ys) - min(ys) + 2 * margin + caption_height
-
-    def at(c: float, r: float) -> tuple[float, float]:
-        x, y = centre(c, r)
-        return x - left, y - top
-
+    letters, numbers = _ring(view.spec)
+    frame = _SvgFrame.of(view, float(cell_radius), (letters, numbers) if coordinates else None, caption)
     parts = [
+        *_svg_header(view, frame),
+        *_svg_cells(view, frame),
+        *(_svg_coordinates(view.spec, letters, numbers, frame) if coordinates else []),
+        *_svg_unplayable(view, frame),
+        *_svg_stones(view, frame),
+        *_svg_chains(view, frame),  # over the stones, under the marks
+        *_svg_claim_dots(view, frame),
+        *_svg_converted(view, frame),
+        *_svg_last_move(view, frame),
+        *_svg_captions(frame),
+        "</svg>",
+    ]
+    return "\n".join(parts) + "\n"
+
+
+@dataclass(frozen=True)
+class _SvgFrame:
+    """Where an SVG picture puts things: its size, the cell radius, each cell's centre on the
+    canvas and the caption's lines (wrapped to the picture's width) below the board."""
+
+    radius: float  # R, centre to corner of a cell
+    left: float  # the canvas origin in hex_centre's coordinates (radius R)
+    top: float
+    width: float
+    height: float
+    font: float  # the caption's font size
+    captions: tuple[str, ...]
+    caption_height: float
+    centres: tuple[tuple[float, float], ...]  # [N] each cell's centre on the canvas
+
+    @classmethod
+    def of(cls, view: BoardView, radius: float,
+           ring: Optional[tuple[dict[tuple[int, int], str], dict[tuple[int, int], str]]], caption: bool) -> "_SvgFrame":
+        """The frame of ``view`` drawn with cells of ``radius``, with room for the edge labels
+        ``ring`` (``_ring``'s letters and numbers; None: no labels) and the caption if ``caption``."""
+        R = radius
+        coords = view.spec.coords.tolist()
+        points = [hex_centre(c, r, R) for c, r in coords]
+        if ring is not None:
+            letters, numbers = ring
+            points += [hex_centre(c, r, R) for c, r in (*letters, *numbers)]
+        xs, ys = zip(*points)
+        margin = 1.2 * R
+        font = 0.55 * R
+        board_width = max(xs) - min(xs) + 2 * margin
+        # The caption wraps to the board's width (~0.6 em a character), at least 40 characters a line,
+        # so a small board is not lost in a picture as wide as its longest line of text.
+        chars = max(40, int((board_width - 2 * R) / (0.6 * font)))
+        captions = tuple(piece for line in (_caption_lines(view) if caption else [])
+                         for piece in (textwrap.wrap(line, chars) or [""]))
+        text_width = max((0.6 * font * len(line) for line in captions), default=0.0) + 2 * R
+        width = max(board_width, text_width)
+        left, top = min(xs) - margin - (width - board_width) / 2.0, min(ys) - margin
+        caption_height = 1.3 * font * len(captions) + (0.5 * R if captions else 0.0)
+        height = max(ys) - min(ys) + 2 * margin + caption_height
+        centres = tuple((x - left, y - top) for x, y in (hex_centre(c, r, R) for c, r in coords))
+        return cls(R, left, top, width, height, font, captions, caption_height, centres)
+
+    def at(self, c: float, r: float) -> tuple[float, float]:
+        """The canvas point of (column, row), 0-based, on or off the board."""
+        x, y = hex_centre(c, r, self.radius)
+        return x - self.left, y - self.top
+
+
+def _svg_header(view: BoardView, frame: _SvgFrame) -> list[str]:
+    """The document's opening tag, its title and its white background."""
+    width, height = frame.width, frame.height
+    return [
         f'<svg xmlns="http://www.w3.org/2000/svg" version="1.1" width="{width:.1f}" height="{height:.1f}" '
         f'viewBox="0 0 {width:.1f} {height:.1f}" font-family="sans-serif">',
-        f"<title>Catena, side {n}, {escape(view.config.game_type)}, {escape(view.config.scoring)} scoring</title>",
+        f"<title>Catena, side {view.spec.side}, {escape(view.config.game_type)}, "
+        f"{escape(view.config.scoring)} scoring</title>",
         f'<rect class="background" x="0" y="0" width="{width:.1f}" height="{height:.1f}" fill="#ffffff"/>',
     ]
+
+
+def _svg_cells(view: BoardView, frame: _SvgFrame) -> list[str]:
+    """One hexagon per cell."""
+    R = frame.radius
     hexagon = [(R * math.cos(math.radians(a)), R * math.sin(math.radians(a))) for a in range(-90, 270, 60)]
-    for i, (c, r) in enumerate(spec.coords.tolist()):
-        x, y = at(c, r)
+    parts = []
+    for name, (x, y) in zip(view.spec.names, frame.centres):
         pts = " ".join(f"{x + dx:.1f},{y + dy:.1f}" for dx, dy in hexagon)
         parts.append(
-            f'<polygon class="cell" data-cell="{spec.names[i]}" points="{pts}" '
+            f'<polygon class="cell" data-cell="{name}" points="{pts}" '
             f'fill="{BOARD_FILL}" stroke="{BOARD_EDGE}" stroke-width="{0.06 * R:.2f}"/>'
         )
-    if coordinates:
-        size = 0.6 * R
-        cells = spec_cells(spec)
-        for (c, r), letter in letters.items():
-            # A short tick from the letter towards the column's end cell (one step along the
-            # column, r - 1 or r + 1) shows which way the column runs.
-            (x0, y0), (x1, y1) = at(c, r), at(c, r - 1 if (c, r - 1) in cells else r + 1)
-            a, b = 0.24, 0.46  # fractions of the way: clear of the letter and of the cell's edge
-            parts.append(
-                f'<line class="guide" x1="{x0 + (x1 - x0) * a:.1f}" y1="{y0 + (y1 - y0) * a:.1f}" '
-                f'x2="{x0 + (x1 - x0) * b:.1f}" y2="{y0 + (y1 - y0) * b:.1f}" stroke="{COLUMN_GUIDE_STROKE}" '
-                f'stroke-width="{0.08 * R:.2f}" stroke-linecap="round"/>'
-            )
-            parts.append(_text(x0, y0, letter, size, "coord column"))
-        for (c, r), number in numbers.items():
-            x, y = at(c, r)
-            parts.append(_text(x, y, number, size, "coord row"))
+    return parts
+
+
+def _svg_coordinates(spec: BoardSpec, letters: dict[tuple[int, int], str], numbers: dict[tuple[int, int], str],
+                     frame: _SvgFrame) -> list[str]:
+    """The column letters, each with a tick along its column, and the row numbers."""
+    R, size, cells = frame.radius, 0.6 * frame.radius, spec_cells(spec)
+    parts = []
+    for (c, r), letter in letters.items():
+        # A short tick from the letter towards the column's end cell (one step along the
+        # column, r - 1 or r + 1) shows which way the column runs.
+        (x0, y0), (x1, y1) = frame.at(c, r), frame.at(c, r - 1 if (c, r - 1) in cells else r + 1)
+        a, b = 0.24, 0.46  # fractions of the way: clear of the letter and of the cell's edge
+        parts.append(
+            f'<line class="guide" x1="{x0 + (x1 - x0) * a:.1f}" y1="{y0 + (y1 - y0) * a:.1f}" '
+            f'x2="{x0 + (x1 - x0) * b:.1f}" y2="{y0 + (y1 - y0) * b:.1f}" stroke="{COLUMN_GUIDE_STROKE}" '
+            f'stroke-width="{0.08 * R:.2f}" stroke-linecap="round"/>'
+        )
+        parts.append(_text(x0, y0, letter, size, "coord column"))
+    for (c, r), number in numbers.items():
+        x, y = frame.at(c, r)
+        parts.append(_text(x, y, number, size, "coord row"))
+    return parts
+
+
+def _svg_unplayable(view: BoardView, frame: _SvgFrame) -> list[str]:
+    """Hatching on each empty cell nobody can ever place on again (R3), as the page draws it."""
+    R, parts = frame.radius, []
     for i, dead in enumerate(view.unplayable):
-        if dead:  # an empty cell nobody can ever place on again (R3), hatched as the page does
-            x, y = at(*spec.coords[i].tolist())
+        if dead:
+            x, y = frame.centres[i]
             d = 0.45 * R
             parts.append(
-                f'<path class="unplayable" data-cell="{spec.names[i]}" d="M{x - d:.1f},{y + d / 2:.1f} '
+                f'<path class="unplayable" data-cell="{view.spec.names[i]}" d="M{x - d:.1f},{y + d / 2:.1f} '
                 f'L{x - d / 2:.1f},{y + d:.1f} M{x - d:.1f},{y - d / 2:.1f} L{x + d / 2:.1f},{y + d:.1f} '
                 f'M{x - d / 2:.1f},{y - d:.1f} L{x + d:.1f},{y + d / 2:.1f} M{x + d / 2:.1f},{y - d:.1f} '
                 f'L{x + d:.1f},{y - d / 2:.1f}" stroke="{UNPLAYABLE_STROKE}" stroke-width="{0.07 * R:.2f}" '
                 f'stroke-linecap="round" fill="none"/>'
             )
+    return parts
+
+
+def _svg_stones(view: BoardView, frame: _SvgFrame) -> list[str]:
+    """A circle per stone, classed ``claimed`` in a claimed ribbon."""
+    R, parts = frame.radius, []
     for i, colour in enumerate(view.stones):
         if colour is None:
             continue
-        x, y = at(*spec.coords[i].tolist())
+        x, y = frame.centres[i]
         claimed = " claimed" if view.claimed[i] else ""
         parts.append(
-            f'<circle class="stone {colour}{claimed}" data-cell="{spec.names[i]}" cx="{x:.1f}" cy="{y:.1f}" '
+            f'<circle class="stone {colour}{claimed}" data-cell="{view.spec.names[i]}" cx="{x:.1f}" cy="{y:.1f}" '
             f'r="{0.72 * R:.1f}" fill="{STONE_FILL[colour]}" stroke="{STONE_EDGE[colour]}" stroke-width="{0.06 * R:.2f}"/>'
         )
-    # Claimed ribbons are monochrome after R5, so one contrasting stroke per chain suffices.
+    return parts
+
+
+def _svg_chains(view: BoardView, frame: _SvgFrame) -> list[str]:
+    """A line through each claimed ribbon of two or more stones. Claimed ribbons are monochrome
+    after R5, so one contrasting stroke per chain suffices."""
+    parts = []
     for chain in view.chains:
         owner = view.stones[chain[0]]
-        pts = " ".join("{:.1f},{:.1f}".format(*at(*spec.coords[i].tolist())) for i in chain)
+        pts = " ".join("{:.1f},{:.1f}".format(*frame.centres[i]) for i in chain)
         parts.append(
             f'<polyline class="chain {owner}" points="{pts}" fill="none" stroke="{CHAIN_STROKE[owner]}" '
-            f'stroke-width="{0.16 * R:.2f}" stroke-linecap="round" stroke-linejoin="round"/>'
+            f'stroke-width="{0.16 * frame.radius:.2f}" stroke-linecap="round" stroke-linejoin="round"/>'
         )
+    return parts
+
+
+def _svg_claim_dots(view: BoardView, frame: _SvgFrame) -> list[str]:
+    """A dot on each claimed stone (a single stone has no chain line to show its claim)."""
+    parts = []
     for i, colour in enumerate(view.stones):
         if colour is not None and view.claimed[i]:
-            x, y = at(*spec.coords[i].tolist())
+            x, y = frame.centres[i]
             parts.append(
-                f'<circle class="claim" data-cell="{spec.names[i]}" cx="{x:.1f}" cy="{y:.1f}" '
-                f'r="{0.16 * R:.1f}" fill="{CHAIN_STROKE[colour]}"/>'
+                f'<circle class="claim" data-cell="{view.spec.names[i]}" cx="{x:.1f}" cy="{y:.1f}" '
+                f'r="{0.16 * frame.radius:.1f}" fill="{CHAIN_STROKE[colour]}"/>'
             )
+    return parts
+
+
+def _svg_converted(view: BoardView, frame: _SvgFrame) -> list[str]:
+    """On each stone a claim took over (R5), a dot of the colour that placed it, as on the page."""
+    R, parts = frame.radius, []
     for i, colour in enumerate(view.stones):
-        if colour is not None and view.placed[i] not in (None, colour):
-            # A stone a claim took over (R5): a dot of the colour that placed it, as on the page.
-            x, y = at(*spec.coords[i].tolist())
-            placer = view.placed[i]
+        placer = view.placed[i]
+        if colour is not None and placer is not None and placer != colour:
+            x, y = frame.centres[i]
             parts.append(
-                f'<circle class="converted {placer}" data-cell="{spec.names[i]}" cx="{x + 0.38 * R:.1f}" '
+                f'<circle class="converted {placer}" data-cell="{view.spec.names[i]}" cx="{x + 0.38 * R:.1f}" '
                 f'cy="{y - 0.38 * R:.1f}" r="{0.14 * R:.1f}" fill="{STONE_FILL[placer]}" '
                 f'stroke="{STONE_EDGE[placer]}" stroke-width="{0.04 * R:.2f}"/>'
             )
-    if view.last_move not in (None, BUTTON):
-        x, y = at(*spec.coords[spec.cell(view.last_move)].tolist())
-        parts.append(
-            f'<circle class="last-move" data-cell="{view.last_move}" cx="{x:.1f}" cy="{y:.1f}" r="{0.82 * R:.1f}" '
-            f'fill="none" stroke="{LAST_MOVE_STROKE}" stroke-width="{0.14 * R:.2f}"/>'
-        )
-    for k, line in enumerate(captions):
-        y = height - caption_height + 1.3 * font * (k + 0.5)
-        parts.append(_text(width / 2.0, y, line, font, "caption"))
-    parts.append("</svg>")
-    return "\n".join(parts) + "\n"
+    return parts
+
+
+def _svg_last_move(view: BoardView, frame: _SvgFrame) -> list[str]:
+    """A ring round the last stone placed (none before any move, nor after taking the button)."""
+    if view.last_move is None or view.last_move == BUTTON:
+        return []
+    x, y = frame.centres[view.spec.cell(view.last_move)]
+    R = frame.radius
+    return [
+        f'<circle class="last-move" data-cell="{view.last_move}" cx="{x:.1f}" cy="{y:.1f}" r="{0.82 * R:.1f}" '
+        f'fill="none" stroke="{LAST_MOVE_STROKE}" stroke-width="{0.14 * R:.2f}"/>'
+    ]
+
+
+def _svg_captions(frame: _SvgFrame) -> list[str]:
+    """The caption's lines under the board, centred."""
+    top = frame.height - frame.caption_height
+    return [_text(frame.width / 2.0, top + 1.3 * frame.font * (k + 0.5), line, frame.font, "caption")
+            for k, line in enumerate(frame.captions)]
 
 
 def spec_cells(spec: BoardSpec) -> set[tuple[int, int]]:
