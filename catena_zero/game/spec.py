@@ -118,53 +118,70 @@ class BoardSpec:
 def board_spec(side: int) -> BoardSpec:
     if not MIN_SIDE <= side <= MAX_SIDE:
         raise ValueError(f"side must be in {MIN_SIDE}..{MAX_SIDE}, got {side}")
-    n, g = side, 2 * side - 1
-    coords = np.array(
-        [(c, r) for c in range(g) for r in range(g) if abs(c - r) <= n - 1], dtype=np.int64
-    )
+    g = 2 * side - 1
+    coords = _cell_coords(side)
     count = len(coords)
-    assert count == num_cells(side)
     index_of = {(int(c), int(r)): i for i, (c, r) in enumerate(coords)}
     names = tuple(f"{COLUMN_LETTERS[c]}{r + 1}" for c, r in coords)
+    neighbours = _neighbour_table(coords, index_of)
+    degree = (neighbours[:count] < count).sum(axis=1)
+    cell_to_grid = coords[:, 1] * g + coords[:, 0]
+    grid_to_cell = np.full(g * g, -1, dtype=np.int64)
+    grid_to_cell[cell_to_grid] = np.arange(count)
+    sym_map = _symmetry_map(side, coords, index_of)
+    sym_gather = np.argsort(sym_map, axis=1)
+    button = np.full((NUM_SYMMETRIES, 1), count, dtype=np.int64)
+    return BoardSpec(
+        side=side,
+        num_cells=count,
+        grid_size=g,
+        coords=_read_only(coords),
+        names=names,
+        neighbours=_read_only(neighbours),
+        degree=_read_only(degree),
+        cell_to_grid=_read_only(cell_to_grid),
+        grid_to_cell=_read_only(grid_to_cell),
+        board_mask=_read_only((grid_to_cell >= 0).reshape(g, g)),
+        sym_map=_read_only(sym_map),
+        sym_gather=_read_only(sym_gather),
+        sym_gather_actions=_read_only(np.concatenate([sym_gather, button], axis=1)),
+        _index={name: i for i, name in enumerate(names)},
+    )
 
+
+def _cell_coords(side: int) -> np.ndarray:
+    """[N, 2] int64 (column, row) of the board's cells, in notation order (by column, then row)."""
+    g = 2 * side - 1
+    coords = np.array([(c, r) for c in range(g) for r in range(g) if abs(c - r) <= side - 1], dtype=np.int64)
+    assert len(coords) == num_cells(side)
+    return coords
+
+
+def _neighbour_table(coords: np.ndarray, index_of: dict[tuple[int, int], int]) -> np.ndarray:
+    """[N+1, 6] int64: the cell one step along each of ``HEX_DIRECTIONS``, the pad N where that is
+    off the board; row N (the pad cell's) is all pad."""
+    count = len(coords)
     neighbours = np.full((count + 1, 6), count, dtype=np.int64)
     for i, (c, r) in enumerate(coords):
         for d, (dc, dr) in enumerate(HEX_DIRECTIONS):
             j = index_of.get((int(c) + dc, int(r) + dr))
             if j is not None:
                 neighbours[i, d] = j
-    degree = (neighbours[:count] < count).sum(axis=1)
+    return neighbours
 
-    cell_to_grid = coords[:, 1] * g + coords[:, 0]
-    grid_to_cell = np.full(g * g, -1, dtype=np.int64)
-    grid_to_cell[cell_to_grid] = np.arange(count)
 
-    sym_map = np.empty((NUM_SYMMETRIES, count), dtype=np.int64)
+def _symmetry_map(side: int, coords: np.ndarray, index_of: dict[tuple[int, int], int]) -> np.ndarray:
+    """[S, N] int64: the image of each cell under each of the 12 symmetries (about the centre cell)."""
+    n = side
+    sym_map = np.empty((NUM_SYMMETRIES, len(coords)), dtype=np.int64)
     for k in range(NUM_SYMMETRIES):
         for i, (c, r) in enumerate(coords):
             x, y = _symmetry(k, int(c) - (n - 1), int(r) - (n - 1))
             sym_map[k, i] = index_of[(x + n - 1, y + n - 1)]
-    sym_gather = np.argsort(sym_map, axis=1)
-    button = np.full((NUM_SYMMETRIES, 1), count, dtype=np.int64)
-    for arr in (coords, neighbours, degree, cell_to_grid, grid_to_cell, sym_map, sym_gather):
-        arr.setflags(write=False)
-    board_mask = (grid_to_cell >= 0).reshape(g, g)
-    board_mask.setflags(write=False)
-    sym_gather_actions = np.concatenate([sym_gather, button], axis=1)
-    sym_gather_actions.setflags(write=False)
-    return BoardSpec(
-        side=side,
-        num_cells=count,
-        grid_size=g,
-        coords=coords,
-        names=names,
-        neighbours=neighbours,
-        degree=degree,
-        cell_to_grid=cell_to_grid,
-        grid_to_cell=grid_to_cell,
-        board_mask=board_mask,
-        sym_map=sym_map,
-        sym_gather=sym_gather,
-        sym_gather_actions=sym_gather_actions,
-        _index={name: i for i, name in enumerate(names)},
-    )
+    return sym_map
+
+
+def _read_only(array: np.ndarray) -> np.ndarray:
+    """``array``, made read-only: a spec is shared by every game of its side."""
+    array.setflags(write=False)
+    return array
