@@ -148,43 +148,24 @@ class MCTS:
         self, state: "EnvState", rng: np.random.Generator, add_noise: np.ndarray, budget: np.ndarray, seconds: float | None
     ) -> Generator["EnvState", Evaluation, SearchOutput]:
         start = time.perf_counter()
-        config, batch = self.config, state.batch_size
         # A time-limited search sizes its tree for the configured budget and grows it if it
         # gets further (doubling), rather than allocating for its maximum.
-        planned = budget if seconds is None else np.minimum(budget, config.num_simulations)
+        planned = budget if seconds is None else np.minimum(budget, self.config.num_simulations)
         tree = self._prepare(state, planned)
         fresh = np.flatnonzero(tree.num_nodes == 0)
         if fresh.size:
             yield from self._create_roots(tree, state, fresh)
-        policy_cls = GumbelPolicy if config.algorithm == "gumbel" else PuctPolicy
-        # A time-limited Gumbel search follows the warm-up prefix that all schedules share until
-        # it knows its real budget (below), so its first schedule is the planned one's.
-        warmup_plan = np.maximum(planned, min(config.gumbel_num_considered, int(budget.min())))
-        policy = policy_cls(tree, config, rng, add_noise, budget if seconds is None else warmup_plan)
-        simulation, limit, first_done = 0, int(budget.max()), int(budget.min())
-        simulations_start = time.perf_counter()  # the rate below leaves out the roots' evaluation
-        while simulation < limit:
-            if seconds is not None and tree.num_nodes.max() >= tree.capacity:  # past the plan
-                capacity = 2 * tree.capacity
-                tree = grown(tree, capacity, self._storage(state, batch * capacity), self.env)
-            if batch == 1:
-                yield from self._simulate_one(tree, policy, simulation)
-            else:  # every game until the smallest budget is spent, then those with budget left
-                running = None if simulation < first_done else np.flatnonzero(budget > simulation)
-                yield from self._simulate(tree, policy, simulation, running)
-            simulation += 1
-            if seconds is not None:
-                now = time.perf_counter()
-                elapsed = now - start
-                if elapsed >= seconds:
-                    break
-                if simulation == policy.warmup:
-                    # From the speed so far; every game keeps at least the simulations done.
-                    rate = simulation / max(now - simulations_start, 1e-9)
-                    affordable = simulation + int((seconds - elapsed) * rate)
-                    budget = np.clip(budget, None, max(affordable, simulation))
-                    limit, first_done = int(budget.max()), int(budget.min())
-                    policy.set_budget(budget)
+        if seconds is None:
+            policy = self._policy(tree, rng, add_noise, budget)
+            first_done = int(budget.min())
+            for simulation in range(int(budget.max())):
+                yield from self._round(tree, policy, simulation, budget, first_done)
+        else:
+            # A time-limited Gumbel search follows the warm-up prefix that all schedules share until
+            # it knows its real budget, so its first schedule is the planned one's.
+            warmup_plan = np.maximum(planned, min(self.config.gumbel_num_considered, int(budget.min())))
+            policy = self._policy(tree, rng, add_noise, warmup_plan)
+            tree = yield from self._timed_rounds(state, tree, policy, budget, start + seconds)
         action, target = policy.decide(tree, state.move_number, rng)
         self.tree = tree
         visits = tree.visits[:, ROOT]
@@ -197,6 +178,50 @@ class MCTS:
             action_value=_action_value(tree, action, value),
             visits=tree.child_visits[:, ROOT].astype(np.int32),
         )
+
+    def _policy(
+        self, tree: Tree, rng: np.random.Generator, add_noise: np.ndarray, schedule: np.ndarray
+    ) -> GumbelPolicy | PuctPolicy:
+        """The root rule of ``config.algorithm`` for this search, scheduled for ``schedule`` ([B])."""
+        policy_cls = GumbelPolicy if self.config.algorithm == "gumbel" else PuctPolicy
+        return policy_cls(tree, self.config, rng, add_noise, schedule)
+
+    def _round(
+        self, tree: Tree, policy: GumbelPolicy | PuctPolicy, simulation: int, budget: np.ndarray, first_done: int
+    ) -> Generator:
+        """Simulation number ``simulation`` of every game whose ``budget`` is not spent: all of
+        them until the smallest budget (``first_done``) is, then those with budget left."""
+        if tree.batch_size == 1:
+            return self._simulate_one(tree, policy, simulation)
+        running = None if simulation < first_done else np.flatnonzero(budget > simulation)
+        return self._simulate(tree, policy, simulation, running)
+
+    def _timed_rounds(
+        self, state: "EnvState", tree: Tree, policy: GumbelPolicy | PuctPolicy, budget: np.ndarray, deadline: float
+    ) -> Generator["EnvState", Evaluation, Tree]:
+        """The simulations of a search with a wall-clock ``deadline`` (``time.perf_counter``) and
+        ``budget`` as its maximum; returns the tree, grown (doubled) whenever it is full. After the
+        policy's warm-up the budget is cut to what the speed so far affords, so that Gumbel's
+        halving schedule ends in time."""
+        simulation, limit, first_done = 0, int(budget.max()), int(budget.min())
+        simulations_start = time.perf_counter()  # the rate below leaves out the roots' evaluation
+        while simulation < limit:
+            if tree.num_nodes.max() >= tree.capacity:  # past the plan
+                capacity = 2 * tree.capacity
+                tree = grown(tree, capacity, self._storage(state, tree.batch_size * capacity), self.env)
+            yield from self._round(tree, policy, simulation, budget, first_done)
+            simulation += 1
+            now = time.perf_counter()
+            if now >= deadline:
+                break
+            if simulation == policy.warmup:
+                # From the speed so far; every game keeps at least the simulations done.
+                rate = simulation / max(now - simulations_start, 1e-9)
+                affordable = simulation + int((deadline - now) * rate)
+                budget = np.clip(budget, None, max(affordable, simulation))
+                limit, first_done = int(budget.max()), int(budget.min())
+                policy.set_budget(budget)
+        return tree
 
     def _budget(self, num_simulations: int | np.ndarray | None, batch: int) -> np.ndarray:
         """[B] int64 simulations per game for one call (``config.num_simulations`` by default)."""
@@ -451,7 +476,7 @@ def run_lockstep(searches: Sequence[LockstepSearch], evaluate_many: BatchEvalFn)
         s.mcts.start(s.state, s.rng, add_noise=s.add_noise, num_simulations=s.num_simulations, seconds=s.seconds)
         for s in searches
     ]
-    outputs: list[SearchOutput | None] = [None] * len(searches)
+    outputs: dict[int, SearchOutput] = {}  # search index -> its output, once it is done
     pending: dict[int, "EnvState"] = {}
 
     def advance(i: int, evaluation: Evaluation | None) -> None:
@@ -470,7 +495,7 @@ def run_lockstep(searches: Sequence[LockstepSearch], evaluate_many: BatchEvalFn)
             raise ValueError(f"evaluate_many returned {len(evaluations)} evaluations for {len(order)} requests")
         for i, evaluation in zip(order, evaluations):
             advance(i, evaluation)
-    return outputs  # type: ignore[return-value]
+    return [outputs[i] for i in range(len(searches))]  # every search is done once none is pending
 
 
 def _action_value(tree: Tree, action: np.ndarray, root_value: np.ndarray) -> np.ndarray:
