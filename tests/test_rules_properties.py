@@ -120,7 +120,7 @@ def check_position(g: Game, slow: Slow, ever_illegal: set[int], seen: Counter) -
     seen["pair rule excluded a cell"] += pair_rule and expected != slow.legal_cells(board)
     assert legal_cells(g) == expected
     names = [g.spec.names[x] for x in expected]
-    button_ok = (g.config.has_button and g.button_holder is None
+    button_ok = (g.config.game_type_rule.has_button and g.button_holder is None
                  and not (g.config.game_type == "no_komi" and g.move_number == 0))
     assert g.legal_moves() == names + (["button"] if button_ok else [])
     return legal

@@ -222,7 +222,7 @@ def test_scores_match_literal_definition_on_random_positions():
                         assert g.winner == max(s, key=s.get)
                     else:
                         assert g.winner == g.button_holder
-                    if g.config.has_button:
+                    if g.config.game_type_rule.has_button:
                         assert g.button_holder is not None  # R6: always assigned at the end
                         if scoring != "longest":
                             assert s["black"] != s["white"]  # R6: no ties with the button

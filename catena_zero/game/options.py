@@ -6,10 +6,11 @@ from dataclasses import dataclass
 from typing import Optional
 
 from ..errors import UserError
+from .gametypes import GAME_TYPE_RULES, KOMI, GameType, game_type_rule
 from .scoring import SCORING_RULES, STANDARD, ScoringRule, scoring_rule
 from .spec import MAX_SIDE, MIN_SIDE
 
-GAME_TYPES = ("komi", "no_komi", "double")
+GAME_TYPES = tuple(rule.name for rule in GAME_TYPE_RULES)  # komi, no_komi, double (R7, R8)
 SCORINGS = tuple(rule.name for rule in SCORING_RULES)  # standard, longest, quadratic (R6)
 
 
@@ -21,7 +22,7 @@ def komi_range(scoring: str) -> tuple[int, int]:
 def komi_problem(game_type: str, scoring: str, komi: int, given: str) -> Optional[str]:
     """Why ``komi`` is not a komi of the rule set, in one line (``given`` names where it came from,
     "--komi 3" or "komi=3"), or None if it is. The one check behind ``check_komi`` and ``GameConfig``."""
-    if game_type != "komi" and komi != 0:
+    if not game_type_rule(game_type).has_komi and komi != 0:
         return f"game type {game_type!r} has no komi (R7/R8); got {given}"
     lo, hi = komi_range(scoring)
     if not lo <= komi <= hi:
@@ -43,13 +44,13 @@ class GameConfig:
     """The options of one game (R9). Invalid combinations raise ``UserError`` (a ``ValueError``).
 
     side:      cells per board edge, 2..10 (R1); 6 is the standard board.
-    game_type: "komi" (default), "no_komi" or "double" (R7, R8).
+    game_type: komi (default), no_komi or double (R7, R8; ``game_type_rule`` says what each means).
     scoring:   standard (default), longest or quadratic (R6; ``scoring_rule`` says what each means).
     komi:      whole number added for White (R6); 0 is required for no_komi and double.
     """
 
     side: int = 6
-    game_type: str = "komi"
+    game_type: str = KOMI.name
     scoring: str = STANDARD.name
     komi: int = 0
 
@@ -58,8 +59,7 @@ class GameConfig:
             raise UserError(f"side must be an integer, got {self.side!r}")
         if not MIN_SIDE <= self.side <= MAX_SIDE:
             raise UserError(f"side must be in {MIN_SIDE}..{MAX_SIDE}, got {self.side}")
-        if self.game_type not in GAME_TYPES:
-            raise UserError(f"game_type must be one of {', '.join(GAME_TYPES)}; got {self.game_type!r}")
+        game_type_rule(self.game_type)  # UserError if there is no such game type
         scoring_rule(self.scoring)  # UserError if there is no such scoring
         if isinstance(self.komi, bool) or not isinstance(self.komi, int):
             raise UserError(f"komi must be a whole number, got {self.komi!r}")
@@ -68,9 +68,9 @@ class GameConfig:
             raise UserError(problem)
 
     @property
-    def has_button(self) -> bool:
-        """The button exists in komi and no_komi games, not in double (R8)."""
-        return self.game_type != "double"
+    def game_type_rule(self) -> GameType:
+        """The record of this game's type (R7, R8)."""
+        return game_type_rule(self.game_type)
 
     @property
     def scoring_rule(self) -> ScoringRule:
@@ -94,6 +94,16 @@ class RuleSet:
     @classmethod
     def of(cls, config: GameConfig) -> RuleSet:
         return cls(config.side, config.game_type, config.scoring)
+
+    @property
+    def game_type_rule(self) -> GameType:
+        """The record of this rule set's game type (R7, R8)."""
+        return game_type_rule(self.game_type)
+
+    @property
+    def scoring_rule(self) -> ScoringRule:
+        """The record of this rule set's scoring type (R6)."""
+        return scoring_rule(self.scoring)
 
     @property
     def key(self) -> str:

@@ -263,7 +263,7 @@ def status_lines(game: Game, match: Optional[Match] = None) -> list[str]:
     if game.pending_second:
         turn += " (second stone of the turn)"
     parts = [turn]
-    if game.config.has_button:
+    if game.config.game_type_rule.has_button:
         parts.append(f"button: {game.button_holder or 'not taken'}")
     parts.append(f"score {scores}")
     return ["; ".join(parts)]

@@ -110,7 +110,10 @@ class Game:
         self._n = n
         self._nbrs = _neighbour_lists(config.side)
         self._names, self._index = _move_names(config.side)
-        self._double = config.game_type == "double"
+        rule = config.game_type_rule
+        self._double = rule.two_stones_a_turn  # plain bools: asked on every move
+        self._has_button = rule.has_button
+        self._button_at_start = rule.button_at_start
         # per cell
         self._colour = [EMPTY] * n
         self._stones = [0] * n
@@ -225,10 +228,10 @@ class Game:
         """R4: the button is there, not taken, the game is running; R7: in no_komi not
         before Black's first stone; R8: never in double."""
         return (
-            self.config.has_button
+            self._has_button
             and not self._over
             and self._button == EMPTY
-            and not (self.config.game_type == "no_komi" and not self._actions)
+            and (self._button_at_start or bool(self._actions))
         )
 
     # ------------------------------------------------------------------ playing
@@ -258,8 +261,8 @@ class Game:
         if action == self._n:
             if self.can_take_button():
                 return None
-            if not self.config.has_button:
-                return "there is no button in game type 'double' (R8)"
+            if not self._has_button:
+                return f"there is no button in game type {self.config.game_type!r} (R8)"
             if self._button != EMPTY:
                 return f"the button was already taken by {COLOUR_NAMES[self._button]} (R4)"
             return "the button cannot be taken before Black's first stone in no_komi (R7)"

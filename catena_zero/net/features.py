@@ -188,7 +188,7 @@ def encode(env: VecEnv, state: EnvState) -> Features:
     planes[:, :, spec.cell_to_grid] = cells
 
     globals_ = np.zeros((batch, NUM_GLOBALS), dtype=np.float32)
-    if game.has_button:
+    if game.game_type_rule.has_button:
         button = np.asarray(state.button)
         globals_[:, GLOBAL_BUTTON_OPEN] = button == EMPTY
         globals_[:, GLOBAL_BUTTON_MINE] = button == mover[:, 0]
@@ -196,7 +196,7 @@ def encode(env: VecEnv, state: EnvState) -> Features:
     komi_sign = np.where(mover[:, 0] == WHITE, 1.0, -1.0)
     globals_[:, GLOBAL_KOMI] = komi_sign * np.asarray(state.komi) / score_scale(game)
     globals_[:, GLOBAL_PENDING_SECOND] = np.asarray(state.pending_second)
-    globals_[:, GLOBAL_GAME_TYPE + GAME_TYPES.index(game.game_type)] = 1.0
+    globals_[:, GLOBAL_GAME_TYPE + game.game_type_rule.index] = 1.0
     globals_[:, GLOBAL_SCORING + game.scoring_rule.index] = 1.0
     globals_[:, GLOBAL_SIDE] = (game.side - MIN_SIDE) / (MAX_SIDE - MIN_SIDE)
     return Features(planes=planes.reshape(batch, NUM_PLANES, g, g), globals=globals_)

@@ -198,7 +198,7 @@ class GameView:
                 for r in ribbons
             ),
             button=ButtonView(
-                exists=config.has_button,
+                exists=config.game_type_rule.has_button,
                 holder=None if game is None else game.button_holder,
                 can_take="button" in legal,
             ),

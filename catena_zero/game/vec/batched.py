@@ -41,8 +41,8 @@ class _Neighbourhood:
 
 class BatchedEngine:
     """The vectorised placement of ``VecEnv`` (a mixin): reads ``self._lay``, ``self._double``,
-    ``self.config`` and the scratch arrays ``self._rows_cache``, ``self._stamp``, ``self._table``
-    that ``VecEnv.__init__`` sets."""
+    ``self._button_after_opening``, ``self.config`` and the scratch arrays ``self._rows_cache``,
+    ``self._stamp``, ``self._table`` that ``VecEnv.__init__`` sets."""
 
     _lay: _Layout
 
@@ -201,7 +201,7 @@ class BatchedEngine:
         # --- the turn (R4, R8) and the end of the game (R6, R8)
         if not self._double:
             F[base + lay.to_move] = BLACK + WHITE - me
-            if self.config.game_type == "no_komi":
+            if self._button_after_opening:
                 # R7: the button may be taken once Black's first stone is down.
                 opening = move_number == 1
                 if opening.any():

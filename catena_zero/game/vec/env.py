@@ -46,7 +46,11 @@ class VecEnv(BatchedEngine, RowEngine):
         self.spec: BoardSpec = board_spec(config.side)
         self.num_actions = self.spec.num_actions
         self._lay = _layout_for(config)
-        self._double = config.game_type == "double"
+        rule = config.game_type_rule
+        # Plain bools, asked on every step: R8's two stones a turn; R7 no_komi's button, legal
+        # once Black's opening stone is down.
+        self._double = rule.two_stones_a_turn
+        self._button_after_opening = rule.has_button and not rule.button_at_start
         # R1: the 12 board symmetries as index permutations (spec.py's, shared):
         # ``x[..., sym_gather[k]]`` applies symmetry k to per-cell values [..., N],
         # ``x[..., sym_gather_actions[k]]`` to per-action values [..., A] (button fixed).
@@ -84,7 +88,7 @@ class VecEnv(BatchedEngine, RowEngine):
         if komi_arr.size and not np.issubdtype(komi_arr.dtype, np.integer):
             raise ValueError(f"komi must be whole numbers, got dtype {komi_arr.dtype}")
         lo, hi = komi_range(self.config.scoring)
-        if self.config.game_type != "komi":
+        if not self.config.game_type_rule.has_komi:
             lo = hi = 0  # R7/R8: no komi in no_komi and double
         if komi_arr.size and (komi_arr.min() < lo or komi_arr.max() > hi):
             raise ValueError(

@@ -153,7 +153,7 @@ def _make_layout(rules: RuleSet) -> _Layout:
     t[offsets["num_legal"]] = n
     t[offsets["legal"]:offsets["legal"] + n] = 1
     # R4: the button can be taken from the start; R7 no_komi: only after Black's first stone.
-    t[offsets["legal"] + n] = config.game_type == "komi"
+    t[offsets["legal"] + n] = config.game_type_rule.button_at_start
     t[offsets["label"]:offsets["label"] + p] = sent
     t[offsets["partner"]:offsets["partner"] + p] = np.arange(p)
     t[offsets["nlegal"]:offsets["nlegal"] + n] = spec.degree

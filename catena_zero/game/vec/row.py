@@ -30,8 +30,8 @@ def _write_where(F: list, labels: list, key: int, offset: int, value: int) -> No
 
 class RowEngine:
     """The one-row engine of ``VecEnv`` (a mixin): reads ``self._lay``, ``self._double``,
-    ``self.config`` and the list tables ``self._nbr_rows``, ``self._adj_list`` that
-    ``VecEnv.__init__`` sets; R8's rare whole-row work goes to ``BatchedEngine``."""
+    ``self._button_after_opening``, ``self.config`` and the list tables ``self._nbr_rows``,
+    ``self._adj_list`` that ``VecEnv.__init__`` sets; R8's rare whole-row work goes to ``BatchedEngine``."""
 
     _lay: _Layout
 
@@ -150,7 +150,7 @@ class RowEngine:
         # --- the turn (R4, R8) and the end of the game (R6, R8)
         if not self._double:
             F[lay.to_move] = BLACK + WHITE - me
-            if self.config.game_type == "no_komi" and move_number == 1:
+            if self._button_after_opening and move_number == 1:
                 F[legal_ + lay.n] = 1  # R7: the button once Black's first stone is down
             if F[lay.num_legal] == 0:
                 F[lay.done] = 1
