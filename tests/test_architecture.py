@@ -28,7 +28,7 @@ LAYERS = [
     {"selfplay"},
     {"train"},
     {"bot"},
-    {"eval", "web"},
+    {"eval", "web", "terminal"},  # terminal/: the game in a terminal (play), as web/ is in a browser
     {"commands"},
     {"cli"},
 ]
@@ -39,8 +39,8 @@ SIGNALS = {
     "catena_zero.game.rules.GameNotOver": "a caller's bug: the score of a game that is not over",
     "catena_zero.train.driver.NothingToDo": "an outcome: `train --resume` says there is nothing to do, status 0",
     "catena_zero.web.sessions.ApiError": "an HTTP answer of the page's API (status and message)",
-    "catena_zero.commands.play.Abandoned": "the person at the terminal quit: play_in_terminal ends the game unfinished",
-    "catena_zero.commands.play.UndoAsked": "the person took moves back: play_in_terminal shows the board again",
+    "catena_zero.terminal.person.Abandoned": "the person at the terminal quit: play_in_terminal ends the game unfinished",
+    "catena_zero.terminal.person.UndoAsked": "the person took moves back: play_in_terminal shows the board again",
 }
 
 

@@ -337,8 +337,8 @@ def test_play_person_against_bot_with_undo(bot_path, tmp_path, capsys, monkeypat
     import io
     import sys
 
-    from catena_zero.commands.play import UndoableMatch
     from catena_zero.game.records import load_record
+    from catena_zero.terminal import UndoableMatch
 
     config = GameConfig(side=3)
     bot = Bot.load(bot_path, simulations=4, device="cpu")

@@ -12,7 +12,7 @@ import pytest
 
 from catena_zero.bot.players import Player, RandomPlayer, choose_event, setup_choices
 from catena_zero.cli import main
-from catena_zero.commands.play import play_in_terminal
+from catena_zero.terminal import play_in_terminal
 from catena_zero.commands.random_game import play_random_game
 from catena_zero.config import config_from_dict
 from catena_zero.eval.agents import AgentPlayer, RandomAgent, UCTAgent

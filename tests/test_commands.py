@@ -16,7 +16,8 @@ import pytest
 
 from catena_zero.bot.players import RandomPlayer
 from catena_zero.cli import main
-from catena_zero.commands.play import RULES_TEXT, play_in_terminal
+from catena_zero.terminal import play_in_terminal
+from catena_zero.terminal.texts import RULES_TEXT
 from catena_zero.game import Game, GameConfig
 from catena_zero.game.render import render_ascii
 from catena_zero.game.match import Match
@@ -457,7 +458,7 @@ def test_line_editing_history_and_completion_on_a_terminal():
 
 
 def test_tab_completion_offers_what_may_be_typed_now():
-    from catena_zero.commands.play import TerminalReader, UndoableMatch
+    from catena_zero.terminal import TerminalReader, UndoableMatch
 
     match = UndoableMatch(GameConfig(side=3))
     reader = TerminalReader(match)

@@ -123,7 +123,7 @@ def test_a_person_at_the_terminal_is_just_another_player():
     import io
 
     from catena_zero.bot.players import ASKED
-    from catena_zero.commands.play import Abandoned, TerminalPlayer, UndoableMatch
+    from catena_zero.terminal import Abandoned, TerminalPlayer, UndoableMatch
 
     match = UndoableMatch(GameConfig(side=3))
     person = TerminalPlayer(match, io.StringIO("moves\nkomi 99\n7\nquit\n"), io.StringIO())

@@ -98,7 +98,7 @@ def test_the_one_hot_scoring_input_is_the_records_index():
 
 
 def test_the_rules_in_brief_give_every_scoring_its_line():
-    from catena_zero.commands.play import RULES_TEXT
+    from catena_zero.terminal.texts import RULES_TEXT
 
     r6 = RULES_TEXT.split("\nR6 ")[1].split("\nR7 ")[0]
     flat = " ".join(line.strip() for line in r6.splitlines())
