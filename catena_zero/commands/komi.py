@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from ..game.gametypes import KOMI
 from ..game.options import GameConfig
 from ..game.scoring import STANDARD
 from .bot_options import add_bot_options, load_bot, shipped_bot_path
@@ -47,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
         print(which, file=sys.stderr)
     bot = load_bot(args, path)
     default = bot.game_config
-    config = GameConfig(side=args.side if args.side is not None else default.side, game_type="komi",
+    config = GameConfig(side=args.side if args.side is not None else default.side, game_type=KOMI.name,
                         scoring=args.scoring or default.scoring)
     if args.table:
         print(trained_rules_table([(Path(path).name, bot)]), end="", file=sys.stdout)
@@ -70,9 +71,9 @@ def trained_rules_table(bots) -> str:
     notes = []
     for name, bot in bots:
         for rules in sorted(bot.trained_for, key=lambda r: (r.scoring, r.side)):
-            if rules.game_type != "komi":
+            if not rules.game_type_rule.has_komi:
                 continue
-            curve = bot.komi_curve(GameConfig(side=rules.side, game_type="komi", scoring=rules.scoring))
+            curve = bot.komi_curve(rules.game())
             bracket = komi_bracket(curve.komis, curve.black_value, curve.komi)
             value, _ = curve.at(curve.komi)
             lines.append(f"| {name} | {rules.side} | {rules.scoring} | {curve.komi} | {show(bracket.ahead)} "
@@ -106,15 +107,14 @@ def setup_table(bots) -> str:
              "| --- | ---: | --- | --- | --- | ---: | ---: | --- |"]
     for name, bot in bots:
         for rules in sorted(bot.trained_for, key=lambda r: (r.game_type, r.scoring, r.side)):
-            config = GameConfig(side=rules.side, game_type=rules.game_type, scoring=rules.scoring)
-            if rules.game_type == "no_komi":
+            config, row = rules.game(), f"| {name} | {rules.side} | {rules.game_type} | {rules.scoring} |"
+            if rules.game_type_rule.has_swap:
                 stones, value, score = bot.first_stone_values(config)
                 first = stones.index(bot.choose_first_stone(config))
                 swaps = sum(better_than_even(float(v), float(s)) for v, s in zip(value, score))
-                lines.append(f"| {name} | {rules.side} | no_komi | {rules.scoring} | first stone {stones[first]} "
-                             f"| {value[first]:+.3f} | {score[first]:+.2f} | {swaps} of {len(stones)} first stones |")
-            elif rules.game_type == "double":
+                lines.append(f"{row} first stone {stones[first]} | {value[first]:+.3f} | {score[first]:+.2f} "
+                             f"| {swaps} of {len(stones)} first stones |")
+            elif rules.game_type_rule.fixed_colours:
                 value, score = bot.evaluate(Game(config))  # Black, the first player, to move (R8)
-                lines.append(f"| {name} | {rules.side} | double | {rules.scoring} | none: the first player is Black "
-                             f"| {value:+.3f} | {score:+.2f} | - |")
+                lines.append(f"{row} none: the first player is Black | {value:+.3f} | {score:+.2f} | - |")
     return "\n".join(lines) + "\n" if len(lines) > 2 else ""

@@ -79,7 +79,7 @@ def check_named_komi(agent, args: argparse.Namespace) -> None:
     from ..game.options import RuleSet, komi_range
 
     game = agent.default_game
-    if game is None or game.game_type != "komi":
+    if game is None or not game.game_type_rule.has_komi:
         raise CliError(f"{args.network} is not a network trained for game type komi: it names no fair komi "
                        f"(for a baseline such as mcts:K give --komis LO-HI)")
     estimate = agent.komi_estimate(game)

@@ -54,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
     if args.svg:  # before printing, so that `| head` cannot stop it
         written = write_text_atomic(args.svg, render_svg(game, match=match))
     out = message_stream(args.svg)
-    komi_known = match is None or match.game is not None or match.config.game_type != "komi"
+    komi_known = match is None or match.game is not None or not match.config.game_type_rule.has_komi
     setup = [e for e in record.events if is_setup_event(e)]
     print(f"{args.record}: {describe(game.config, komi_known)}; {plural(total, 'move')}"
           + (f"; set-up: {', '.join(setup)}" if setup else ""), file=out)

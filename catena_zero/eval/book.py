@@ -52,7 +52,7 @@ import numpy as np
 from ..errors import UserError
 from ..evalfn import EvalFn
 from ..fileio import read_input, write_text_atomic
-from ..game.options import GAME_TYPES, SCORINGS, GameConfig, RuleSet, check_komi, komi_range
+from ..game.options import GAME_TYPES, SCORINGS, GameConfig, RuleSet, check_komi, komi_problem
 from ..game.rules import Game
 from ..game.vec import BLACK, VecEnv
 
@@ -117,7 +117,7 @@ class Book:
         else:
             worst = max((abs(v) for v in self.values), default=0.0)
             balance = f"|value for Black| <= {worst:.2f} by {self.reference}"
-        komi = f"komi {self.komi}" if self.rules.game_type == "komi" else "no komi"
+        komi = f"komi {self.komi}" if self.rules.game_type_rule.has_komi else "no komi"
         return f"book of {len(self)} openings of {plies} plies, {self.rules}, {komi}, {balance}"
 
     def text(self) -> str:
@@ -288,32 +288,60 @@ def parse_book(text: str, where: str = "book") -> Book:
     comments = {i: line.partition("#")[2].strip() for i, line in enumerate(raw, start=1)}
     lines = [(i, line) for i, line in lines if line]
     header, pos = _header(lines, where)
-    side = _whole(where, "side", header["side"])
-    if header["game-type"] not in GAME_TYPES or header["scoring"] not in SCORINGS:
-        raise BookError(f"{where}: unknown game type or scoring ({header['game-type'][:20]!r}, {header['scoring'][:20]!r})")
-    try:
-        rules = RuleSet(side, header["game-type"], header["scoring"])
-    except ValueError as exc:
-        raise BookError(f"{where}: {exc}") from None
-    komi = _whole(where, "komi", header["komi"])
-    lo, hi = komi_range(rules.scoring)
-    if not lo <= komi <= hi or (rules.game_type != "komi" and komi != 0):
-        raise BookError(f"{where}: komi {komi} is not a komi of {rules}")
-    plies = _whole(where, "plies", header["plies"])
-    seed = _whole(where, "seed", header["seed"])
-    max_value = None
-    if header["max-value"] != "none":
+    fields = _BookHeader.of(header, where)
+    openings, values = _openings(fields.rules.game(fields.komi), lines[pos:], comments, where)
+    if not openings:
+        raise BookError(f"{where}: the book has no openings")
+    return Book(rules=fields.rules, komi=fields.komi, openings=openings, values=values, plies=fields.plies,
+                seed=fields.seed, max_value=fields.max_value, reference=fields.reference)
+
+
+@dataclass(frozen=True)
+class _BookHeader:
+    """What a book file's header says (its openings aside)."""
+
+    rules: RuleSet
+    komi: int
+    plies: int
+    seed: int
+    max_value: Optional[float]
+    reference: str
+
+    @classmethod
+    def of(cls, header: dict[str, str], where: str) -> "_BookHeader":
+        """The values of a header's ``key value`` lines (``_header``); BookError for a bad one."""
+        side = _whole(where, "side", header["side"])
+        if header["game-type"] not in GAME_TYPES or header["scoring"] not in SCORINGS:
+            raise BookError(f"{where}: unknown game type or scoring "
+                            f"({header['game-type'][:20]!r}, {header['scoring'][:20]!r})")
         try:
-            max_value = float(header["max-value"])
-        except ValueError:
-            raise BookError(f"{where}: max-value must be a number or none") from None
-    if max_value is not None and not 0 < max_value <= 1:  # nan and inf included
-        raise BookError(f"{where}: max-value must be in (0, 1] or none, got {header['max-value'][:20]!r}")
-    reference = "" if header["reference"] == "none" else header["reference"]
-    game = rules.game(komi)
+            rules = RuleSet(side, header["game-type"], header["scoring"])
+        except ValueError as exc:
+            raise BookError(f"{where}: {exc}") from None
+        komi = _whole(where, "komi", header["komi"])
+        if komi_problem(rules.game_type, rules.scoring, komi, f"komi {komi}") is not None:
+            raise BookError(f"{where}: komi {komi} is not a komi of {rules}")
+        plies = _whole(where, "plies", header["plies"])
+        seed = _whole(where, "seed", header["seed"])
+        max_value = None
+        if header["max-value"] != "none":
+            try:
+                max_value = float(header["max-value"])
+            except ValueError:
+                raise BookError(f"{where}: max-value must be a number or none") from None
+        if max_value is not None and not 0 < max_value <= 1:  # nan and inf included
+            raise BookError(f"{where}: max-value must be in (0, 1] or none, got {header['max-value'][:20]!r}")
+        reference = "" if header["reference"] == "none" else header["reference"]
+        return cls(rules, komi, plies, seed, max_value, reference)
+
+
+def _openings(game: GameConfig, lines: list[tuple[int, str]], comments: dict[int, str],
+              where: str) -> tuple[tuple[tuple[int, ...], ...], tuple[float, ...]]:
+    """The openings of a book's (line number, moves) lines replayed under ``game``, and their values
+    from the lines' comments (nan where there is none); BookError naming the line of a fault."""
     env = VecEnv(game)
     openings, values, seen = [], [], {}
-    for lineno, line in lines[pos:]:
+    for lineno, line in lines:
         replay = Game(game)
         try:
             for move in line.split():
@@ -333,10 +361,7 @@ def parse_book(text: str, where: str = "book") -> Book:
         except ValueError:
             value = math.nan
         values.append(value if math.isfinite(value) else math.nan)  # an inf is no value either
-    if not openings:
-        raise BookError(f"{where}: the book has no openings")
-    return Book(rules=rules, komi=komi, openings=tuple(openings), values=tuple(values), plies=plies,
-                seed=seed, max_value=max_value, reference=reference)
+    return tuple(openings), tuple(values)
 
 
 def load_book(path: str | os.PathLike) -> Book:
@@ -370,7 +395,7 @@ def reference_book(game: GameConfig, count: int, komi: Optional[int] = None, *, 
         agent.check_game(game)
     if komi is not None:
         komi = check_komi(game, komi)
-    elif game.game_type != "komi":
+    elif not game.game_type_rule.has_komi:
         komi = 0
     else:
         estimate = None if agent is None else agent.komi_estimate(game)

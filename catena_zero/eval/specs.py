@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Optional
 from ..artifacts.network import BOT, CHECKPOINT, TrainedNetwork, load_network
 from ..bot.players import CONFIGURED, JUDGED
 from ..errors import UserError
+from ..game.options import RuleSet
 from .agents import Agent, AgentPlayer, GreedyAgent, NetAgent, RandomAgent, UCTAgent
 
 if TYPE_CHECKING:
@@ -161,8 +162,7 @@ def make_player(text: str, config: "Config") -> "Player":
         return Bot.from_network(spec.network)
     agent = build_agent(spec)
     trained, game = agent.default_game, config.game
-    if spec.kind == CHECKPOINT and trained is not None and \
-            (trained.side, trained.game_type, trained.scoring) != (game.side, game.game_type, game.scoring):
+    if spec.kind == CHECKPOINT and trained is not None and not RuleSet.of(trained).covers(game):
         raise UserError(f"{text} was trained for side {trained.side}, {trained.game_type}, {trained.scoring} "
                         f"scoring; this game is side {game.side}, {game.game_type}, {game.scoring} scoring")
     return AgentPlayer(agent)
@@ -195,5 +195,5 @@ def match_game_config(agents: list[Agent], config_path: Optional[str] = None, si
     game_type = base.game_type if game_type is None else game_type
     scoring = base.scoring if scoring is None else scoring
     lo, hi = komi_range(scoring)
-    komi = base.komi if game_type == "komi" and lo <= base.komi <= hi else 0
-    return GameConfig(side=side, game_type=game_type, scoring=scoring, komi=komi)
+    rules = RuleSet(side, game_type, scoring)
+    return rules.game(base.komi if rules.game_type_rule.has_komi and lo <= base.komi <= hi else 0)

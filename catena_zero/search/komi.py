@@ -56,7 +56,7 @@ def komi_curve_of(eval_fn: "EvalFn", env: "VecEnv") -> tuple[np.ndarray, np.ndar
 
     ``env`` is a game-type-komi environment; one call of ``eval_fn`` on K empty boards.
     """
-    if env.config.game_type != "komi":
+    if not env.config.game_type_rule.has_komi:
         raise ValueError(f"komi is chosen only under game type komi (R7), not {env.config.game_type!r}")
     lo, hi = komi_range(env.config.scoring)
     komis = np.arange(lo, hi + 1, dtype=np.int64)
@@ -81,7 +81,7 @@ def fair_komi_of_curve(komis: np.ndarray, black_value: np.ndarray, black_score: 
 def first_stone_values(eval_fn: "EvalFn", env: "VecEnv") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """([F] first stones (cell actions), [F] Black's value, [F] Black's score) after each of Black's
     possible first stones of a no_komi game (R7), in ONE call of ``eval_fn`` on F boards."""
-    if env.config.game_type != "no_komi":
+    if not env.config.game_type_rule.has_swap:
         raise ValueError(f"the first stone is a set-up choice only under game type no_komi (R7), "
                          f"not {env.config.game_type!r}")
     stones = np.flatnonzero(env.legal_actions(env.reset(1))[0]).astype(np.int64)  # every cell
@@ -96,7 +96,7 @@ def estimate_fair_komi(env: "VecEnv", eval_fn: "EvalFn", source: str = "") -> Ko
     """The komi curve of ``env``'s rule set and its fair komi; 0 under game types without komi
     (no_komi, double; R7, R8). ``source`` names the estimator in reports."""
     rules = RuleSet.of(env.config)
-    if env.config.game_type != "komi":
+    if not env.config.game_type_rule.has_komi:
         zero = np.zeros(1)
         return KomiEstimate(rules=rules, komi=0, komis=np.zeros(1, np.int64), black_value=zero, black_score=zero,
                             source=source)

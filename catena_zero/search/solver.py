@@ -132,7 +132,7 @@ def exact_fair_komi(config: "GameConfig") -> tuple[int, int]:
     """
     from ..game.options import komi_range
 
-    if config.game_type != "komi":
+    if not config.game_type_rule.has_komi:
         raise ValueError(f"the fair komi exists only under game type komi (R7), not {config.game_type!r}")
     lo, hi = komi_range(config.scoring)
     if not first_player_wins(config, lo):

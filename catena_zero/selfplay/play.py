@@ -259,7 +259,7 @@ class SelfPlayer:
         with probability ~ exp(-|v| / opening_temperature), and that distribution is the position's
         policy target (the empty board's policy so learns where the fair first stones are).
         """
-        if group.game.game_type != "no_komi":
+        if not group.game.game_type_rule.has_swap:
             return out, full, SelfPlayStats()
         first = np.flatnonzero(group.state.move_number == 0)
         if first.size == 0:
@@ -385,7 +385,7 @@ class SelfPlayer:
     def _draw_komi(self, group: _Group, count: int) -> np.ndarray:
         """[count] komi: uniform over the range with probability komi_spread_prob, else normal
         around the fair-komi estimate (KataGo 2019 sec. 3.4); 0 where the game type has none."""
-        if group.game.game_type != "komi":
+        if not group.game.game_type_rule.has_komi:
             return np.zeros(count, np.int64)
         play = self.config.selfplay
         rule = group.game.scoring_rule

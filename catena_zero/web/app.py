@@ -55,14 +55,14 @@ from starlette.routing import Route
 
 from ..bot.players import own_fair_komi
 from ..errors import UserError
-from ..game.options import GAME_TYPES, SCORINGS, GameConfig, komi_range
+from ..game.options import GAME_TYPES, SCORINGS, GameConfig, RuleSet, komi_range
 from ..game.records import format_record
 from ..game.rules import Game
 from ..messages import one_line
 from .bots import ANALYSIS, BotPool, BotPools, Snapshot, bot_answer, budget_kwargs
 from .guard import Guard, scope_client
 from .sessions import SEATS, ApiError, GameSession, ServerConfig, SessionStore, check_strength
-from .views import (MAX_VARIATIONS, GameView, InfoView, OptionsView, PositionView, StrengthView,
+from .views import (MAX_VARIATIONS, GameView, InfoView, PositionView, StrengthView,
                     record_with_variations, supported_options, to_json)
 
 log = logging.getLogger(__name__)
@@ -125,7 +125,7 @@ def create_app(pool: BotPool | BotPools, config: ServerConfig = ServerConfig(),
     pools = pool if isinstance(pool, BotPools) else BotPools([pool])
     store = SessionStore(config, clock) if clock is not None else SessionStore(config)
     bot = pools.reference
-    info = InfoView(default=OptionsView(bot.game_config.side, bot.game_config.game_type, bot.game_config.scoring),
+    info = InfoView(default=RuleSet.of(bot.game_config),
                     supported=supported_options(*(p.reference for p in pools.pools)), seats=SEATS,
                     komi_ranges={s: komi_range(s) for s in SCORINGS},
                     max_games=config.max_games, expire_s=float(config.expire_s),
@@ -238,7 +238,7 @@ async def new_game(request: Request) -> JSONResponse:
         options = GameConfig(side=data.get("side", default.side), game_type=game_type, scoring=scoring)
     except UserError as exc:
         raise ApiError(400, f"bad options: {exc}") from None
-    wanted = OptionsView(options.side, options.game_type, options.scoring)
+    wanted = RuleSet.of(options)
     if wanted not in supported:
         plays = "; ".join(f"side {o.side} {o.game_type} {o.scoring}" for o in supported[:6])
         more = f" and {len(supported) - 6} more (GET /api/info)" if len(supported) > 6 else ""

@@ -22,19 +22,12 @@ from typing import Any, Optional
 import numpy as np
 
 from ..bot.review import Judged, MoveReview
-from ..game.options import GAME_TYPES, MAX_SIDE, MIN_SIDE, SCORINGS, GameConfig, komi_range
+from ..game.options import GAME_TYPES, MAX_SIDE, MIN_SIDE, SCORINGS, RuleSet, komi_range
 from ..game.records import Record, Variation, events_through_move, record_of
 from ..game.render import BoardView, hex_centre, status_lines
 from ..game.rules import Game
 from ..game.spec import COLUMN_LETTERS
 from .sessions import ApiError, GameSession, ServerConfig
-
-
-@dataclass(frozen=True)
-class OptionsView:
-    side: int
-    game_type: str
-    scoring: str
 
 
 @dataclass(frozen=True)
@@ -121,7 +114,7 @@ class GameView:
     """The whole state of one game as the page sees it (``GET /api/games/{id}``)."""
 
     id: str
-    options: OptionsView
+    options: RuleSet  # sent as {side, game_type, scoring}
     komi: Optional[int]  # None until chosen (game type komi, R7)
     human: str  # the person's seat
     bot: str  # the bot's seat
@@ -176,7 +169,7 @@ class GameView:
             )
         return cls(
             id=s.id,
-            options=OptionsView(config.side, config.game_type, config.scoring),
+            options=RuleSet.of(config),
             komi=None if game is None else game.config.komi,
             human=s.human,
             bot=s.bot,
@@ -376,8 +369,8 @@ def _choice(s: GameSession) -> Optional[ChoiceView]:
 class InfoView:
     """What the server offers (``GET /api/info``): the bot's default options and what it supports."""
 
-    default: OptionsView  # the bot's game_config
-    supported: tuple[OptionsView, ...]  # every (side, game type, scoring) the bot plays
+    default: RuleSet  # of the bot's game_config
+    supported: tuple[RuleSet, ...]  # every rule set the bot plays
     seats: tuple[str, ...]
     komi_ranges: dict[str, tuple[int, int]]  # scoring -> (lo, hi) (R6)
     max_games: int
@@ -403,15 +396,15 @@ class StrengthView:
                    max_simulations=config.max_simulations, max_seconds=float(config.max_seconds))
 
 
-def supported_options(*bots) -> tuple[OptionsView, ...]:
-    """Every option combination (R9) one of the bots says it supports, in a fixed order."""
+def supported_options(*bots) -> tuple[RuleSet, ...]:
+    """Every rule set (R9, komi aside) one of the bots says it supports, in a fixed order."""
     out = []
     for side in range(MIN_SIDE, MAX_SIDE + 1):
         for game_type in GAME_TYPES:
             for scoring in SCORINGS:
-                options = GameConfig(side=side, game_type=game_type, scoring=scoring)
-                if any(bot.capabilities.plays(options) for bot in bots):
-                    out.append(OptionsView(side, game_type, scoring))
+                rules = RuleSet(side, game_type, scoring)
+                if any(bot.capabilities.plays(rules.game()) for bot in bots):
+                    out.append(rules)
     return tuple(out)
 
 
