@@ -13,8 +13,9 @@ import yaml
 
 from catena_zero.cli import main
 from catena_zero.config import ConfigError
-from catena_zero.eval.ablation import (AblationPlan, TrainedVariant, decide, holm, load_plan, pool, variant_configs,
-                                       write_section)
+from catena_zero.eval.ablation import AblationPlan, TrainedVariant, load_plan, variant_configs
+from catena_zero.eval.ablation_decision import decide, holm, pool
+from catena_zero.eval.reports import write_section
 
 ROOT = Path(__file__).resolve().parent.parent
 

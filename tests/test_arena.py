@@ -332,13 +332,13 @@ def test_evaluate_bad_files_give_one_line(tmp_path, capsys):
 
 
 def test_a_clean_sweep_gives_an_elo_bound_not_infinity():
-    from catena_zero.eval.arena import elo_line, elo_summary
-    from catena_zero.eval.ratings import elo_from_score, elo_interval
+    from catena_zero.eval.arena import elo_line
+    from catena_zero.eval.ratings import elo_from_score, elo_interval, elo_text
 
     for wins, losses in ((10, 0), (0, 10)):
         lo, hi = elo_interval(wins, 0, losses)
         elo = elo_from_score(wins / 10)
-        line, summary = elo_line(elo, lo, hi), elo_summary(elo, lo, hi)
+        line, summary = elo_line(elo, lo, hi), elo_text(elo, lo, hi)
         assert "inf" not in line and "inf" not in summary
         bound = lo if wins else hi
         assert f"{round(bound):+d}" in line and f"{round(bound):+d}" in summary

@@ -440,7 +440,7 @@ def test_analyze_of_a_record_no_shipped_bot_plays_takes_no_other_rules_bot(tmp_p
     '{"k": [1, 2]}',
 ])
 def test_ablates_match_cache_with_nesting_or_a_string_game_count_counts_as_not_played(tmp_path, cache):
-    from catena_zero.eval.ablation import _read_played
+    from catena_zero.eval.ablation_matches import _read_played
 
     path = tmp_path / "matches.json"
     path.write_text(cache, encoding="utf-8")

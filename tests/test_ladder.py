@@ -195,7 +195,7 @@ def with_cpu(run, cpu_by_step, init_from=""):
 
 
 def test_cpu_hours_count_the_network_a_run_started_from(tmp_path):
-    from catena_zero.eval.ladder import TrainingCpu, inherited_cpu
+    from catena_zero.artifacts.provenance import TrainingCpu, inherited_cpu
 
     first = with_cpu(make_run(tmp_path / "first", steps=(1, 2)), {1: 300.0, 2: 600.0})
     # A curriculum's second stage, started from the first run's folder (its newest checkpoint, 600 s):

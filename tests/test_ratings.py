@@ -11,6 +11,7 @@ import pytest
 from catena_zero.eval.ratings import (
     ELO_PER_NATURAL,
     PairResult,
+    Tally,
     elo_from_score,
     elo_interval,
     expected_score,
@@ -48,7 +49,7 @@ def test_wilson_interval_by_hand():
 
 @pytest.mark.parametrize("wins,draws,losses", [(30, 10, 20), (7, 0, 3), (1, 4, 1)])
 def test_two_players_without_prior_is_the_closed_form(wins, draws, losses):
-    fit = fit_ratings([PairResult("x", "random", wins, draws, losses)], prior_games=0.0)
+    fit = fit_ratings([PairResult("x", "random", Tally(wins, draws, losses))], prior_games=0.0)
     w, l, n = wins + draws / 2, losses + draws / 2, wins + draws + losses
     p = w / n
     assert fit.rating("random") == 0.0 and fit.stderr[fit.index("random")] == 0.0
@@ -61,7 +62,7 @@ def test_two_players_without_prior_is_the_closed_form(wins, draws, losses):
 def test_two_players_with_the_centre_prior_is_the_closed_form_with_virtual_games():
     # prior_games c: c/2 virtual wins and losses of x against rating 0 = the anchor's rating
     c = 4.0
-    fit = fit_ratings([PairResult("random", "x", 2, 0, 9)], prior_games=c)
+    fit = fit_ratings([PairResult("random", "x", Tally(2, 0, 9))], prior_games=c)
     w, l = 9 + c / 2, 2 + c / 2
     assert fit.rating("x") == pytest.approx(ELO_PER_NATURAL * math.log(w / l), abs=1e-6)
     p = w / (w + l)
@@ -69,7 +70,7 @@ def test_two_players_with_the_centre_prior_is_the_closed_form_with_virtual_games
 
 
 def test_all_wins_needs_the_prior_and_stays_finite_with_it():
-    results = [PairResult("x", "random", 50, 0, 0)]
+    results = [PairResult("x", "random", Tally(50, 0, 0))]
     with pytest.raises(ValueError, match="prior"):
         fit_ratings(results, prior_games=0.0)
     fit = fit_ratings(results, prior_games=2.0)
@@ -88,7 +89,7 @@ def test_recovers_known_ratings_from_many_synthetic_games():
             p = expected_score(truth[x] - truth[y])
             draw = 0.2 * min(p, 1 - p)  # draws carry half a point each: P(win) = p - draw / 2 keeps E[score] = p
             wins, draws, losses = rng.multinomial(n, [p - draw / 2, draw, 1 - p - draw / 2])
-            results.append(PairResult(x, y, wins, draws, losses))
+            results.append(PairResult(x, y, Tally(wins, draws, losses)))
     fit = fit_ratings(results, players=names)
     for name in names:
         i = fit.index(name)
@@ -107,14 +108,14 @@ def test_a_chain_gauntlet_recovers_ratings_and_errors_grow_along_the_chain():
     for i in range(1, 4):  # each plays only its predecessor: errors accumulate along the chain
         n = 2000
         wins = rng.binomial(n, expected_score(truth[i] - truth[i - 1]))
-        results.append(PairResult(names[i], names[i - 1], wins, 0, n - wins))
+        results.append(PairResult(names[i], names[i - 1], Tally(wins, 0, n - wins)))
     fit = fit_ratings(results, players=names, prior_games=0.0)
     assert np.abs(fit.elo - truth).max() < 40
     assert fit.stderr[1] < fit.stderr[2] < fit.stderr[3]
 
 
 def test_sequential_prior_pulls_neighbours_together_and_disconnected_players_need_it():
-    results = [PairResult("s1", "random", 8, 0, 2), PairResult("s2", "s3", 5, 0, 5)]
+    results = [PairResult("s1", "random", Tally(8, 0, 2)), PairResult("s2", "s3", Tally(5, 0, 5))]
     with pytest.raises(ValueError):
         fit_ratings(results, prior_games=0.0)  # s2, s3 are not connected to the anchor
     loose = fit_ratings(results, players=["random", "s1", "s2", "s3"], prior_games=1.0)
@@ -127,10 +128,10 @@ def test_sequential_prior_pulls_neighbours_together_and_disconnected_players_nee
 
 def test_bad_inputs_are_one_line_value_errors():
     with pytest.raises(ValueError, match="anchor"):
-        fit_ratings([PairResult("a", "b", 1, 0, 1)], players=["a", "b"])
+        fit_ratings([PairResult("a", "b", Tally(1, 0, 1))], players=["a", "b"])
     with pytest.raises(ValueError, match="itself"):
-        fit_ratings([PairResult("a", "a", 1, 0, 1)], players=["random", "a"])
+        fit_ratings([PairResult("a", "a", Tally(1, 0, 1))], players=["random", "a"])
     with pytest.raises(ValueError, match="negative"):
-        fit_ratings([PairResult("a", "random", -1, 0, 1)])
+        fit_ratings([PairResult("a", "random", Tally(-1, 0, 1))])
     with pytest.raises(ValueError, match="not in the list"):
-        fit_ratings([PairResult("a", "random", 1, 0, 1)], players=["random"])
+        fit_ratings([PairResult("a", "random", Tally(1, 0, 1))], players=["random"])

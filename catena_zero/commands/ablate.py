@@ -71,8 +71,9 @@ def run(args: argparse.Namespace) -> int:
     import dataclasses
 
     from ..config import load_config
-    from ..eval.ablation import (load_plan, markdown_section, measure_variants, played_path, save_results,
-                                 table_lines, train_variants, write_section)
+    from ..eval.ablation import load_plan, played_path, train_variants
+    from ..eval.ablation_decision import measure_variants
+    from ..eval.reports import markdown_section, save_ablation, table_lines, write_section
     from ..train.driver import learner_threads
 
     for flag, value in (("--minutes", args.minutes), ("--cpu-minutes", args.cpu_minutes)):
@@ -104,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
                                played=played_path(root, name))
     for line in table_lines(plan, results):
         print(line, file=sys.stdout)
-    saved = save_results(root, name, results)
+    saved = save_ablation(root, name, results)
     print(f"results: {saved}", file=sys.stdout)
     if args.results != "-":
         command = " ".join(["catena-zero ablate", args.plan]

@@ -189,9 +189,9 @@ def _finish(out: Path, header, index: dict, index_path: Path) -> None:
 def training_record(checkpoint) -> dict:
     """What the checkpoint measured of its training, for the index: self-play positions, CPU-hours
     (its run's, plus those of the networks it started from as far as they are known, and the first
-    one that is not: ``ladder.training_cpu_seconds``; absent for a run written before runs counted
+    one that is not: ``provenance.training_cpu_seconds``; absent for a run written before runs counted
     their CPU) and the network it started from."""
-    from ..eval.ladder import training_cpu_seconds
+    from ..artifacts.provenance import training_cpu_seconds
 
     record: dict = {"positions": int(checkpoint.counters.get("positions", 0)),
                     "init_from": checkpoint.config.train.init_from}

@@ -34,10 +34,10 @@ would hand it less.
 Matches: every network at ``simulations`` plays the opponent and (but the baseline) the baseline
 network of its own seed, over the book's openings (``eval/book.py``: the same openings for every
 match, common random numbers), each opening twice with colours swapped, at one komi. The matches
-(``MatchJob``) may run several at once (``--jobs``), each in its own process: a match counts
-simulations, not time, so load does not change its result.
+(``MatchJob``, ``ablation_matches.py``) may run several at once (``--jobs``), each in its own
+process: a match counts simulations, not time, so load does not change its result.
 
-The table (``decide``): per variant, the opponent's and the baseline's pair counts pooled over the
+The table (``decide``, ``ablation_decision.py``): per variant, the opponent's and the baseline's pair counts pooled over the
 seeds (pentanomial), the score with its interval, the spread of the per-seed scores, and the
 decision. The standard error of a pooled score is the larger of the pair variance's (match noise
 alone) and the between-seed one's (the per-seed scores' variance over the seeds: match noise and
@@ -46,25 +46,24 @@ variant's head-to-head score gets a two-sided p-value against 50%; Holm's step-d
 (Holm 1979) over the table's rows keeps the chance of any false decision in the table at 5%; a row
 is decided ("better" / "worse") when its corrected p is below 0.05, else "no difference shown".
 The table is printed, saved as ``ablate-<plan>.json`` beside the runs, and written into a Markdown
-file (docs/RESULTS.md) between markers named after the plan, leaving the rest of the file as it was.
+file (docs/RESULTS.md) between markers named after the plan, leaving the rest of the file as it was
+(``eval/reports.py``).
+
+Training runs one after another in this process through the same path as ``catena-zero train``
+(``train.driver.train``, its self-play in Ray).
 """
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Optional
 
-import numpy as np
-
 from ..artifacts.layout import CONFIG_FILE
 from ..config import ConfigError, load_config, parse_overrides, section_from_dict
 from ..errors import UserError
-from ..fileio import MAX_JSON_BYTES, read_json, write_text_atomic
-from .ratings import Z95, elo_from_score
 
 
 @dataclass(frozen=True)
@@ -136,7 +135,10 @@ class AblationPlan:
 
     @property
     def bound(self) -> float:
-        return float(self.cpu_minutes if self.cpu_minutes is not None else self.minutes)  # type: ignore[arg-type]
+        bound = self.cpu_minutes if self.cpu_minutes is not None else self.minutes
+        if bound is None:  # __post_init__ refuses a plan without a bound: a plan built past it
+            raise ConfigError("a plan bounds its runs by one of cpu_minutes (equal CPU time) or minutes (wall time)")
+        return float(bound)
 
     def describe_bound(self, value: Optional[float] = None) -> str:
         value = self.bound if value is None else value
@@ -274,387 +276,6 @@ def train_variants(plan: AblationPlan, plan_name: str, *, bound: Optional[float]
     return [t for t in trained if t.seed in with_baseline]
 
 
-@dataclass(frozen=True)
-class MatchJob:
-    """One match of the table: a run's network against the fixed opponent or its seed's baseline.
-    Agents are named by spec (``evaluate``'s A and B), so a job runs in any process."""
-
-    variant: str
-    seed_run: int  # the seed of the variant's run
-    against: str  # "opponent" or "baseline"
-    agent: str  # spec of the variant's network (its checkpoint)
-    opponent: str  # spec of the other side
-    game: Any  # GameConfig of the variant's run
-    games: int  # without a book
-    komi: Optional[int]
-    book: int  # openings of the rule set's book (0: random openings)
-    seed: int
-    opening_plies: int
-    simulations: int
-
-    @property
-    def key(self) -> str:
-        """What decides the match's result: the same key, the same tally (the cache of played matches)."""
-        size = f"book {self.book}" if self.book else f"{self.games} games, {self.opening_plies} opening plies"
-        return (f"{self.variant} seed {self.seed_run} vs {self.against}: {self.agent} vs {self.opponent}, {size} "
-                f"at komi {self.komi}, seed {self.seed}, {self.simulations} simulations, "
-                f"{self.game.side}-{self.game.game_type}-{self.game.scoring}")
-
-
-def match_jobs(plan: AblationPlan, trained: list[TrainedVariant]) -> list[MatchJob]:
-    """Every match of the table: each run against the fixed opponent, then (but the baseline's)
-    against the baseline run of the same seed."""
-    evaluation = plan.evaluation
-    baselines = {t.seed: t for t in trained if t.name == plan.baseline}
-    jobs = []
-    for run in trained:
-        if run.seed not in baselines:
-            raise ConfigError(f"the baseline variant {plan.baseline!r} has not trained seed {run.seed}")
-        game = load_config(run.run_dir / CONFIG_FILE).game
-        common = dict(variant=run.name, seed_run=run.seed, agent=str(run.checkpoint), game=game,
-                      komi=evaluation.komi, book=evaluation.book, opening_plies=evaluation.opening_plies,
-                      simulations=evaluation.simulations)
-        jobs.append(MatchJob(against="opponent", opponent=evaluation.opponent, games=evaluation.games,
-                             seed=evaluation.seed, **common))
-        if run.name != plan.baseline and evaluation.baseline_games:
-            jobs.append(MatchJob(against="baseline", opponent=str(baselines[run.seed].checkpoint),
-                                 games=evaluation.baseline_games, seed=evaluation.seed + 1, **common))
-    return jobs
-
-
-def _tally(result) -> dict:
-    from .arena import score_statistics
-
-    t = result.tally
-    score, (low, high), elo, (elo_low, elo_high), _ = score_statistics(result)
-    return {"wins": t.wins, "draws": t.draws, "losses": t.losses, "pairs": list(result.pentanomial.counts),
-            "score": score, "interval": [low, high], "elo": elo, "elo_interval": [elo_low, elo_high],
-            "komi": result.game.komi}
-
-
-def play_job(job: MatchJob) -> dict:
-    """Play one match; its tally (wins, draws, losses, pair counts, score, intervals, Elo, komi)."""
-    from .arena import play_match
-    from .book import resolve_book
-    from .specs import build_agent, parse_agent_spec
-
-    agent = build_agent(parse_agent_spec(job.agent, simulations=job.simulations))
-    other = build_agent(parse_agent_spec(job.opponent, simulations=job.simulations))
-    rng = np.random.default_rng(job.seed)
-    if not job.book:
-        return _tally(play_match(agent, other, job.game, job.games, job.komi, rng, opening_plies=job.opening_plies))
-    book = resolve_book(str(job.book), job.game, job.komi)
-    return _tally(play_match(agent, other, job.game, 2 * len(book), job.komi, rng, book=book))
-
-
-def _init_match_process(threads: int) -> None:
-    from ..net.device import set_torch_threads
-
-    set_torch_threads(threads)
-
-
-def _read_played(path: Optional[Path]) -> dict[str, dict]:
-    """The match cache's tallies (``MatchJob.key`` -> ``_tally``); a file that does not read
-    (``fileio.read_json``: too big, nested too deep, not JSON) or an entry that is not a tally (a
-    game count that is a string) counts as not played: those matches are played again."""
-    if path is None or not path.exists():
-        return {}
-    try:
-        played = read_json(path, "match cache", MAX_JSON_BYTES, UserError, finite=False)  # an Elo may be inf
-    except UserError:
-        return {}  # unreadable: play the matches again (the file is rewritten as they finish)
-    if not isinstance(played, dict):
-        return {}
-    return {key: tally for key, tally in played.items() if _is_tally(tally)}
-
-
-def _is_tally(value: object) -> bool:
-    """Whether ``value`` is what ``_tally`` writes: whole counts >= 0, a finite score in [0, 1],
-    numbers for the intervals and the Elo."""
-    def count(v: object) -> bool:
-        return isinstance(v, int) and not isinstance(v, bool) and v >= 0
-
-    def number(v: object) -> bool:
-        return isinstance(v, (int, float)) and not isinstance(v, bool) and not math.isnan(v)
-
-    if not isinstance(value, dict) or set(value) != {"wins", "draws", "losses", "pairs", "score", "interval",
-                                                      "elo", "elo_interval", "komi"}:
-        return False
-    pairs, interval, elo_interval = value["pairs"], value["interval"], value["elo_interval"]
-    return (all(count(value[k]) for k in ("wins", "draws", "losses"))
-            and isinstance(pairs, list) and len(pairs) == 5 and all(count(p) for p in pairs)
-            and number(value["score"]) and 0 <= value["score"] <= 1 and number(value["elo"])
-            and all(isinstance(v, list) and len(v) == 2 and all(number(x) for x in v) for v in (interval, elo_interval))
-            and isinstance(value["komi"], int) and not isinstance(value["komi"], bool))
-
-
-def play_jobs(plan: AblationPlan, trained: list[TrainedVariant], log: Callable[[str], None] = print,
-              *, jobs: int = 1, threads: int = 1, played: Optional[Path] = None) -> dict[tuple[str, int, str], dict]:
-    """(variant, seed, "opponent"/"baseline") -> the match's tally, for every match of the table.
-
-    ``jobs`` > 1 plays that many matches at once, each in its own process with ``threads`` inference
-    threads. A match's result does not depend on the others: its simulations are counted, not timed,
-    and its generator is its own, so the table is the same. ``played``: a JSON file of the matches
-    already played (``MatchJob.key`` -> tally), read first and written after each match, so a grown
-    plan or an interrupted ablation plays only the rest."""
-    cache = _read_played(played)
-    every = match_jobs(plan, trained)
-    found = {(job.variant, job.seed_run, job.against): cache[job.key] for job in every if job.key in cache}
-    todo = [job for job in every if (job.variant, job.seed_run, job.against) not in found]
-    komi = "the book's komi" if plan.evaluation.komi is None else f"komi {plan.evaluation.komi}"
-    log(f"ablate: {len(todo)} matches of {plan.evaluation.match_size()} at {komi}, "
-        f"{max(1, jobs)} at a time" + (f" ({len(found)} played before)" if found else ""))
-
-    def record(job: MatchJob, tally: dict) -> None:
-        found[(job.variant, job.seed_run, job.against)] = tally
-        if played is not None:
-            cache[job.key] = tally
-            played.parent.mkdir(parents=True, exist_ok=True)
-            write_text_atomic(played, json.dumps(cache, indent=1) + "\n")
-        other = job.opponent if job.against == "opponent" else plan.baseline
-        log(f"ablate: {job.variant} seed {job.seed_run} vs {other}: +{tally['wins']} ={tally['draws']} "
-            f"-{tally['losses']}, score {100 * tally['score']:.1f}% ({len(found)}/{len(every)})")
-
-    if jobs <= 1:
-        for job in todo:
-            record(job, play_job(job))
-    else:
-        import concurrent.futures
-        import multiprocessing
-
-        # spawn, not fork: the parent may hold torch's thread pools (and Ray's) already.
-        with concurrent.futures.ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn"),
-                                                    initializer=_init_match_process, initargs=(threads,)) as pool:
-            for job, tally in zip(todo, pool.map(play_job, todo)):
-                record(job, tally)
-    return found
-
-
-# ------------------------------------------------------------------------------- the decision
-
-
-@dataclass(frozen=True)
-class Pooled:
-    """One column of a row: the matches of every seed of a variant against one side, pooled."""
-
-    wins: int
-    draws: int
-    losses: int
-    pairs: tuple[int, int, int, int, int]  # pentanomial counts over all seeds
-    score: float
-    stderr: float  # the larger of the pair-variance and the between-seed standard errors
-    interval: tuple[float, float]  # score +- 1.96 stderr, clipped to [0, 1]
-    seed_scores: tuple[float, ...]  # each seed's score
-    spread: float  # standard deviation of the seed scores (0 with one seed)
-
-    @property
-    def elo(self) -> float:
-        return elo_from_score(self.score)
-
-    @property
-    def elo_interval(self) -> tuple[float, float]:
-        return elo_from_score(self.interval[0]), elo_from_score(self.interval[1])
-
-    def p_value(self) -> float:
-        """Two-sided p of "the score is 50%" (normal approximation of the pooled score)."""
-        if self.stderr <= 0:
-            return 0.0 if self.score != 0.5 else 1.0
-        z = abs(self.score - 0.5) / self.stderr
-        return math.erfc(z / math.sqrt(2.0))
-
-
-def pool(tallies: list[dict]) -> Pooled:
-    """The pooled column of per-seed tallies (module docstring: the larger of the two errors)."""
-    from .sprt import Pentanomial
-
-    counts = [tuple(t.get("pairs", (0, 0, 0, 0, 0))) for t in tallies]
-    penta = Pentanomial(tuple(int(sum(c[i] for c in counts)) for i in range(5)))  # type: ignore[arg-type]
-    wins, draws, losses = (sum(int(t[k]) for t in tallies) for k in ("wins", "draws", "losses"))
-    scores = tuple(float(t["score"]) for t in tallies)
-    if penta.pairs:
-        score, match_error = penta.score, penta.score_stderr
-    else:  # random openings of an odd count, or old tallies: games as independent
-        games = max(wins + draws + losses, 1)
-        score = (wins + 0.5 * draws) / games
-        match_error = math.sqrt(max(score * (1 - score), 0.25 / games) / games)
-    spread = float(np.std(scores, ddof=1)) if len(scores) > 1 else 0.0
-    stderr = max(match_error, spread / math.sqrt(len(scores)) if len(scores) > 1 else 0.0)
-    interval = (max(0.0, score - Z95 * stderr), min(1.0, score + Z95 * stderr))
-    return Pooled(wins=wins, draws=draws, losses=losses, pairs=penta.counts, score=score, stderr=stderr,
-                  interval=interval, seed_scores=scores, spread=spread)
-
-
-def holm(p_values: list[float]) -> list[float]:
-    """Holm's step-down adjusted p-values (Holm 1979), in the given order."""
-    order = sorted(range(len(p_values)), key=lambda i: p_values[i])
-    adjusted = [1.0] * len(p_values)
-    running = 0.0
-    for rank, i in enumerate(order):
-        running = max(running, min(1.0, (len(p_values) - rank) * p_values[i]))
-        adjusted[i] = running
-    return adjusted
-
-
-DECISION_LEVEL = 0.05  # family-wise error rate of a table's decisions (Holm)
-MIN_DECISION_SEEDS = 3  # fewer seeds say nothing of run-to-run variance
-
-
-@dataclass(frozen=True)
-class VariantResult:
-    """One row of the table."""
-
-    name: str
-    overrides: dict
-    runs: list  # per seed: seed, run_dir, checkpoint, step, positions, minutes, cpu_minutes, vs_opponent, vs_baseline
-    vs_opponent: dict  # Pooled as a dict
-    vs_baseline: Optional[dict]  # the same against the baseline of each seed; None for the baseline
-    p_holm: Optional[float]  # Holm-adjusted p of the head-to-head score; None for the baseline
-    decision: str  # "baseline", "better", "worse", "no difference shown", or why none was made
-
-
-def decide(plan: AblationPlan, trained: list[TrainedVariant], tallies: dict) -> list[VariantResult]:
-    """The table's rows, each decided by Holm-corrected head-to-head tests (module docstring)."""
-    rows = []
-    for name in plan.variants:
-        runs = [t for t in trained if t.name == name]
-        if not runs:
-            continue
-        per_seed = [{"seed": r.seed, "run_dir": str(r.run_dir), "checkpoint": str(r.checkpoint), "step": r.step,
-                     "positions": r.positions, "minutes": r.minutes, "cpu_minutes": r.cpu_minutes,
-                     "vs_opponent": tallies[(name, r.seed, "opponent")],
-                     "vs_baseline": tallies.get((name, r.seed, "baseline"))} for r in runs]
-        opponent = pool([p["vs_opponent"] for p in per_seed])
-        head = [p["vs_baseline"] for p in per_seed if p["vs_baseline"] is not None]
-        rows.append((name, per_seed, opponent, pool(head) if head else None))
-    # The family Holm corrects over: the rows that can be decided (played head to head, enough seeds).
-    tested = [i for i, row in enumerate(rows) if row[3] is not None and len(row[1]) >= MIN_DECISION_SEEDS]
-    adjusted = dict(zip(tested, holm([rows[i][3].p_value() for i in tested])))
-    results = []
-    for i, (name, per_seed, opponent, head) in enumerate(rows):
-        p = adjusted.get(i)
-        if name == plan.baseline:
-            decision = "baseline"
-        elif head is None:
-            decision = "not played against the baseline"
-        elif len(per_seed) < MIN_DECISION_SEEDS:
-            decision = f"none: {len(per_seed)} seed(s), a decision needs {MIN_DECISION_SEEDS}"
-        elif p is not None and p < DECISION_LEVEL:
-            decision = "better" if head.score > 0.5 else "worse"
-        else:
-            decision = "no difference shown"
-        results.append(VariantResult(name=name, overrides=dict(plan.variants[name] or {}), runs=per_seed,
-                                     vs_opponent=dataclasses.asdict(opponent),
-                                     vs_baseline=None if head is None else dataclasses.asdict(head),
-                                     p_holm=p, decision=decision))
-    return results
-
-
-def measure_variants(plan: AblationPlan, trained: list[TrainedVariant], log: Callable[[str], None] = print,
-                     *, jobs: int = 1, threads: int = 1, played: Optional[Path] = None) -> list[VariantResult]:
-    """Play every match of the table (``play_jobs``) and decide its rows (``decide``)."""
-    return decide(plan, trained, play_jobs(plan, trained, log, jobs=jobs, threads=threads, played=played))
-
-
-def _rate(t: Optional[dict]) -> str:
-    if t is None:
-        return "-"
-    low, high = t["interval"]
-    return f"{100 * t['score']:.1f}% [{100 * low:.0f}, {100 * high:.0f}]"
-
-
-def _show_elo(x: float) -> str:
-    return ("+inf" if x > 0 else "-inf") if math.isinf(x) else f"{x:+.0f}"
-
-
-def _elo(t: Optional[dict]) -> str:
-    if t is None:
-        return "-"
-    low, high = (elo_from_score(x) for x in t["interval"])
-    return f"{_show_elo(elo_from_score(t['score']))} [{_show_elo(low)}, {_show_elo(high)}]"
-
-
-def _spread(t: Optional[dict]) -> str:
-    if t is None:
-        return "-"
-    seeds = ", ".join(f"{100 * s:.0f}" for s in t["seed_scores"])
-    return f"{100 * t['spread']:.1f} ({seeds})"
-
-
-def _mean(rows: list, key: str) -> float:
-    return sum(float(r[key]) for r in rows) / max(len(rows), 1)
-
-
-def table_lines(plan: AblationPlan, results: list[VariantResult]) -> list[str]:
-    """The Markdown table of the results."""
-    e = plan.evaluation
-    lines = [
-        f"| variant | overrides | seeds | steps | positions | vs {e.opponent} | seed scores: sd (each) | "
-        f"vs {plan.baseline} | Elo vs {plan.baseline} | Holm p | decision |",
-        "| --- | --- | ---: | ---: | ---: | --- | --- | --- | --- | ---: | --- |",
-    ]
-    for r in results:
-        overrides = ", ".join(f"`{k}={json.dumps(v)}`" for k, v in r.overrides.items()) or "(base config)"
-        p = "-" if r.p_holm is None else f"{r.p_holm:.3f}"
-        lines.append(f"| {r.name} | {overrides} | {len(r.runs)} | {_mean(r.runs, 'step'):,.0f} | "
-                     f"{_mean(r.runs, 'positions'):,.0f} | {_rate(r.vs_opponent)} | {_spread(r.vs_opponent)} | "
-                     f"{_rate(r.vs_baseline)} | {_elo(r.vs_baseline)} | {p} | {r.decision} |")
-    return lines
-
-
-def _base_text(plan: AblationPlan) -> str:
-    if not plan.base:
-        return ""
-    return " (with " + ", ".join(f"`{key}={json.dumps(value)}`" for key, value in plan.base.items()) + " for all)"
-
-
-def markdown_section(plan: AblationPlan, plan_name: str, command: str, results: list[VariantResult],
-                     note: str = "") -> str:
-    e = plan.evaluation
-    seeds = max((len(r.runs) for r in results), default=plan.seeds)
-    komi = "the book's komi" if e.komi is None else f"komi {e.komi}"
-    openings = (f"the first {e.book} openings of the rule set's book, each twice with colours swapped"
-                if e.book else f"{e.games} games over paired openings of {e.opening_plies} random plies")
-    head = [
-        f"<!-- ablation:{plan_name} -->",
-        f"### Ablation `{plan_name}`",
-        "",
-        f"Each variant of `{plan.config}`{_base_text(plan)} trained {plan.describe_bound()} with {seeds} seeds, "
-        f"seed by seed; each final network (its averaged weights where it keeps them) at {e.simulations} "
-        f"simulations a move played `{e.opponent}` and the baseline of its seed over {openings}, at {komi}. "
-        "Scores pool the seeds' pair counts; the interval is 1.96 standard errors, the larger of the "
-        "pair variance's and the between-seed one's; the decision is the head-to-head score's test "
-        f"against 50% after Holm's correction over the table's rows (family-wise level {DECISION_LEVEL}).",
-        "",
-        f"Reproduce: `{command}`",
-        "",
-    ]
-    tail = ([""] + [note] if note else []) + [f"<!-- /ablation:{plan_name} -->"]
-    return "\n".join(head + table_lines(plan, results) + tail) + "\n"
-
-
-def write_section(path: str | Path, plan_name: str, section: str, title: str = "# Results") -> Path:
-    """Put ``section`` into the Markdown file ``path`` in place of the plan's earlier section (or at
-    the end); the rest of the file is kept as it was. Written atomically."""
-    path = Path(path)
-    text = path.read_text(encoding="utf-8") if path.exists() else f"{title}\n\n"
-    start, end = f"<!-- ablation:{plan_name} -->", f"<!-- /ablation:{plan_name} -->"
-    if start in text and end in text:
-        before, _, rest = text.partition(start)
-        _, _, after = rest.partition(end)
-        text = before + section.rstrip("\n") + after
-    else:
-        text = text.rstrip("\n") + "\n\n" + section
-    write_text_atomic(path, text)
-    return path
-
-
 def played_path(run_root: str | Path, plan_name: str) -> Path:
     """Where the plan's played matches are kept (``measure_variants``'s ``played``)."""
     return Path(run_root) / f"ablate-{plan_name}-matches.json"
-
-
-def save_results(run_root: str | Path, plan_name: str, results: list[VariantResult]) -> Path:
-    path = Path(run_root) / f"ablate-{plan_name}.json"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    write_text_atomic(path, json.dumps([dataclasses.asdict(r) for r in results], indent=1) + "\n")
-    return path

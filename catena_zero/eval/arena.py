@@ -47,6 +47,7 @@ from typing import Callable, Optional, Sequence
 
 import numpy as np
 
+from ..bot.players import check_plays
 from ..errors import UserError
 from ..fileio import write_text_atomic
 from ..game.options import GameConfig, RuleSet, check_komi
@@ -57,7 +58,7 @@ from ..game.vec import BLACK, EMPTY, WHITE, VecEnv, random_legal_actions
 from ..search.komi import KomiEstimate
 from .agents import Agent
 from .book import Book
-from .ratings import elo_from_score, elo_interval, score_interval, score_rate
+from .ratings import Tally, elo_number, elo_text
 from .sprt import Pentanomial, SprtResult, sprt_test
 
 DEFAULT_OPENING_PLIES = 2  # random plies per opening pair (R1's 12 symmetries make most boards rich enough)
@@ -94,40 +95,6 @@ class GameOutcome:
 
 
 @dataclass(frozen=True)
-class Tally:
-    """Wins, draws and losses of A in some games."""
-
-    wins: int
-    draws: int
-    losses: int
-
-    @property
-    def games(self) -> int:
-        return self.wins + self.draws + self.losses
-
-    @property
-    def score(self) -> float:
-        return score_rate(self.wins, self.draws, self.losses)
-
-    @property
-    def score_interval(self) -> tuple[float, float]:
-        return score_interval(self.wins, self.draws, self.losses)
-
-    @property
-    def elo(self) -> float:
-        return elo_from_score(self.score) if self.games else float("nan")
-
-    @property
-    def elo_interval(self) -> tuple[float, float]:
-        return elo_interval(self.wins, self.draws, self.losses)
-
-    @classmethod
-    def of(cls, games: Sequence[GameOutcome]) -> "Tally":
-        points = [g.a_points for g in games]
-        return cls(wins=points.count(1.0), draws=points.count(0.5), losses=points.count(0.0))
-
-
-@dataclass(frozen=True)
 class MatchResult:
     """A finished match between A and B (frozen; the numbers are derived from ``games``)."""
 
@@ -149,16 +116,16 @@ class MatchResult:
 
     @property
     def tally(self) -> Tally:
-        return Tally.of(self.games)
+        return Tally.of(g.a_points for g in self.games)
 
     @property
     def as_black(self) -> Tally:
         """A's results in the games where A played Black."""
-        return Tally.of([g for g in self.games if g.a_black])
+        return Tally.of(g.a_points for g in self.games if g.a_black)
 
     @property
     def as_white(self) -> Tally:
-        return Tally.of([g for g in self.games if not g.a_black])
+        return Tally.of(g.a_points for g in self.games if not g.a_black)
 
     @property
     def black_wins(self) -> int:
@@ -287,7 +254,7 @@ def _is_network(agent: Agent) -> bool:
 
 def reference_komi(game: GameConfig) -> Optional[KomiEstimate]:
     """The fair komi of the rule set's reference network (its shipped bot), or None without one."""
-    return None if game.game_type != "komi" else _reference_komi(RuleSet.of(game))
+    return _reference_komi(RuleSet.of(game)) if game.game_type_rule.has_komi else None
 
 
 @functools.lru_cache(maxsize=None)
@@ -300,7 +267,7 @@ def _reference_komi(rules: RuleSet) -> Optional[KomiEstimate]:
     bot = shipped_bot_for(game)
     if bot is None:
         return None
-    estimate = build_agent(str(bot.path)).komi_estimate(game)
+    estimate = build_agent(str(bot.path)).komi_curve(game)
     if estimate is None:
         return None
     return dataclasses.replace(estimate, source=f"value head of the reference network, the shipped {bot.name}")
@@ -313,7 +280,7 @@ def resolve_komi(agent_a: Agent, agent_b: Agent, game: GameConfig, komi: Optiona
     tie), else ``game.komi`` (module docstring)."""
     if komi is not None:
         return check_komi(game, komi), "--komi", None
-    if game.game_type != "komi":
+    if not game.game_type_rule.has_komi:
         return 0, f"game type {game.game_type} (no komi, R7/R8)", None
     if book is not None:
         return book.komi, "the book's komi" + (f", balanced by {book.reference}" if book.reference else ""), None
@@ -324,7 +291,7 @@ def resolve_komi(agent_a: Agent, agent_b: Agent, game: GameConfig, komi: Optiona
     if reference is not None:
         return reference.komi, reference.source, reference
     stronger = max(networks, key=lambda a: -1 if a.step is None else a.step)  # max keeps the first on ties
-    estimate = stronger.komi_estimate(game)
+    estimate = stronger.komi_curve(game)
     if estimate is None:
         return game.komi, "config", None
     source = f"{estimate.source} (no shipped bot for {game.side}-{game.game_type}-{game.scoring} to refer to)"
@@ -361,17 +328,11 @@ def play_match(
     if book is not None:
         assert openings is None, "a match takes its openings from the book or from openings=, not both"
         openings = book.openings
-    for agent in (agent_a, agent_b):
-        agent.check_game(game_config)
+    _check_plays(agent_a, agent_b, game_config)
     komi, source, estimate = resolve_komi(agent_a, agent_b, game_config, komi, book)
     game = dataclasses.replace(game_config, komi=komi)
     env = VecEnv(game)
-    if openings is None:
-        pairs = draw_openings(env, (games + 1) // 2, opening_plies, komi, rng)
-    elif 2 * len(openings) != games:
-        raise ValueError(f"{len(openings)} openings make {2 * len(openings)} games, not {games}")
-    else:
-        pairs = tuple(tuple(o) for o in openings)
+    pairs = _pair_openings(env, games, openings, opening_plies, komi, rng)
     seed = int(rng.integers(0, 2**63 - 1, size=1)[0])  # size=1: the same draw as before, same seed, same match
     rng_a, rng_b = np.random.default_rng(seed).spawn(2)
     index = np.arange(games)
@@ -387,6 +348,22 @@ def play_match(
                        book="" if book is None else book.describe())
 
 
+def _check_plays(agent_a: Agent, agent_b: Agent, game: GameConfig) -> None:
+    """UnsupportedGame (one line) unless both agents play ``game``'s rule set."""
+    for agent in (agent_a, agent_b):
+        check_plays(agent, game)
+
+
+def _pair_openings(env: VecEnv, games: int, openings: Optional[Sequence[tuple[int, ...]]], plies: int, komi: int,
+                   rng: np.random.Generator) -> tuple[tuple[int, ...], ...]:
+    """Each pair's opening: ``openings`` as given (two games each), else drawn (``draw_openings``)."""
+    if openings is None:
+        return draw_openings(env, (games + 1) // 2, plies, komi, rng)
+    if 2 * len(openings) != games:
+        raise ValueError(f"{len(openings)} openings make {2 * len(openings)} games, not {games}")
+    return tuple(tuple(o) for o in openings)
+
+
 # ------------------------------------------------------------------------------- output
 
 
@@ -394,31 +371,14 @@ def _percent(x: float) -> str:
     return f"{100 * x:.1f}%"
 
 
-def _elo(x: float) -> str:
-    if math.isinf(x):
-        return "+inf" if x > 0 else "-inf"
-    return f"{round(x) + 0:+d}"  # + 0: no "-0"
-
-
 def elo_line(elo: float, lo: float, hi: float) -> str:
     """The Elo line of a report. A clean sweep has no finite estimate (the likelihood grows
     without bound), so it gives the 95% interval's finite end as a bound instead of "+inf"."""
     if math.isinf(elo) and elo > 0:
-        return f"Elo difference A - B: at least {_elo(lo)} (A won every game: no finite estimate; 95% lower bound)"
+        return f"Elo difference A - B: at least {elo_number(lo)} (A won every game: no finite estimate; 95% lower bound)"
     if math.isinf(elo):
-        return f"Elo difference A - B: at most {_elo(hi)} (A lost every game: no finite estimate; 95% upper bound)"
-    return f"Elo difference A - B: {_elo(elo)}, 95% interval [{_elo(lo)}, {_elo(hi)}]"
-
-
-def elo_summary(elo: float, lo: float, hi: float) -> str:
-    """"Elo +35 [-20, +90]", or "Elo >= +310" / "Elo <= -310" for a clean sweep (``elo_line``)."""
-    if math.isinf(elo):
-        return f"Elo >= {_elo(lo)}" if elo > 0 else f"Elo <= {_elo(hi)}"
-    return f"Elo {_elo(elo)} [{_elo(lo)}, {_elo(hi)}]"
-
-
-def _wdl(t: Tally) -> str:
-    return f"+{t.wins} ={t.draws} -{t.losses}"
+        return f"Elo difference A - B: at most {elo_number(hi)} (A lost every game: no finite estimate; 95% upper bound)"
+    return f"Elo difference A - B: {elo_number(elo)}, 95% interval [{elo_number(lo)}, {elo_number(hi)}]"
 
 
 def score_statistics(result: MatchResult) -> tuple[float, tuple[float, float], float, tuple[float, float], str]:
@@ -436,7 +396,7 @@ def report_lines(result: MatchResult) -> list[str]:
     """The match report, one line each; the last line starts with ``summary:``."""
     g, t = result.game, result.tally
     score, (lo, hi), elo, (elo_lo, elo_hi), method = score_statistics(result)
-    komi = f"komi {g.komi} ({result.komi_source})" if g.game_type == "komi" else "no komi"
+    komi = f"komi {g.komi} ({result.komi_source})" if g.game_type_rule.has_komi else "no komi"
     longest = max((len(o.opening) for o in result.games), default=0)
     opening = f"{result.opening_plies}" + (f"-{longest}" if longest > result.opening_plies else "")
     source = (f"from the {result.book}" if result.book else f"{opening} random plies each")
@@ -451,18 +411,18 @@ def report_lines(result: MatchResult) -> list[str]:
         values = ", ".join(f"{k}: {est.at(k)[0]:+.2f}" for k in near)
         lines.append(f"fair komi {est.komi} by the {est.source} (value for Black by komi: {values})")
     lines += [
-        f"A as black: {_wdl(result.as_black)} (score {_percent(result.as_black.score)}); "
-        f"A as white: {_wdl(result.as_white)} (score {_percent(result.as_white.score)}); "
+        f"A as black: {result.as_black.line()} (score {_percent(result.as_black.score)}); "
+        f"A as white: {result.as_white.line()} (score {_percent(result.as_white.score)}); "
         f"black won {result.black_wins} of {t.games}",
-        f"A: {_wdl(t)} (wins, draws, losses) of {t.games}",
+        f"A: {t.line()} (wins, draws, losses) of {t.games}",
         f"pairs by A's points 0 / 0.5 / 1 / 1.5 / 2 (pentanomial): "
         f"{' / '.join(str(c) for c in result.pentanomial.counts)}",
         f"score rate of A: {_percent(score)}, 95% interval [{_percent(lo)}, {_percent(hi)}] ({method})",
         elo_line(elo, elo_lo, elo_hi),
         f"time: {result.seconds:.1f} s, {result.games_per_second:.2f} games/s, {result.moves} moves, "
         f"{result.moves / max(result.seconds, 1e-9):.0f} moves/s",
-        f"summary: {result.name_a} vs {result.name_b}: {_wdl(t)}, score {_percent(score)} "
-        f"[{_percent(lo)}, {_percent(hi)}], {elo_summary(elo, elo_lo, elo_hi)}, "
+        f"summary: {result.name_a} vs {result.name_b}: {t.line()}, score {_percent(score)} "
+        f"[{_percent(lo)}, {_percent(hi)}], {elo_text(elo, elo_lo, elo_hi)}, "
         f"{komi}, {t.games} games",
     ]
     return lines
@@ -549,8 +509,7 @@ def play_sprt(agent_a: Agent, agent_b: Agent, game_config: GameConfig, book: Boo
 
     Looking at the LLR only between parts overshoots the bound by at most one part's pairs, which
     makes the test a little more certain than alpha and beta say, never less (Wald)."""
-    for agent in (agent_a, agent_b):
-        agent.check_game(game_config)
+    _check_plays(agent_a, agent_b, game_config)
     komi, source, estimate = resolve_komi(agent_a, agent_b, game_config, komi, book)
     openings = book.openings
     total_games = 2 * len(openings)

@@ -4,7 +4,7 @@
 greedy, ``mcts:K``, bot files) and writes ``RUN/ladder/ratings.csv``. This module reads those files
 for several runs and puts them side by side, with the CPU that made each checkpoint on the x axis
 (its run's CPU time plus the CPU of the network the run started from where known:
-``ladder.training_cpu_seconds``; a bot file keeps no counters, so its CPU is left out),
+``artifacts/provenance.py``; a bot file keeps no counters, so its CPU is left out),
 so that a curriculum's earlier stage counts and runs compare at equal CPU, as the issue of the
 standard board asks (scratch against a side-4 curriculum; one network against several).
 
@@ -27,7 +27,7 @@ from typing import Sequence
 import numpy as np
 
 from ..fileio import read_input, write_bytes_atomic
-from .ladder import LADDER_DIR, LadderError
+from .ladder_file import LADDER_DIR, LadderError
 from .ratings import Z95
 
 RATINGS_FILE = "ratings.csv"

@@ -79,22 +79,77 @@ def elo_interval(wins: float, draws: float, losses: float, z: float = Z95) -> tu
     return elo_from_score(lo), elo_from_score(hi)
 
 
+@dataclass(frozen=True)
+class Tally:
+    """Wins, draws and losses of one side in some games: the one result record of a match, a ladder
+    pair, a rating fit's pair and an ablation's column."""
+
+    wins: int
+    draws: int
+    losses: int
+
+    @classmethod
+    def of(cls, points: Iterable[float]) -> "Tally":
+        """The tally of per-game points: 1 a win, 0.5 a draw, 0 a loss."""
+        points = list(points)
+        return cls(wins=points.count(1.0), draws=points.count(0.5), losses=points.count(0.0))
+
+    @property
+    def games(self) -> int:
+        return self.wins + self.draws + self.losses
+
+    @property
+    def score(self) -> float:
+        return score_rate(self.wins, self.draws, self.losses)
+
+    @property
+    def score_interval(self) -> tuple[float, float]:
+        return score_interval(self.wins, self.draws, self.losses)
+
+    @property
+    def elo(self) -> float:
+        return elo_from_score(self.score) if self.games else float("nan")
+
+    @property
+    def elo_interval(self) -> tuple[float, float]:
+        return elo_interval(self.wins, self.draws, self.losses)
+
+    def line(self) -> str:
+        """``+W =D -L``, as every report writes a tally."""
+        return f"+{self.wins} ={self.draws} -{self.losses}"
+
+
+def elo_number(elo: float, signed: bool = True) -> str:
+    """An Elo figure as every report writes it: whole points (``+35``; a rating, ``signed`` False:
+    ``35``), never ``-0``; ``+inf``/``-inf`` for a sweep."""
+    if math.isinf(elo):
+        return "+inf" if elo > 0 else "-inf"
+    return f"{round(elo) + 0:+d}" if signed else f"{round(elo) + 0:d}"  # + 0 turns a rounded -0 into 0
+
+
+def elo_text(elo: float, low: float, high: float, label: str = "Elo ") -> str:
+    """An Elo difference with its 95% interval, ``Elo +35 [-20, +90]``; a sweep, whose estimate is
+    infinite (the likelihood grows without bound), as its interval's finite end: ``Elo >= +310``,
+    ``Elo <= -310``. ``label`` comes first (a table's column says it already: "")."""
+    if math.isinf(elo):
+        return f"{label}>= {elo_number(low)}" if elo > 0 else f"{label}<= {elo_number(high)}"
+    return f"{label}{elo_number(elo)} [{elo_number(low)}, {elo_number(high)}]"
+
+
 # ------------------------------------------------------------------------- rating fits
 
 
 @dataclass(frozen=True)
 class PairResult:
-    """Games between two players, from ``a``'s side."""
+    """Games between two players: ``tally`` is ``a``'s (its wins are ``a``'s, its losses ``b``'s)."""
 
     a: str
     b: str
-    a_wins: float
-    draws: float
-    b_wins: float
+    tally: Tally
 
     @property
-    def games(self) -> float:
-        return self.a_wins + self.draws + self.b_wins
+    def games(self) -> int:
+        return self.tally.games
 
 
 @dataclass(frozen=True)
@@ -132,11 +187,12 @@ def results_matrix(results: Iterable[PairResult], players: Sequence[str]) -> np.
             raise ValueError(f"result {r.a} vs {r.b} names a player not in the list")
         if r.a == r.b:
             raise ValueError(f"a player cannot play itself in a rating fit ({r.a})")
-        if min(r.a_wins, r.draws, r.b_wins) < 0:
+        if min(r.tally.wins, r.tally.draws, r.tally.losses) < 0:
             raise ValueError(f"negative game counts in {r}")
+        t = r.tally
         i, j = index[r.a], index[r.b]
-        wins[i, j] += r.a_wins + 0.5 * r.draws
-        wins[j, i] += r.b_wins + 0.5 * r.draws
+        wins[i, j] += t.wins + 0.5 * t.draws
+        wins[j, i] += t.losses + 0.5 * t.draws
     return wins
 
 
@@ -160,6 +216,40 @@ def fit_ratings(
         ``sequential`` (e.g. checkpoints by step; KataGo's sequential prior).
     """
     results = list(results)
+    players = _fit_players(results, players, anchor)
+    if prior_games < 0 or sequential_prior_games < 0:
+        raise ValueError("prior game counts must be >= 0")
+    real = results_matrix(results, players)  # [P, P]
+    index = {p: i for i, p in enumerate(players)}
+    wins = real.copy()
+    for a, b in zip(sequential, sequential[1:]):
+        i, j = index[a], index[b]
+        wins[i, j] += 0.5 * sequential_prior_games
+        wins[j, i] += 0.5 * sequential_prior_games
+    centre = np.full(len(players), float(prior_games))
+    centre[index[anchor]] = 0.0
+    posterior = _Posterior(wins, centre)
+    free = np.array([i for i in range(len(players)) if players[i] != anchor])  # [F]
+    if free.size == 0:
+        raise ValueError("nothing to fit: only the anchor is a player")
+    r, hess, iterations = _newton(posterior, free, tolerance, max_iterations)
+    covariance = np.zeros((len(players), len(players)))
+    try:
+        covariance[np.ix_(free, free)] = np.linalg.inv(-hess[np.ix_(free, free)])
+    except np.linalg.LinAlgError:
+        covariance[np.ix_(free, free)] = np.inf
+    if not np.isfinite(r).all() or np.abs(r).max() > 50:
+        raise ValueError(
+            "the ratings diverge for these results (a player won or lost every game, or is not "
+            "connected to the anchor); use a prior (prior_games > 0)")
+    covariance *= ELO_PER_NATURAL ** 2
+    return RatingFit(players=players, elo=r * ELO_PER_NATURAL, stderr=np.sqrt(np.maximum(np.diag(covariance), 0.0)),
+                     covariance=covariance, games=(real + real.T).sum(axis=1), score=real.sum(axis=1),
+                     anchor=anchor, iterations=iterations)
+
+
+def _fit_players(results: list[PairResult], players: Optional[Sequence[str]], anchor: str) -> tuple[str, ...]:
+    """The players of a fit: those given, else the anchor and everyone in ``results``; checked."""
     if players is None:
         seen: dict[str, None] = {anchor: None}
         for r in results:
@@ -171,23 +261,21 @@ def fit_ratings(
         raise ValueError(f"the anchor {anchor!r} is not among the players")
     if len(set(players)) != len(players):
         raise ValueError("players must be distinct")
-    if prior_games < 0 or sequential_prior_games < 0:
-        raise ValueError("prior game counts must be >= 0")
-    wins = results_matrix(results, players)  # [P, P]
-    real = wins + wins.T  # [P, P] real games between i and j
-    index = {p: i for i, p in enumerate(players)}
-    for a, b in zip(sequential, sequential[1:]):
-        i, j = index[a], index[b]
-        wins[i, j] += 0.5 * sequential_prior_games
-        wins[j, i] += 0.5 * sequential_prior_games
-    total = wins + wins.T  # [P, P] games including the virtual ones
-    count = len(players)
-    free = np.array([i for i in range(count) if players[i] != anchor])  # [F]
-    centre = np.full(count, float(prior_games))
-    centre[index[anchor]] = 0.0
+    return players
 
-    def posterior(r: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
-        """log-posterior, gradient [P] and Hessian [P, P] at strengths r (natural units)."""
+
+@dataclass(frozen=True)
+class _Posterior:
+    """The log-posterior of strengths r (natural units): ``wins`` [P, P] the points i scored
+    against j (real and sequential-prior games), ``centre`` [P] each player's centre-prior games."""
+
+    wins: np.ndarray  # [P, P]
+    centre: np.ndarray  # [P]
+
+    def __call__(self, r: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
+        """log-posterior, gradient [P] and Hessian [P, P] at strengths r."""
+        wins, centre, count = self.wins, self.centre, len(r)
+        total = wins + wins.T  # [P, P] games between i and j, virtual ones included
         d = r[:, None] - r[None, :]
         log_p = -np.logaddexp(0.0, -d)  # log sigmoid(r_i - r_j)
         p = np.exp(log_p)
@@ -205,9 +293,12 @@ def fit_ratings(
         hess[np.diag_indices(count)] -= centre * pc * (1.0 - pc)
         return value, grad, hess
 
-    if free.size == 0:
-        raise ValueError("nothing to fit: only the anchor is a player")
-    r = np.zeros(count)
+
+def _newton(posterior: _Posterior, free: np.ndarray, tolerance: float,
+            max_iterations: int) -> tuple[np.ndarray, np.ndarray, int]:
+    """The maximum of the (concave) posterior over the ``free`` strengths, the others at 0:
+    strengths [P], the Hessian there [P, P] and the iterations taken."""
+    r = np.zeros(len(posterior.centre))
     iterations = 0
     value, grad, hess = posterior(r)
     for iterations in range(1, max_iterations + 1):
@@ -230,23 +321,4 @@ def fit_ratings(
         r, value, grad, hess = trial, trial_value, trial_grad, trial_hess
         if np.abs(scale * step).max() < tolerance:
             break
-    covariance = np.zeros((count, count))
-    try:
-        covariance[np.ix_(free, free)] = np.linalg.inv(-hess[np.ix_(free, free)])
-    except np.linalg.LinAlgError:
-        covariance[np.ix_(free, free)] = np.inf
-    if not np.isfinite(r).all() or np.abs(r).max() > 50:
-        raise ValueError(
-            "the ratings diverge for these results (a player won or lost every game, or is not "
-            "connected to the anchor); use a prior (prior_games > 0)")
-    covariance *= ELO_PER_NATURAL ** 2
-    return RatingFit(
-        players=players,
-        elo=r * ELO_PER_NATURAL,
-        stderr=np.sqrt(np.maximum(np.diag(covariance), 0.0)),
-        covariance=covariance,
-        games=real.sum(axis=1),
-        score=results_matrix(results, players).sum(axis=1),
-        anchor=anchor,
-        iterations=iterations,
-    )
+    return r, hess, iterations

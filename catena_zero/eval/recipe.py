@@ -133,7 +133,7 @@ def finish_recipe(recipe: Config, recipe_file: str, run_dir: Path, out: Optional
     from ..eval.arena import play_match
     from ..eval.book import reference_book, save_book
     from ..eval.fairness import black_share
-    from ..eval.ladder import training_cpu_seconds
+    from ..artifacts.provenance import training_cpu_seconds
     from ..eval.specs import build_agent, parse_agent_spec
     from ..config.loading import search_settings_of
 
@@ -150,7 +150,7 @@ def finish_recipe(recipe: Config, recipe_file: str, run_dir: Path, out: Optional
     komi = estimate = None
     shares: list[tuple[int, float, float, float]] = []
     if game.game_type == "komi":
-        estimate = bot.komi_estimate(game).komi
+        estimate = bot.komi_curve(game).komi
         komi = finish.komi if finish.komi is not None else estimate
         if finish.komi is not None:
             checker = build_agent(parse_agent_spec(str(bot_path), simulations=KOMI_CHECK_SIMULATIONS))

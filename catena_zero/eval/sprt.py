@@ -50,7 +50,7 @@ from typing import Iterable, Optional, Sequence
 
 import numpy as np
 
-from .ratings import Z95, elo_from_score, expected_score, score_interval
+from .ratings import Z95, elo_from_score, elo_text, expected_score, score_interval
 
 PAIR_SCORES = (0.0, 0.5, 1.0, 1.5, 2.0)  # [O] A's points in a pair (same opening, colours swapped)
 OUTCOME_SCORES = tuple(points / 2 for points in PAIR_SCORES)  # [O] x_i: the per-game score of each
@@ -86,12 +86,20 @@ class Pentanomial:
             if isinstance(points, bool) or not isinstance(points, numbers.Real) or points not in PAIR_SCORES:
                 raise ValueError(f"a pair scores one of {PAIR_SCORES} points, got {points!r}")
             counts[PAIR_SCORES.index(float(points))] += 1
-        return cls(tuple(counts))  # type: ignore[arg-type]
+        return cls.of_counts(counts)
+
+    @classmethod
+    def of_counts(cls, counts: Iterable[int]) -> Pentanomial:
+        """Of any five counts (a list read from a file, a sum), checked as the constructor checks them."""
+        c = tuple(counts)
+        if len(c) != len(PAIR_SCORES):
+            raise ValueError(f"a pentanomial is 5 non-negative integer counts, got {c!r}")
+        return cls((c[0], c[1], c[2], c[3], c[4]))
 
     def __add__(self, other: Pentanomial) -> Pentanomial:
         if not isinstance(other, Pentanomial):
             return NotImplemented
-        return Pentanomial(tuple(a + b for a, b in zip(self.counts, other.counts)))  # type: ignore[arg-type]
+        return Pentanomial.of_counts(a + b for a, b in zip(self.counts, other.counts))
 
     @property
     def pairs(self) -> int:
@@ -207,22 +215,11 @@ def sprt_bounds(alpha: float, beta: float) -> tuple[float, float]:
     return math.log(beta / (1 - alpha)), math.log((1 - beta) / alpha)
 
 
-def _signed_elo(elo: float) -> str:
-    if math.isinf(elo):
-        return "+inf" if elo > 0 else "-inf"
-    return f"{round(elo) + 0:+d}"  # + 0 turns a rounded -0 into 0
-
-
 def _elo_text(p: Pentanomial) -> str:
     """"Elo +52 [+10, +95]"; a sweep, whose estimate is infinite, as its finite bound "Elo >= +310"."""
     if not p.pairs:
         return "Elo undefined (no pairs)"
-    lo, hi = p.elo_interval()
-    if p.elo == math.inf:
-        return f"Elo >= {_signed_elo(lo)}"
-    if p.elo == -math.inf:
-        return f"Elo <= {_signed_elo(hi)}"
-    return f"Elo {_signed_elo(p.elo)} [{_signed_elo(lo)}, {_signed_elo(hi)}]"
+    return elo_text(p.elo, *p.elo_interval())
 
 
 @dataclass(frozen=True)
