@@ -42,7 +42,7 @@ def evaluate_in_loop(config: Config, weights: dict, previous: Optional[dict], ko
     if reference is not None:
         komi = reference.komi
     else:
-        komi = komi_estimates.get(rules, 0) if rules.game_type == "komi" else 0
+        komi = komi_estimates.get(rules, 0) if rules.game_type_rule.has_komi else 0
     game = rules.game(komi)
     book = shipped_book(rules)
     fits = book is not None and book.komi == komi and evaluation.games % 2 == 0 and len(book) >= evaluation.games // 2

@@ -149,7 +149,7 @@ def finish_recipe(recipe: Config, recipe_file: str, run_dir: Path, out: Optional
     rng = np.random.default_rng(recipe.seed)
     komi = estimate = None
     shares: list[tuple[int, float, float, float]] = []
-    if game.game_type == "komi":
+    if game.game_type_rule.has_komi:
         estimate = bot.komi_curve(game).komi
         komi = finish.komi if finish.komi is not None else estimate
         if finish.komi is not None:

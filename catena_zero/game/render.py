@@ -244,7 +244,7 @@ def status_lines(game: Game, match: Optional[Match] = None) -> list[str]:
             lo, hi = komi_range(config.scoring)
             return [f"set-up (R7): the first player chooses the komi, {lo}..{hi}; then the second a colour"]
         komi = match.game.config.komi
-        if config.game_type == "no_komi":
+        if config.game_type_rule.has_swap:
             return ["set-up (R7): the second player keeps White ('white') or takes Black ('swap')"]
         return [f"set-up (R7): komi {komi} chosen; the second player chooses black or white"]
     button = button_note(game)

@@ -76,7 +76,7 @@ class TerminalReader:
         elif phase == "komi":
             words = ["komi"]
         elif phase == "colour":
-            words = ["white", "swap"] if self.match.config.game_type == "no_komi" else ["black", "white"]
+            words = ["white", "swap"] if self.match.config.game_type_rule.has_swap else ["black", "white"]
         else:
             words = []
         return words + list(COMMANDS)

@@ -69,7 +69,7 @@ def seat_line(match: Match, person: str, opponent: str, komi_by_flag: bool) -> s
     """Who the person is and what their seat does before play (R7), against ``opponent``."""
     program = "second" if person == "first" else "first"
     duty = _SEAT_DUTIES[match.config.game_type][person]
-    if komi_by_flag and match.game is not None and match.config.game_type == "komi":
+    if komi_by_flag and match.game is not None and match.config.game_type_rule.has_komi:
         komi = match.game.config.komi
         duty = ("the komi, " if person == "first" else "you choose the colours; the komi, ") + \
             f"{komi}, was set by --komi"
@@ -83,7 +83,7 @@ def phase_intro(match: Match, komi_by_flag: bool = False) -> str:
         lo, hi = komi_range(config.scoring)
         return f"The first player chooses the komi White receives ({lo}..{hi}), e.g. '7' (R7)."
     if match.phase == "colour":
-        if config.game_type == "no_komi":
+        if config.game_type_rule.has_swap:
             return "The second player keeps White ('white') or takes over Black and its stone ('swap') (R7)."
         komi = match.game.config.komi
         chosen = f"komi {komi}, set by --komi" if komi_by_flag else f"komi {komi}"
@@ -99,7 +99,7 @@ def setup_advice(match: Match, players: dict[str, Player], person: Optional[str]
     for whoever chooses it; no_komi's swap and opening stone for a person making that choice."""
     if match.phase == "komi":
         return komi_advice(match, players)
-    if match.config.game_type == "no_komi" and person in (None, match.player_to_act):
+    if match.config.game_type_rule.has_swap and person in (None, match.player_to_act):
         if match.phase == "colour":
             return swap_advice(match, players)
         if match.colour_of("first") is None:
@@ -165,7 +165,7 @@ def legal_summary(match: Match) -> str:
         return f"choose the komi: a whole number from {lo} to {hi} (e.g. 'komi 7' or '7')"
     if match.phase == "play":
         return "legal: " + " ".join(match.game.legal_moves())
-    if match.config.game_type == "no_komi":  # one spelling: as the intro, the help and Tab say it
+    if match.config.game_type_rule.has_swap:  # one spelling: as the intro, the help and Tab say it
         return "choose: 'white' keeps White, 'swap' takes over Black and its stone"
     return "legal: " + ", ".join(setup_choices(match))
 

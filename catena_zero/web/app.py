@@ -369,7 +369,7 @@ async def komi_advice(request: Request) -> JSONResponse:
     web, session = _web(request), _session(request)
     c = session.config
     lo, hi = komi_range(c.scoring)
-    if c.game_type == "komi" and session.komi_advice is None:
+    if c.game_type_rule.has_komi and session.komi_advice is None:
         options = GameConfig(side=c.side, game_type=c.game_type, scoring=c.scoring)
         try:
             session.komi_advice = await web.pools.for_game(options).run(lambda b: own_fair_komi(b, options), ANALYSIS)

@@ -360,7 +360,7 @@ def _choice(s: GameSession) -> Optional[ChoiceView]:
         lo, hi = komi_range(s.config.scoring)
         return ChoiceView(kind="komi", komi_min=lo, komi_max=hi, colours=())
     if phase == "colour":
-        colours = ("colour white", "swap") if s.config.game_type == "no_komi" else ("colour black", "colour white")
+        colours = ("colour white", "swap") if s.config.game_type_rule.has_swap else ("colour black", "colour white")
         return ChoiceView(kind="colour", komi_min=None, komi_max=None, colours=colours)
     return None
 
