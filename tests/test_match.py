@@ -6,6 +6,8 @@ import numpy as np
 import pytest
 
 from catena_zero.game import GameConfig, GameNotOver, IllegalMove, Match
+from catena_zero.game.notation import Event
+from events import ev, evs, texts  # noqa: F401
 
 
 def finish(m: Match, rng: np.random.Generator) -> None:
@@ -14,7 +16,7 @@ def finish(m: Match, rng: np.random.Generator) -> None:
         game = m.game
         assert m.player_to_act == m.player_of(game.to_move)
         cells = [mv for mv in game.legal_moves() if mv != "button"]
-        m.apply(cells[rng.integers(len(cells))])
+        m.apply(ev(cells[rng.integers(len(cells))]))
     assert m.phase == "over" and m.player_to_act is None
 
 
@@ -23,32 +25,32 @@ def test_komi_protocol():
     m = Match(GameConfig(side=3, game_type="komi", scoring="standard", komi=9))
     assert m.phase == "komi" and m.player_to_act == "first" and m.game is None
     assert m.colour_of("first") is None and m.player_of("black") is None
-    m.apply("komi 4")
+    m.apply(ev("komi 4"))
     assert m.game is not None and m.game.config.komi == 4  # config.komi (9) is not used
     assert m.phase == "colour" and m.player_to_act == "second"
-    m.apply("colour black")
+    m.apply(ev("colour black"))
     assert m.colour_of("second") == "black" and m.colour_of("first") == "white"
     assert m.player_of("white") == "first"
     assert m.phase == "play" and m.player_to_act == "second"  # Black moves first
-    m.apply("C3")
+    m.apply(ev("C3"))
     assert m.player_to_act == "first" and m.game.stone_at("C3") == "black"
-    m.apply("button")
+    m.apply(ev("button"))
     assert m.game.button_holder == "white" and m.player_to_act == "second"
     finish(m, np.random.default_rng(1))
-    assert m.events[:4] == ["komi 4", "colour black", "C3", "button"]
-    assert m.events[4:] == m.game.history[2:]
+    assert texts(m.events)[:4] == ["komi 4", "colour black", "C3", "button"]
+    assert texts(m.events)[4:] == m.game.history[2:]
     winner = m.game.winner
     assert m.winning_player == m.player_of(winner)
 
 
 def test_komi_protocol_helpers_and_quadratic_range():
-    """choose_komi/choose_colour are the same events; quadratic komi goes to 1000 (R6)."""
+    """Events made in code are the same events; quadratic komi goes to 1000 (R6)."""
     m = Match(GameConfig(side=2, scoring="quadratic"))
     with pytest.raises(IllegalMove, match="0..1000"):
-        m.choose_komi(1001)
-    m.choose_komi(1000)
-    m.choose_colour("white")
-    assert m.events == ["komi 1000", "colour white"]
+        m.apply(ev(Event.komi_choice(1001)))
+    m.apply(ev(Event.komi_choice(1000)))
+    m.apply(ev(Event.colour_choice("white")))
+    assert texts(m.events) == ["komi 1000", "colour white"]
     assert m.colour_of("second") == "white" and m.player_to_act == "first"
 
 
@@ -58,17 +60,17 @@ def test_no_komi_protocol_keep_white():
     assert m.phase == "play" and m.player_to_act == "first" and m.game.config.komi == 0
     assert m.colour_of("first") is None
     with pytest.raises(IllegalMove, match="no_komi"):
-        m.apply("button")  # not before Black's first stone
-    m.apply("C3")
+        m.apply(ev("button"))  # not before Black's first stone
+    m.apply(ev("C3"))
     assert m.phase == "colour" and m.player_to_act == "second"
     with pytest.raises(IllegalMove, match="colour"):
-        m.apply("D4")
-    m.apply("colour white")
+        m.apply(ev("D4"))
+    m.apply(ev("colour white"))
     assert m.colour_of("first") == "black" and m.colour_of("second") == "white"
     assert m.phase == "play" and m.player_to_act == "second"
-    m.apply("button")
+    m.apply(ev("button"))
     assert m.game.button_holder == "white" and m.player_to_act == "first"
-    assert m.events == ["C3", "colour white", "button"]
+    assert texts(m.events) == ["C3", "colour white", "button"]
 
 
 @pytest.mark.parametrize("event", ["swap", "colour black"])
@@ -76,14 +78,14 @@ def test_no_komi_protocol_swap(event):
     """R7 no_komi: "swap" (or "colour black"): second takes over Black and its stone; the
     first player then plays White and moves next."""
     m = Match(GameConfig(side=3, game_type="no_komi"))
-    m.apply("C3")
-    m.apply(event)
+    m.apply(ev("C3"))
+    m.apply(ev(event))
     assert m.colour_of("second") == "black" and m.colour_of("first") == "white"
     assert m.game.stone_at("C3") == "black" and m.game.to_move == "white"
     assert m.player_to_act == "first"
-    m.apply("A1")
+    m.apply(ev("A1"))
     assert m.game.stone_at("A1") == "white" and m.player_to_act == "second"
-    assert m.events == ["C3", event, "A1"]
+    assert texts(m.events) == ["C3", event, "A1"]
     finish(m, np.random.default_rng(2))
 
 
@@ -94,13 +96,13 @@ def test_double_protocol():
     acts = []
     for move in ["C3", "A1", "E5", "A3"]:
         acts.append(m.player_to_act)
-        m.apply(move)
+        m.apply(ev(move))
     assert acts == ["first", "second", "second", "first"]
     for bad in ("komi 0", "colour white", "swap", "button"):
         with pytest.raises(IllegalMove):
-            m.apply(bad)
+            m.apply(ev(bad))
     finish(m, np.random.default_rng(3))
-    assert m.events == m.game.history
+    assert texts(m.events) == m.game.history
 
 
 @pytest.mark.parametrize(
@@ -132,11 +134,11 @@ def test_double_protocol():
 )
 def test_bad_events_per_phase(game_type, prefix, bad, match):
     """Anything wrong for the phase is an IllegalMove naming the problem; nothing changes."""
-    m = Match.replay(GameConfig(side=3, game_type=game_type), prefix)
-    phase, actor, events = m.phase, m.player_to_act, m.events
+    m = Match.replay(GameConfig(side=3, game_type=game_type), evs(prefix))
+    phase, actor, events = m.phase, m.player_to_act, texts(m.events)
     with pytest.raises(IllegalMove, match=match):
-        m.apply(bad)
-    assert (m.phase, m.player_to_act, m.events) == (phase, actor, events)
+        m.apply(ev(bad))
+    assert (m.phase, m.player_to_act, texts(m.events)) == (phase, actor, events)
 
 
 def test_errors_after_the_end_and_bad_arguments():
@@ -144,13 +146,13 @@ def test_errors_after_the_end_and_bad_arguments():
     with pytest.raises(GameNotOver):
         m.winning_player
     for event in ["komi 0", "colour black", "A1", "A2", "B3", "C3", "B1"]:
-        m.apply(event)
+        m.apply(ev(event))
     assert m.phase == "over" and m.player_to_act is None
     assert m.winning_player == "second"  # Black (the second player) has 5 of 5 stones
     with pytest.raises(IllegalMove, match="over"):
-        m.apply("C2")
+        m.apply(ev("C2"))
     with pytest.raises(IllegalMove):
-        m.apply(None)
+        m.apply(ev(None))
     with pytest.raises(ValueError):
         m.colour_of("third")
     with pytest.raises(ValueError):
@@ -169,12 +171,12 @@ def test_actors_and_rewind(game_type, events, actors):
     """Each event's player is recorded as it is applied (R7: komi by the first, the colour by the
     second; R8: two stones a turn), and rewinding to k events is replaying the first k."""
     config = GameConfig(side=3, game_type=game_type)
-    m = Match.replay(config, events)
+    m = Match.replay(config, evs(events))
     assert m.actors == actors
     for keep in range(len(events), -1, -1):
         m.rewind(keep)
-        fresh = Match.replay(config, events[:keep])
-        assert m.events == events[:keep] and m.actors == actors[:keep]
+        fresh = Match.replay(config, evs(events[:keep]))
+        assert texts(m.events) == events[:keep] and m.actors == actors[:keep]
         assert m.phase == fresh.phase and m.player_to_act == fresh.player_to_act
         assert (m.game is None) == (fresh.game is None)
         if m.game is not None:

@@ -1,7 +1,7 @@
 """Players and the exported bot (the bot file itself: ``artifacts/botfile.py``).
 
-- players.py: the one ``Player`` protocol with its declared ``Capabilities``, the R7 set-up
-  choices (``setup_answer``, ``setup_event``), ``RandomPlayer`` (players of a kind string such
+- players.py: the one ``Player`` contract with its declared ``Capabilities`` and ``next_turn``,
+  the one way a player is asked for its next event in a match, ``RandomPlayer`` (players of a kind string such
   as ``mcts:K`` come from the registry, ``eval/specs.py``);
 - bot.py: ``Bot``, an exported network that plays, picks komi/colour/swap (R7) and analyses;
 - engine.py: the GTP-style text protocol around a ``Bot`` (``catena-zero engine``).
@@ -11,7 +11,7 @@ from ..game.options import RuleSet
 from ..search.komi import KomiEstimate
 from .bot import Analysis, Bot, MoveAnalysis, UnsupportedGame
 from ..artifacts.botfile import BOT_FORMAT, BOT_VERSION, BotFileError, BotHeader
-from .players import Capabilities, Player, RandomPlayer, choose_event
+from .players import Budget, Capabilities, Player, RandomPlayer, Turn, next_turn
 
 __all__ = [
     "Analysis",
@@ -27,5 +27,7 @@ __all__ = [
     "UnsupportedGame",
     "Player",
     "RandomPlayer",
-    "choose_event",
+    "next_turn",
+    "Budget",
+    "Turn",
 ]

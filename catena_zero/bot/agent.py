@@ -1,8 +1,8 @@
-"""The batched player (``Agent``), the network's (``NetAgent``), and ``AgentPlayer``: an agent at
-batch size one as a single-game ``Player``. A trained network plays through these in every
-command: the arena's matches (``eval/``) call ``NetAgent.act`` on a batch, ``play``, ``engine``
-and ``serve`` call it through ``bot.Bot``, which is an ``AgentPlayer`` of a ``NetAgent`` plus
-analysis, the komi curve and per-move budgets. So a bot file has one search (its file's settings,
+"""The batched player (``Agent``), also a single-game ``Player`` at batch size one, and the
+network's (``NetAgent``). A trained network plays through these in every command: the arena's
+matches (``eval/``) call ``NetAgent.act`` on a batch, ``play``, ``engine`` and ``serve`` call it
+through ``bot.Bot``, which plays its ``NetAgent`` at batch size one and adds the analysis, the
+komi curve's checks and per-move budgets. So a bot file has one search (its file's settings,
 no noise, a fresh tree each move), one set-up policy (``JUDGED``: by its heads) and one randomness
 contract (the search draws from the caller's generator) wherever it plays.
 
@@ -49,7 +49,7 @@ from ..game.rules import Game
 from ..game.vec import EnvState, VecEnv
 from ..search.komi import VALUE_RESOLUTION, KomiEstimate, closest_to_even, estimate_fair_komi, first_stone_values
 from ..search.types import SearchOutput
-from .players import CONFIGURED, JUDGED, Capabilities, check_plays
+from .players import CONFIGURED, JUDGED, NO_BUDGET, Budget, Capabilities, Setup
 
 if TYPE_CHECKING:
     from ..net.model import CatenaNet
@@ -73,13 +73,14 @@ def check_batch(env: VecEnv, state: EnvState) -> None:
 
 
 class Agent(ABC):
-    """A player for batches of games; see the module docstring."""
+    """A player for batches of games (``act``), and of single games as a ``Player`` (``choose``:
+    the agent at batch size one); see the module docstring."""
 
     name: str = "agent"
     step: Optional[int] = None  # training step of a network agent (None for baselines)
     default_game: Optional[GameConfig] = None  # a network's default game (its run's game, a bot file's header)
-    # What it can do as a single-game player (``AgentPlayer``): declared, never probed. A baseline
-    # makes the R7 set-up choices by the configured komi and a random colour, and plays any game.
+    # What it can do as a single-game player: declared, never probed. A baseline makes the R7
+    # set-up choices by the configured komi and a random colour, and plays any game.
     capabilities: Capabilities = Capabilities(setup=CONFIGURED)
     _rule_envs: Optional[dict[RuleSet, VecEnv]] = None  # env_for's env per rule set (single games)
 
@@ -90,15 +91,24 @@ class Agent(ABC):
     def reset(self) -> None:
         """Forget anything kept between calls (search trees) before a new set of games."""
 
-    def komi_estimate(self, game: GameConfig) -> Optional[KomiEstimate]:
+    def komi_curve(self, config: GameConfig) -> Optional[KomiEstimate]:
         """The fair komi by this agent's own estimate (``capabilities.komi_curve``: it has a value
         head), or None without one or without komi (R7 no_komi, R8)."""
         return None
 
-    def check_game(self, game: GameConfig) -> None:
-        """UserError (one line) if this agent does not play games with these options
-        (``capabilities.rule_sets``: a bot file names the rule sets it plays)."""
-        check_plays(self, game, self.name)
+    def choose(self, game: Game, rng: Optional[np.random.Generator], budget: Budget = NO_BUDGET) -> str:
+        """``Player``: the agent's move for the player to move in ``game`` (R10 notation), at batch
+        size one on its env of the game's rule set (``env_for``, so a search agent keeps its
+        searches); ``rng`` None draws from the position (``players.next_turn``)."""
+        if game.is_over:
+            raise ValueError("the game is over: there is no legal move to choose")
+        env = self.env_for(game.config)
+        rng = rng if rng is not None else np.random.default_rng([game.move_number])
+        return env.spec.action_name(int(self.act_within(env, env.from_games([game]), rng, budget)[0]))
+
+    def act_within(self, env: VecEnv, state: EnvState, rng: np.random.Generator, budget: Budget) -> np.ndarray:
+        """``act`` within a per-move ``budget``; a baseline without a search has none to spend."""
+        return self.act(env, state, rng)
 
     def env_for(self, config: GameConfig) -> VecEnv:
         """The agent's env of ``config``'s rule set for single games (komi 0: each state carries
@@ -185,6 +195,9 @@ class SearchAgent(Agent):
             simulations: Optional[int] = None, seconds: Optional[float] = None) -> np.ndarray:
         return self.run_search(env, state, rng, simulations=simulations, seconds=seconds)[0].action
 
+    def act_within(self, env: VecEnv, state: EnvState, rng: np.random.Generator, budget: Budget) -> np.ndarray:
+        return self.act(env, state, rng, simulations=budget.simulations, seconds=budget.seconds)
+
 
 class NetAgent(SearchAgent):
     """A network through the batched search (its configured algorithm), without exploration noise;
@@ -204,7 +217,7 @@ class NetAgent(SearchAgent):
         default_game: Optional[GameConfig] = None,
         rule_sets: Optional[tuple] = None,
         seconds: Optional[float] = None,
-        setup: str = CONFIGURED,
+        setup: Setup = CONFIGURED,
     ) -> None:
         """``simulations`` overrides ``search.num_simulations``, ``seconds`` replaces it by a time
         limit; ``device`` overrides ``net.device``; ``rule_sets`` (``RuleSet``s), if given, are the
@@ -230,7 +243,7 @@ class NetAgent(SearchAgent):
 
     def act(self, env: VecEnv, state: EnvState, rng: np.random.Generator, *,
             simulations: Optional[int] = None, seconds: Optional[float] = None) -> np.ndarray:
-        judged = self.capabilities.setup == JUDGED and env.config.game_type == "no_komi"
+        judged = self.capabilities.setup is JUDGED and env.config.game_type_rule.has_swap
         opening = state.move_number == 0 if judged else np.zeros(state.batch_size, bool)  # [B]
         if not opening.any():
             return super().act(env, state, rng, simulations=simulations, seconds=seconds)
@@ -241,7 +254,7 @@ class NetAgent(SearchAgent):
             actions[rest] = super().act(env, env.take(state, rest), rng, simulations=simulations, seconds=seconds)
         return actions
 
-    def komi_estimate(self, game: GameConfig, source: Optional[str] = None) -> Optional[KomiEstimate]:
+    def komi_curve(self, config: GameConfig, source: Optional[str] = None) -> Optional[KomiEstimate]:
         """The komi where the value head's value of the empty board for Black crosses 0.
 
         One forward pass over the empty board at every komi of the scoring's range (R6: 0-15, or
@@ -251,9 +264,9 @@ class NetAgent(SearchAgent):
         closest to 0, so a match's fair komi is the komi an exported bot of this network would name.
         Game types without komi (R7 no_komi, R8) have none to choose: None.
         """
-        if game.game_type != "komi":
+        if not config.game_type_rule.has_komi:
             return None
-        env = self.env_for(game)
+        env = self.env_for(config)
         return estimate_fair_komi(env, self.searcher(env).eval_fn, source=source or f"value head of {self.name}")
 
     # -- the judged set-up (R7): a SetupPolicy (bot/players.py) -------------------------------------
@@ -265,13 +278,13 @@ class NetAgent(SearchAgent):
         return float(evaluation.value[0]), float(evaluation.score[0])
 
     def choose_komi(self, config: GameConfig) -> int:
-        estimate = self.komi_estimate(config)
+        estimate = self.komi_curve(config)
         if estimate is None:
             raise ValueError(f"komi is chosen only under game type komi (R7), not {config.game_type!r}")
         return estimate.komi
 
     def choose_colour(self, config: GameConfig, komi: int) -> str:
-        if config.game_type != "komi":
+        if not config.game_type_rule.has_komi:
             raise ValueError(f"the colour is chosen at a komi only under game type komi (R7), not "
                              f"{config.game_type!r}; under no_komi use choose_swap")
         game = Game(dataclasses.replace(config, komi=komi))  # UserError if komi is out of range
@@ -281,7 +294,7 @@ class NetAgent(SearchAgent):
     def choose_swap(self, game: Game) -> bool:
         if not isinstance(game, Game):
             raise ValueError(f"expected a catena_zero.game.Game, got {type(game).__name__}")
-        if game.config.game_type != "no_komi":
+        if not game.config.game_type_rule.has_swap:
             raise ValueError(f"swap exists only under game type no_komi (R7), not {game.config.game_type!r}")
         if game.move_number != 1:
             raise ValueError(f"the swap is chosen right after Black's first stone; this game has "
@@ -296,52 +309,3 @@ class NetAgent(SearchAgent):
     def first_stone(self, env: VecEnv) -> int:
         """The no_komi first stone (R7) closest to even by the heads, as an action of ``env``."""
         return closest_to_even(*self.first_stone_values(env))
-
-
-class AgentPlayer:
-    """An ``Agent`` as a single-game ``Player`` (``bot/players.py``): the agent at batch size one.
-
-    The agent's env per rule set (``Agent.env_for``), so a search agent keeps its searches from
-    move to move. Its capabilities are the agent's: the R7 set-up at random for the random agent,
-    by the heads for a bot file's network (``choose_komi``, ``choose_colour``, ``choose_swap``),
-    else the configured komi and a random colour (``players.setup_answer``); a network's fair komi
-    (``komi_curve``). ``choose`` takes a per-move budget of a search agent as keywords
-    (``simulations``, ``seconds``: ``bot.Bot``'s).
-    """
-
-    def __init__(self, agent: Agent) -> None:
-        self.agent = agent
-
-    @property
-    def name(self) -> str:
-        return self.agent.name
-
-    @property
-    def capabilities(self) -> Capabilities:
-        return self.agent.capabilities
-
-    def env_for(self, config: GameConfig) -> VecEnv:
-        return self.agent.env_for(config)
-
-    def choose(self, game: Game, rng: np.random.Generator, **budget) -> str:
-        """The agent's move for the player to move in ``game`` (R10 notation)."""
-        if game.is_over:
-            raise ValueError("the game is over: there is no legal move to choose")
-        env = self.env_for(game.config)
-        action = int(self.agent.act(env, env.from_games([game]), rng, **budget)[0])
-        return env.spec.action_name(action)
-
-    def komi_curve(self, config: GameConfig) -> Optional[KomiEstimate]:
-        """``capabilities.komi_curve``: the network's fair-komi estimate for ``config``'s rule set
-        (``search/komi.py``); None without komi (R7 no_komi, R8)."""
-        return self.agent.komi_estimate(config)
-
-    # ``capabilities.setup == JUDGED`` (a NetAgent of a bot file): its heads answer the set-up.
-    def choose_komi(self, config: GameConfig) -> int:
-        return self.agent.choose_komi(config)  # type: ignore[attr-defined]
-
-    def choose_colour(self, config: GameConfig, komi: int) -> str:
-        return self.agent.choose_colour(config, komi)  # type: ignore[attr-defined]
-
-    def choose_swap(self, game: Game) -> bool:
-        return self.agent.choose_swap(game)  # type: ignore[attr-defined]

@@ -224,6 +224,41 @@ def parse_query(data: dict, bot_for: "Callable[[GameConfig], Bot]", max_simulati
     query_id = data.get("id")
     if not isinstance(query_id, str) or not query_id or len(query_id) > 200:
         raise QueryError("id must be a non-empty string of at most 200 characters", "id")
+    warnings = _field_warnings(data)
+    default = bot_for(None).game_config
+    game_type, scoring = _rules(data, default, warnings)
+    side = _side(data, default.side)
+    try:
+        rules = GameConfig(side=side, game_type=game_type, scoring=scoring)
+    except UserError as exc:
+        raise QueryError(f"bad rules: {exc}", "rules") from None
+    bot = bot_for(rules)
+    komi = _komi(data, *komi_range(scoring))
+    has_komi = rules.game_type_rule.has_komi
+    if not has_komi and komi:
+        raise QueryError(f"game type {game_type} has no komi (R7, R8): only komi 0", "komi")
+    if komi is None:
+        komi = fair_komi(bot, rules) if has_komi else 0
+    game = GameConfig(side=side, game_type=game_type, scoring=scoring, komi=komi)
+    cells, colours = _moves(data)
+    turns = _turns(data, len(cells))
+    ownership = data.get("includeOwnership", False)
+    if not isinstance(ownership, bool):
+        raise QueryError(f"includeOwnership must be true or false, got {_dump(ownership)}", "includeOwnership")
+    every = data.get("reportDuringSearchEvery")
+    if every is not None and (isinstance(every, bool) or not isinstance(every, (int, float))
+                              or not 0 < every < math.inf):
+        raise QueryError(f"reportDuringSearchEvery must be a positive number of seconds, got {_dump(every)}",
+                         "reportDuringSearchEvery")
+    query = Query(id=query_id, game=game, moves=tuple(cells), turns=turns,
+                  simulations=_whole(data, "maxVisits", 1, max_simulations), ownership=ownership,
+                  report_every=None if every is None else float(every), warnings=tuple(warnings))
+    _check_colours(query, colours)
+    return query, bot
+
+
+def _field_warnings(data: dict) -> list[tuple[str, str]]:
+    """(field, warning) for each field the engine does not use; QueryError for a refused one."""
     warnings: list[tuple[str, str]] = []
     for key in data:
         if key in _REFUSED:
@@ -236,41 +271,19 @@ def parse_query(data: dict, bot_for: "Callable[[GameConfig], Bot]", max_simulati
                 raise QueryError("initialPlayer must be \"B\": Black moves first (R4)", key)
         elif key not in _FIELDS:
             warnings.append((key[:80], "unexpected or unused field"))
-    default = bot_for(None).game_config
-    game_type, scoring = _rules(data, default, warnings)
-    side = _side(data, default.side)
-    try:
-        rules = GameConfig(side=side, game_type=game_type, scoring=scoring)
-    except UserError as exc:
-        raise QueryError(f"bad rules: {exc}", "rules") from None
-    bot = bot_for(rules)
-    komi = _komi(data, *komi_range(scoring))
-    if game_type != "komi" and komi:
-        raise QueryError(f"game type {game_type} has no komi (R7, R8): only komi 0", "komi")
-    if komi is None:
-        komi = fair_komi(bot, rules) if game_type == "komi" else 0
-    game = GameConfig(side=side, game_type=game_type, scoring=scoring, komi=komi)
-    cells, colours = _moves(data)
-    turns = data.get("analyzeTurns", [len(cells)])
+    return warnings
+
+
+def _turns(data: dict, moves: int) -> tuple[int, ...]:
+    """The query's ``analyzeTurns`` (by default the position after every move given)."""
+    turns = data.get("analyzeTurns", [moves])
     if not isinstance(turns, list) or not 1 <= len(turns) <= MAX_TURNS:
         raise QueryError(f"analyzeTurns must be a list of 1..{MAX_TURNS} turn numbers", "analyzeTurns")
     for turn in turns:
-        if isinstance(turn, bool) or not isinstance(turn, int) or not 0 <= turn <= len(cells):
-            raise QueryError(f"analyzeTurns must be turn numbers in 0..{len(cells)} (the moves given), "
+        if isinstance(turn, bool) or not isinstance(turn, int) or not 0 <= turn <= moves:
+            raise QueryError(f"analyzeTurns must be turn numbers in 0..{moves} (the moves given), "
                              f"got {_dump(turn)}", "analyzeTurns")
-    ownership = data.get("includeOwnership", False)
-    if not isinstance(ownership, bool):
-        raise QueryError(f"includeOwnership must be true or false, got {_dump(ownership)}", "includeOwnership")
-    every = data.get("reportDuringSearchEvery")
-    if every is not None and (isinstance(every, bool) or not isinstance(every, (int, float))
-                              or not 0 < every < math.inf):
-        raise QueryError(f"reportDuringSearchEvery must be a positive number of seconds, got {_dump(every)}",
-                         "reportDuringSearchEvery")
-    query = Query(id=query_id, game=game, moves=tuple(cells), turns=tuple(turns),
-                  simulations=_whole(data, "maxVisits", 1, max_simulations), ownership=ownership,
-                  report_every=None if every is None else float(every), warnings=tuple(warnings))
-    _check_colours(query, colours)
-    return query, bot
+    return tuple(turns)
 
 
 def _check_colours(query: Query, colours: Sequence[Optional[str]]) -> None:
@@ -399,10 +412,10 @@ class BotChooser:
         self._komi: dict[tuple[int, RuleSet], int] = {}
 
     def __call__(self, config: Optional[GameConfig]) -> "Bot":
-        if config is None or self.bot.supports(config):
+        if config is None or self.bot.capabilities.plays(config):
             return self.bot
         other = self._bot_for(config) if self._bot_for is not None else None
-        if other is None or not other.supports(config):
+        if other is None or not other.capabilities.plays(config):
             plays = ", ".join(str(r) for r in self.bot.trained_for)
             raise QueryError(f"the bot does not play side {config.side} {config.game_type} {config.scoring} "
                              f"(it plays: {plays}{'' if self._bot_for is None else '; no shipped bot does'})", "rules")

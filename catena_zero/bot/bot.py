@@ -5,23 +5,24 @@ Shape legend: A actions (N cells + the button), K komi values of a scoring's ran
     from catena_zero.bot import Bot
     bot = Bot.load("bot.file", simulations=200)    # or seconds=1.5; device="auto"; seed=0
     bot.game_config                                  # GameConfig it plays by default
-    bot.supports(config)                             # trained for this side, game type and scoring?
-    move = bot.select_move(game)                     # R10 notation ("D5", "button")
+    bot.capabilities.plays(config)                   # trained for this side, game type and scoring?
+    move = bot.choose(game)                          # R10 notation ("D5", "button")
     komi = bot.choose_komi(config)                   # first player, game type komi (R7)
     colour = bot.choose_colour(config, komi)         # second player: "black" or "white"
     swap = bot.choose_swap(game)                     # no_komi, after Black's first stone
     info = bot.analyze(game)                         # Analysis: value, score, top moves
 
-A ``Bot`` is the network agent of its file at batch size one (``agent.py``: ``AgentPlayer`` of a
-``NetAgent``), the same agent ``evaluate``, ``ladder`` and ``ablate`` play a bot file as, plus the
-analysis, the komi curve and per-move budgets; so a bot file plays one way everywhere. Moves come
+A ``Bot`` is a ``Player`` (``players.py``): the network agent of its file (``agent.py``'s
+``NetAgent``) at batch size one, the same agent ``evaluate``, ``ladder`` and ``ablate`` play a bot
+file as, plus the analysis, the komi curve's checks and per-move budgets; so a bot file plays one
+way everywhere. The terminal, the page and the engine ask it through ``players.next_turn``. Moves come
 from the batched search (``search/mcts.py``, the bot's exported ``SearchConfig`` with the
 simulation count or time limit given here) over the network (``NetEvaluator``), without
-exploration noise, on a fresh tree every move. As a ``Player`` (``choose(game, rng)``, what
-``play`` calls) the search draws from the caller's generator, as the arena's agent does;
-``select_move``, ``analyze`` and the engine and the page that use them draw from a generator
-derived from the bot's seed and the position (``position_rng``), so with a simulation count (not a
-time limit) the same bot file, seed and game always give the same move, whatever was asked before.
+exploration noise, on a fresh tree every move. ``choose(game, rng)`` (what the terminal asks)
+draws from the caller's generator, as the arena's agent does; ``choose(game)`` (rng None: what the
+engine and the page ask), ``play_and_analyze`` and ``analyze`` draw from a generator derived from
+the bot's seed and the position (``position_rng``), so with a simulation count (not a time limit)
+the same bot file, seed and game always give the same move, whatever was asked before.
 
 Set-up choices (R7) read the value and score heads directly, one batched network call (the
 agent's judgement, ``agent.py``; the bot adds its checks and lock):
@@ -70,19 +71,18 @@ from ..artifacts.botfile import BotHeader, RuleSet, averaging_label
 from ..artifacts.network import BOT, TrainedNetwork, load_network
 from ..config import SearchConfig
 from ..errors import UserError
-from ..game.options import GAME_TYPES, SCORINGS, GameConfig
+from ..game.options import SCORINGS, GameConfig
 from ..game.rules import Game
 from ..game.vec import VecEnv
 from ..search.komi import KomiEstimate
 from ..search.tree import ROOT, UNVISITED
 from ..search.types import SearchOutput
-from .agent import MAX_SIMULATIONS, AgentPlayer, NetAgent, better_than_even  # noqa: F401 (the bot's names)
-from .players import JUDGED, Capabilities, UnsupportedGame, check_plays, setup_answer
+from .agent import MAX_SIMULATIONS, NetAgent, better_than_even  # noqa: F401 (the bot's names)
+from .players import JUDGED, NO_BUDGET, Budget, Capabilities, UnsupportedGame, check_plays  # noqa: F401
 
 if TYPE_CHECKING:
     import torch
 
-    from ..game.match import Match
     from ..search.mcts import MCTS
 
 # ------------------------------------------------------------------------------ records
@@ -117,7 +117,7 @@ class Analysis:
     # (docs/RESULTS.md, "Where side6.bot loses": +0.94 for the move, -0.40 for the mean).
     value: float
     score: float
-    best: str  # the move ``select_move`` plays
+    best: str  # the move ``choose`` plays
     moves: tuple[MoveAnalysis, ...]  # searched moves, most visited first
     simulations: int  # simulations of this search
     seconds: float  # time it took
@@ -154,7 +154,7 @@ def merge_analyses(a: Analysis, b: Analysis, top: int) -> Analysis:
 
 
 def check_budget(simulations: Optional[int], seconds: Optional[float]) -> None:
-    """ValueError unless at most one of a simulation count (>= 1) and a time limit (> 0) is given."""
+    """UserError unless at most one of a simulation count (>= 1) and a time limit (> 0) is given."""
     if simulations is not None and seconds is not None:
         raise UserError("give the bot a simulation count or a time limit, not both")
     if simulations is not None and (isinstance(simulations, bool) or not isinstance(simulations, int)
@@ -204,7 +204,7 @@ class Bot:
         self.agent = NetAgent(self.model, self.net_config, header.search, name=self.name, step=header.step,
                               simulations=simulations, seconds=self.seconds, default_game=header.game,
                               rule_sets=header.trained_for, setup=JUDGED)
-        self._player = AgentPlayer(self.agent)
+        self.capabilities = Capabilities(setup=JUDGED, rule_sets=self.trained_for, komi_curve=True, analysis=True)
         self._lock = threading.RLock()
 
     # -- loading -----------------------------------------------------------------------------------
@@ -248,27 +248,14 @@ class Bot:
         """A short name for people and protocols, e.g. "catena-zero bot step 1200"."""
         return f"catena-zero bot step {self.header.step}"
 
-    @property
-    def capabilities(self) -> Capabilities:
-        """As a ``Player``: the R7 set-up by its heads, the rule sets of its file, its fair komi
-        (``komi_curve``) and its analysis (``play_and_analyze``, ``analyze``, ``ownership``)."""
-        return Capabilities(setup=JUDGED, rule_sets=self.trained_for, komi_curve=True, analysis=True)
-
-    def supports(self, config: GameConfig) -> bool:
-        """Whether it was trained for ``config``'s side, game type and scoring (any komi)."""
-        if not isinstance(config, GameConfig):
-            raise ValueError(f"expected a GameConfig, got {type(config).__name__}")
-        return self.capabilities.plays(config)
-
-    def check_supported(self, config: GameConfig) -> RuleSet:
-        """``config``'s rule set if ``supports(config)``, else ``UnsupportedGame`` naming what it plays."""
-        self.supports(config)  # ValueError for what is not a GameConfig
+    def _rules(self, config: GameConfig) -> RuleSet:
+        """``config``'s rule set if the bot plays it, else ``UnsupportedGame`` naming what it plays."""
         return check_plays(self, config, "this bot")
 
     def _env(self, rules: RuleSet) -> VecEnv:
         """The agent's env of ``rules``; the first time, one forward pass to warm up (the first is
         slow: allocations, kernels), so a time-limited first move is not spent on it."""
-        env = self._player.env_for(rules.game())
+        env = self.agent.env_for(rules.game())
         searcher = self.agent.searcher(env)
         if not searcher.warm:
             searcher.eval_fn(env.reset(1))
@@ -279,7 +266,7 @@ class Bot:
         """The generator of the search of ``game``: determined by the bot's seed and the position
         (options, komi, moves), so a position's move does not depend on what was searched before."""
         c = game.config
-        entropy = [self.seed, c.side, GAME_TYPES.index(c.game_type), SCORINGS.index(c.scoring), c.komi,
+        entropy = [self.seed, c.side, c.game_type_rule.index, SCORINGS.index(c.scoring), c.komi,
                    game.move_number, *map(game.spec.action, game.history)]
         return np.random.default_rng(np.random.SeedSequence(entropy))
 
@@ -288,63 +275,69 @@ class Bot:
         """One search of ``game`` by the agent, with the position's generator (``position_rng``)."""
         if not isinstance(game, Game):
             raise ValueError(f"expected a catena_zero.game.Game, got {type(game).__name__}")
-        rules = self.check_supported(game.config)
+        rules = self._rules(game.config)
         if game.is_over:
             raise ValueError("the game is over: there is no move to choose")
-        budget = self._budget_kwargs(simulations, seconds)
+        budget = self._budget(Budget(simulations, seconds))
         env = self._env(rules)
         start = time.perf_counter()
-        output, mcts = self.agent.run_search(env, env.from_games([game]), self.position_rng(game), **budget)
+        output, mcts = self.agent.run_search(env, env.from_games([game]), self.position_rng(game),
+                                             simulations=budget.simulations, seconds=budget.seconds)
         # Every simulation passes through one root action (the tree was fresh).
         return output, mcts, env, int(output.visits[0].sum()), time.perf_counter() - start
 
-    def _budget_kwargs(self, simulations: Optional[int], seconds: Optional[float]) -> dict:
-        """The agent's keywords for this search's budget: {} for the bot's own (the agent's)."""
-        if simulations is None and seconds is None:
-            return {}
-        check_budget(simulations, seconds)
-        return {"simulations": simulations} if simulations is not None else {"seconds": float(seconds)}
+    @staticmethod
+    def _budget(budget: Budget) -> Budget:
+        """``budget`` checked (UserError for a bad one), its time limit a float; neither: the bot's own."""
+        if budget.simulations is None and budget.seconds is None:
+            return budget
+        check_budget(budget.simulations, budget.seconds)
+        return budget if budget.seconds is None else Budget(seconds=float(budget.seconds))
 
-    def _forced(self, game: Game, simulations: Optional[int], seconds: Optional[float]) -> Optional[str]:
+    def _forced(self, game: Game, budget: Budget) -> Optional[str]:
         """The move when there is nothing to search: the one legal move, or the no_komi first stone
         (R7, judged by the heads as the agent plays it); None otherwise."""
         if not isinstance(game, Game) or game.is_over:
             return None  # _search says what is wrong
-        rules = self.check_supported(game.config)
+        rules = self._rules(game.config)
         legal = game.legal_moves()
         if len(legal) == 1:  # nothing to think about
-            self._budget_kwargs(simulations, seconds)  # still refuse a bad budget
+            self._budget(budget)  # still refuse a bad budget
             return legal[0]
-        if game.config.game_type == "no_komi" and game.move_number == 0:
-            self._budget_kwargs(simulations, seconds)
+        if game.config.game_type_rule.has_swap and game.move_number == 0:
+            self._budget(budget)
             env = self._env(rules)
             return env.spec.action_name(self.agent.first_stone(env))
         return None
 
-    # -- playing -----------------------------------------------------------------------------------
+    # -- playing: a Player (bot/players.py) ----------------------------------------------------------
 
-    def select_move(self, game: Game, *, simulations: Optional[int] = None,
-                    seconds: Optional[float] = None) -> str:
-        """Its move for the player to move in ``game``, in R10 notation ("D5" or "button").
-        ``simulations`` or ``seconds`` replace the bot's budget for this move only. The move is
-        ``choose(game, position_rng(game))``: the one way it plays, with the position's generator."""
+    def choose(self, game: Game, rng: Optional[np.random.Generator] = None, budget: Budget = NO_BUDGET) -> str:
+        """Its move for the player to move in ``game``, in R10 notation ("D5" or "button"), by the
+        agent at batch size one; ``budget`` replaces the bot's for this move only. ``rng`` None:
+        the position's generator (``position_rng``), else the caller's (as ``eval/`` plays a bot
+        file: ``NetAgent.act`` with its rng)."""
         with self._lock:
-            forced = self._forced(game, simulations, seconds)
-            if forced is not None:
-                return forced
-            output, _, env, _, _ = self._search(game, simulations, seconds)
-            return env.spec.action_name(int(output.action[0]))
+            if rng is None:
+                forced = self._forced(game, budget)
+                if forced is not None:
+                    return forced
+                output, _, env, _, _ = self._search(game, budget.simulations, budget.seconds)
+                return env.spec.action_name(int(output.action[0]))
+            if not isinstance(game, Game):
+                raise ValueError(f"expected a catena_zero.game.Game, got {type(game).__name__}")
+            self._env(self._rules(game.config))  # warmed up, as a first move under a time limit needs
+            return self.agent.choose(game, rng, self._budget(budget))
 
-    def play_and_analyze(self, game: Game, *, simulations: Optional[int] = None,
-                         seconds: Optional[float] = None) -> tuple[str, Optional["Analysis"]]:
-        """``select_move``'s move and the analysis of the same search (one search, not two), so a
+    def play_and_analyze(self, game: Game, budget: Budget = NO_BUDGET) -> tuple[str, Optional["Analysis"]]:
+        """``choose(game)``'s move and the analysis of the same search (one search, not two), so a
         caller can keep the bot's value and score of every position it moved in; the analysis
         is None when there was nothing to think about (one legal move, the no_komi first stone)."""
         with self._lock:
-            forced = self._forced(game, simulations, seconds)
+            forced = self._forced(game, budget)
             if forced is not None:
                 return forced, None
-            analysis = self.analyze(game, simulations=simulations, seconds=seconds)
+            analysis = self.analyze(game, simulations=budget.simulations, seconds=budget.seconds)
             return analysis.best, analysis
 
     def analyze(self, game: Game, top: int = 10, *, simulations: Optional[int] = None,
@@ -367,14 +360,14 @@ class Bot:
                 check_budget(simulations, None)
             # A bot with a time budget analyses a batch by its file's simulation count instead.
             simulations = simulations or self.simulations or self.header.search.num_simulations
-            out: list[Optional[Analysis]] = [None] * len(games)
+            out: dict[int, Analysis] = {}
             groups: dict[RuleSet, list[int]] = {}
             for i, game in enumerate(games):
                 if not isinstance(game, Game):
                     raise ValueError(f"expected a catena_zero.game.Game, got {type(game).__name__}")
                 if game.is_over:
                     raise ValueError(f"position {i} is over: there is no move to choose")
-                groups.setdefault(self.check_supported(game.config), []).append(i)
+                groups.setdefault(self._rules(game.config), []).append(i)
             for rules, slots in groups.items():
                 env = self._env(rules)
                 batch = [games[i] for i in slots]
@@ -384,7 +377,7 @@ class Bot:
                 elapsed = time.perf_counter() - start
                 for b, (i, game) in enumerate(zip(slots, batch)):
                     out[i] = self._analysis(output, mcts, env, b, game, int(output.visits[b].sum()), elapsed, top)
-            return out  # type: ignore[return-value]
+            return [out[i] for i in range(len(games))]
 
     def _analysis(self, output: SearchOutput, mcts: "MCTS", env: VecEnv, b: int, game: Game, simulations: int,
                   seconds: float, top: int) -> Analysis:
@@ -456,14 +449,14 @@ class Bot:
     def evaluate(self, game: Game) -> tuple[float, float]:
         """The network's (value, score margin) of ``game`` for the player to move, without search."""
         with self._lock:
-            self._env(self.check_supported(game.config))
+            self._env(self._rules(game.config))
             return self.agent.evaluate(game)
 
     def ownership(self, game: Game) -> tuple[float, ...]:
         """[N] the network's expected final owner of each cell of ``game`` (cells in notation order),
         in Black's view: +1 Black's, -1 White's, near 0 uncertain or empty (KataGo's ownership map)."""
         with self._lock:
-            env = self._env(self.check_supported(game.config))
+            env = self._env(self._rules(game.config))
             owned = self.agent.searcher(env).eval_fn.ownership(env.from_games([game]))[0]  # mover's view
             sign = 1.0 if game.to_move == "black" else -1.0
             return tuple(float(sign * v) for v in owned)
@@ -473,10 +466,12 @@ class Bot:
     def komi_curve(self, config: GameConfig) -> KomiEstimate:
         """Black's value and score on the empty board at every komi of the range (game type komi)."""
         with self._lock:
-            if isinstance(config, GameConfig) and config.game_type != "komi":
+            if isinstance(config, GameConfig) and not config.game_type_rule.has_komi:
                 raise ValueError(f"komi is chosen only under game type komi (R7), not {config.game_type!r}")
-            self._env(self.check_supported(config))
-            return self.agent.komi_estimate(config, source=f"value and score heads of {self.name}")
+            self._env(self._rules(config))
+            curve = self.agent.komi_curve(config, source=f"value and score heads of {self.name}")
+            assert curve is not None  # a game type with komi
+            return curve
 
     def choose_komi(self, config: GameConfig) -> int:
         """As first player under game type komi (R7): the komi closest to even by its heads."""
@@ -485,13 +480,13 @@ class Bot:
     def choose_colour(self, config: GameConfig, komi: int) -> str:
         """As second player under game type komi (R7): "black" or "white", whichever its heads prefer."""
         with self._lock:
-            if isinstance(config, GameConfig) and config.game_type == "komi":
-                self._env(self.check_supported(config))
+            if isinstance(config, GameConfig) and config.game_type_rule.has_komi:
+                self._env(self._rules(config))
             return self.agent.choose_colour(config, komi)
 
     def choose_first_stone(self, config: GameConfig) -> str:
         """As first player under no_komi (R7): Black's first stone, the one closest to even by its
-        heads (the second player then gains nothing by taking Black). ``select_move`` plays it."""
+        heads (the second player then gains nothing by taking Black). ``choose`` plays it."""
         with self._lock:
             env = self._first_stone_env(config)
             return env.spec.action_name(self.agent.first_stone(env))
@@ -506,33 +501,17 @@ class Bot:
             return tuple(env.spec.action_name(int(a)) for a in stones), value, score
 
     def _first_stone_env(self, config: GameConfig) -> VecEnv:
-        if isinstance(config, GameConfig) and config.game_type != "no_komi":
+        if isinstance(config, GameConfig) and not config.game_type_rule.has_swap:
             raise ValueError(f"the first stone is a set-up choice only under game type no_komi (R7), "
                              f"not {config.game_type!r}")
-        return self._env(self.check_supported(config))
+        return self._env(self._rules(config))
 
     def choose_swap(self, game: Game) -> bool:
         """As second player under no_komi (R7), after Black's first stone: take over Black?"""
         with self._lock:
-            if isinstance(game, Game) and game.config.game_type == "no_komi":
-                self._env(self.check_supported(game.config))
+            if isinstance(game, Game) and game.config.game_type_rule.has_swap:
+                self._env(self._rules(game.config))
             return self.agent.choose_swap(game)
-
-    # -- as a Player (bot/players.py) ----------------------------------------------------------------
-
-    def choose(self, game: Game, rng: np.random.Generator) -> str:
-        """``Player`` protocol: the agent at batch size one with the caller's generator, the bot's
-        budget (``eval/`` plays a bot file the same way: ``NetAgent.act`` with its rng). With
-        ``rng = position_rng(game)`` it is ``select_move(game)``."""
-        with self._lock:
-            if not isinstance(game, Game):
-                raise ValueError(f"expected a catena_zero.game.Game, got {type(game).__name__}")
-            self._env(self.check_supported(game.config))
-            return self._player.choose(game, rng)
-
-    def choose_setup(self, match: "Match", rng: np.random.Generator) -> str:
-        """Its R7 set-up event in ``match``: komi, colour or swap by its heads (``players.setup_answer``)."""
-        return setup_answer(self, match.phase, match.config, match.game, rng, match)
 
     def __repr__(self) -> str:
         budget = f"{self.seconds:g} s" if self.seconds is not None else f"{self.simulations} simulations"

@@ -78,14 +78,15 @@ from typing import TYPE_CHECKING, Callable, Optional, TextIO
 from .. import __version__
 from ..errors import UserError
 from ..fileio import MAX_LINE_CHARS, bounded_lines
-from ..game.notation import parse_move
-from ..game.options import GAME_TYPES, SCORINGS, GameConfig, komi_range
+from ..game.match import Match
+from ..game.notation import Event, EventKind, parse_move
+from ..game.options import GAME_TYPES, SCORINGS, GameConfig, game_type_rule, komi_range
 from ..game.render import render_ascii
 from ..game.rules import Game, IllegalMove
 from ..game.spec import BUTTON
 from ..messages import one_line, quote
 from .analysis import ownership_grid
-from .players import setup_event
+from .players import Budget, check_plays, next_turn
 
 if TYPE_CHECKING:
     from .bot import Analysis, Bot
@@ -451,18 +452,19 @@ class Engine:
             else:
                 raise CommandError(f"unknown option {key!r} (options are side, type, scoring)")
         lo, hi = komi_range(values["scoring"])
-        komi = self.config.komi if values["type"] == "komi" and lo <= self.config.komi <= hi else 0
+        has_komi = game_type_rule(values["type"]).has_komi
+        komi = self.config.komi if has_komi and lo <= self.config.komi <= hi else 0
         config = GameConfig(side=values["side"], game_type=values["type"], scoring=values["scoring"], komi=komi)
-        if not self.bot.supports(config) and self._bot_for is not None:
+        if not self.bot.capabilities.plays(config) and self._bot_for is not None:
             self.bot = self._bot_for(config) or self.bot
-        self.bot.check_supported(config)  # UnsupportedGame: the bot was not trained for it
+        check_plays(self.bot, config, "this bot")  # UnsupportedGame: the bot was not trained for it
         self.config, self.game = config, Game(config)
         return ""
 
     def _komi(self, args: list[str]) -> str:
         self._arity(args, "komi K", 1)
         komi = _komi_value(args[0])
-        if self.config.game_type != "komi" and komi != 0:
+        if not self.config.game_type_rule.has_komi and komi != 0:
             raise CommandError(f"game type {self.config.game_type} has no komi (R7, R8): only komi 0")
         lo, hi = komi_range(self.config.scoring)
         if not lo <= komi <= hi:
@@ -497,7 +499,7 @@ class Engine:
         colour = self._colour(args[0])
         self._expect_to_move(colour)
         seconds = None if self.clock is None else self.clock.seconds_for(colour, self.game)
-        move = self.bot.select_move(self.game, seconds=seconds)
+        move = next_turn(self.bot, Match.settled(self.game), budget=Budget(seconds=seconds)).event.as_move
         self.game.play(move)
         return move
 
@@ -609,26 +611,29 @@ class Engine:
 
     def _genkomi(self, args: list[str]) -> str:
         self._arity(args, "genkomi", 0)
-        if self.config.game_type != "komi":
+        if not self.config.game_type_rule.has_komi:
             raise CommandError(f"the komi is chosen only under game type komi (R7), not {self.config.game_type}")
         if self.game.move_number:
             raise CommandError("the komi is chosen before the first move (R7); clear_board first")
-        komi = int(setup_event(self.bot, "komi", self.config, self.game).split()[1])
+        komi = next_turn(self.bot, Match(self.config)).event.komi
+        assert komi is not None  # the answer to a komi choice
         self.config = dataclasses.replace(self.config, komi=komi)
         self.game = Game(self.config)
         return str(komi)
 
     def _gencolour(self, args: list[str]) -> str:
         self._arity(args, "gencolour", 0)
-        if self.config.game_type == "komi":
+        rule = self.config.game_type_rule
+        if rule.has_komi:
             if self.game.move_number:
                 raise CommandError("the colour is chosen before the first move (R7)")
-            return setup_event(self.bot, "colour", self.config, self.game).split()[1]  # "black" or "white"
-        if self.config.game_type == "no_komi":
+            match = Match.replay(self.config, [Event.komi_choice(self.config.komi)])
+            return str(next_turn(self.bot, match).event.colour)  # "black" or "white"
+        if rule.has_swap:
             if self.game.move_number != 1:
                 raise CommandError("under no_komi the colour is chosen right after Black's first stone (R7)")
-            event = setup_event(self.bot, "colour", self.config, self.game)
-            return "swap" if event == "swap" else "white"
+            match = Match.replay(self.config, [Event.move(self.game.history[0])])
+            return "swap" if next_turn(self.bot, match).event.kind is EventKind.SWAP else "white"
         raise CommandError("game type double has no colour choice (R8: the first player plays Black)")
 
     def _quit(self, args: list[str]) -> str:

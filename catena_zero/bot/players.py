@@ -1,56 +1,66 @@
-"""The one player protocol (``Player``) with its declared ``Capabilities``, the R7 set-up
-choices of a match, and ``RandomPlayer``.
+"""The one player contract: ``Player``, its declared ``Capabilities``, and ``next_turn``, the one
+function by which a player is asked for its next event in a match.
 
-A player chooses game moves (``choose(game, rng)``) and says what else it can do in
+A player chooses game moves (``choose(game, rng, budget)``) and says what else it can do in
 ``capabilities``, a frozen record read instead of probing for methods (OpenSpiel's ``Bot`` and
-AlphaZero.jl's ``AbstractPlayer`` likewise give every player one interface; a person at the
-terminal is a player too, ``commands/play.py``):
+AlphaZero.jl's ``AbstractPlayer`` likewise give every player one interface). The players: a batched
+``Agent`` at batch size one (``agent.py``: every kind of the registry, ``eval/specs.py``), an
+exported ``Bot`` (``bot.py``), ``RandomPlayer`` (the reference engine's random mover), and a person
+at the terminal (``terminal/``).
 
-- ``setup``: how it makes the R7 set-up choices (komi, colour, swap). ``JUDGED``: by its own
-  heads, through ``choose_komi``, ``choose_colour`` and ``choose_swap`` (a ``SetupPolicy``: an
-  exported bot, a bot file's network agent); ``CONFIGURED``: the configured komi, a random
-  colour (predictable for a person setting up a game); ``RANDOM``: uniformly at random;
-  ``ASKED``: it is asked through ``choose_setup(match, rng)`` (a person types the choice).
-  ``setup_answer`` is the one place that answers by the policy.
-- ``rule_sets``: the rule sets it plays (None: any); ``check_plays`` refuses others in one line.
-- ``komi_curve``: it estimates a fair komi, ``komi_curve(config) -> KomiEstimate`` (``own_fair_komi``
-  reads the komi off it).
-- ``analysis``: it analyses, ``play_and_analyze(game, **budget)``, ``analyze(game, **budget)``
-  and ``ownership(game)`` (``bot.Bot``).
+``next_turn(player, match, rng, budget)`` is the one way a player acts in a match; the terminal,
+the page, the engine and the tests all ask through it, and it returns a ``Turn``: the ``Event``
+(``game/notation.py``) and, where asked of a player that analyses, the analysis of the same
+search. In play it is ``choose``; before play the R7 set-up answer, by the player's declared
+``Capabilities.setup``:
 
-``choose_event`` is the one way a player acts in a match: ``choose`` in play, ``setup_answer``
-before it, which is the one function for every set-up answer; the judged answers become events
-in ``setup_event``, the one place that mapping lives (the bot, the page and the engine use it).
-Randomness is always the caller's ``np.random.Generator``.
+- ``JUDGED``: by its own heads (a ``SetupJudge``: ``choose_komi``, ``choose_colour``,
+  ``choose_swap``; an exported bot, a bot file's network agent);
+- ``CONFIGURED``: the configured komi, a random colour (predictable for a person setting up a game);
+- ``RANDOM``: uniformly at random;
+- ``ASKED``: it is asked through ``choose_setup(match, rng)`` (a ``SetupAsker``: a person types it).
 
-Players of a kind string (``play --opponent random``, ``mcts:K``, ``net:FILE``) come from the one
-registry of player kinds, ``eval/specs.py`` (``make_player``): a batched agent at batch size one
-(``agents.AgentPlayer``), a bot file's as its ``Bot``, built on that same agent, so it plays the
-same way in every command. ``RandomPlayer`` is the reference engine's random mover
-(``catena-zero random-game``, tests): a ``Game``-level helper without a ``VecEnv``, not a
-registry kind.
+The other declared capabilities: ``rule_sets``, the rule sets it plays (None: any), asked through
+``Capabilities.plays`` and refused in one line by ``check_plays``; ``komi_curve``, it estimates a fair komi (a
+``KomiCurver``; ``own_fair_komi`` reads the komi off it); ``analysis``, it analyses (an
+``Analyst``: ``play_and_analyze``; ``bot.Bot``). What a capability declares is reached through
+``declared``, which checks the type (so no caller needs an untyped call) and refuses a player that
+declares a capability without its methods.
+
+Randomness is the caller's ``np.random.Generator``; ``rng=None`` asks for the position's own (a
+bot's ``position_rng``: the same position, the same answer, as the page and the engine want).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Optional, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Optional, Protocol, TypeVar, runtime_checkable
 
 import numpy as np
 
 from ..errors import UserError
+from ..game.match import Match, Phase
+from ..game.notation import Event, Word
 from ..game.options import GameConfig, RuleSet, komi_range
 
 if TYPE_CHECKING:
     from ..game import Game
-    from ..game.match import Match
+    from ..search.komi import KomiEstimate
 
-# How a player makes the R7 set-up choices (``Capabilities.setup``).
-JUDGED = "judged"  # by its own heads: choose_komi, choose_colour, choose_swap (SetupPolicy)
-CONFIGURED = "configured"  # the configured komi, a random colour
-RANDOM = "random"  # uniformly at random
-ASKED = "asked"  # it answers itself: choose_setup(match, rng) (a person at the terminal)
-SETUP_POLICIES = (JUDGED, CONFIGURED, RANDOM, ASKED)
+T = TypeVar("T")
+
+
+class Setup(Word):
+    """How a player makes the R7 set-up choices (``Capabilities.setup``; module docstring)."""
+
+    JUDGED = "judged"
+    CONFIGURED = "configured"
+    RANDOM = "random"
+    ASKED = "asked"
+
+
+JUDGED, CONFIGURED, RANDOM, ASKED = Setup.JUDGED, Setup.CONFIGURED, Setup.RANDOM, Setup.ASKED
+SETUP_POLICIES = tuple(Setup)
 
 
 class UnsupportedGame(UserError):
@@ -58,23 +68,36 @@ class UnsupportedGame(UserError):
 
 
 @dataclass(frozen=True)
+class Budget:
+    """One move's search budget: a simulation count or a time limit; neither: the player's own."""
+
+    simulations: Optional[int] = None
+    seconds: Optional[float] = None
+
+
+NO_BUDGET = Budget()
+
+
+@dataclass(frozen=True)
 class Capabilities:
     """What a player can do besides choosing moves; callers read this, never probe for methods."""
 
-    setup: str = CONFIGURED  # how it makes the R7 set-up choices: one of SETUP_POLICIES
+    setup: Setup = CONFIGURED  # how it makes the R7 set-up choices
     rule_sets: Optional[tuple[RuleSet, ...]] = None  # the rule sets it plays; None: any game
-    komi_curve: bool = False  # komi_curve(config) -> KomiEstimate: its own fair komi (game type komi)
-    analysis: bool = False  # play_and_analyze, analyze, ownership (bot.Bot's analysis API)
+    komi_curve: bool = False  # a KomiCurver: its own fair komi (game types with komi)
+    analysis: bool = False  # an Analyst: the analysis of the search that chose its move
 
     def __post_init__(self) -> None:
         # A capability record is written in code, never typed: a bad one is a programming error.
         if self.setup not in SETUP_POLICIES:
-            raise ValueError(f"setup must be one of {SETUP_POLICIES}, got {self.setup!r}")
+            raise ValueError(f"setup must be one of {tuple(map(str, SETUP_POLICIES))}, got {self.setup!r}")
+        object.__setattr__(self, "setup", Setup(self.setup))
         if self.rule_sets is not None:
             object.__setattr__(self, "rule_sets", tuple(self.rule_sets))
 
     def plays(self, config: GameConfig) -> bool:
-        """Whether it plays a game under ``config`` (its side, game type and scoring; any komi)."""
+        """Whether it plays a game under ``config`` (its side, game type and scoring; any komi):
+        the one spelling of the question (``check_plays`` refuses in one line)."""
         return self.rule_sets is None or any(r.covers(config) for r in self.rule_sets)
 
 
@@ -85,9 +108,68 @@ class Player(Protocol):
 
     capabilities: Capabilities
 
-    def choose(self, game: "Game", rng: np.random.Generator) -> str:
+    @property
+    def name(self) -> str: ...
+
+    def choose(self, game: "Game", rng: Optional[np.random.Generator], budget: Budget = NO_BUDGET) -> str:
         """A legal move for ``game.to_move`` in R10 notation (a cell like "D5", or "button")."""
         ...
+
+
+@runtime_checkable
+class SetupJudge(Protocol):
+    """``Setup.JUDGED``: the R7 set-up by judgement (a bot: by its value and score heads)."""
+
+    def choose_komi(self, config: GameConfig) -> int: ...
+
+    def choose_colour(self, config: GameConfig, komi: int) -> str: ...
+
+    def choose_swap(self, game: "Game") -> bool: ...
+
+
+@runtime_checkable
+class SetupAsker(Protocol):
+    """``Setup.ASKED``: the player gives its set-up event itself (a person types it)."""
+
+    def choose_setup(self, match: Match, rng: np.random.Generator) -> Event: ...
+
+
+@runtime_checkable
+class KomiCurver(Protocol):
+    """``Capabilities.komi_curve``: the fair komi by its own estimate (None without komi)."""
+
+    def komi_curve(self, config: GameConfig) -> "Optional[KomiEstimate]": ...
+
+
+@runtime_checkable
+class Analyst(Protocol):
+    """``Capabilities.analysis``: a move and the analysis of the search that chose it (None when
+    nothing was searched: one legal move, the no_komi first stone)."""
+
+    def play_and_analyze(self, game: "Game", budget: Budget = NO_BUDGET) -> tuple[str, Any]: ...
+
+
+def declared(player: Player, capability: type[T], declared_by: bool) -> Optional[T]:
+    """``player`` as the typed ``capability`` where its ``Capabilities`` declare it
+    (``declared_by``), None where they do not; TypeError for a player that declares it without
+    the methods (a programming error)."""
+    if not declared_by:
+        return None
+    if not isinstance(player, capability):
+        raise TypeError(f"{player.name} declares {capability.__name__} in its capabilities but lacks its methods")
+    return player
+
+
+def check_plays(player: Player, config: GameConfig, who: Optional[str] = None) -> RuleSet:
+    """``config``'s rule set if ``player`` plays it (``Capabilities.plays``), else ``UnsupportedGame`` naming what it
+    was trained for, one line (``who``: how to name it, by default its name)."""
+    if not isinstance(config, GameConfig):
+        raise ValueError(f"expected a GameConfig, got {type(config).__name__}")
+    if not player.capabilities.plays(config):
+        trained = ", ".join(str(r) for r in player.capabilities.rule_sets or ())
+        raise UnsupportedGame(f"{who or player.name} was trained for {trained}; it does not play {RuleSet.of(config)} "
+                              f"(komi aside, side, game type and scoring must match)")
+    return RuleSet.of(config)
 
 
 def own_fair_komi(player: Optional[Player], config: GameConfig) -> Optional[int]:
@@ -95,20 +177,11 @@ def own_fair_komi(player: Optional[Player], config: GameConfig) -> Optional[int]
     --bot`` computes the same), offered where the komi is chosen (R7); None for no player, for a
     game type without komi, and for a player that declares no ``komi_curve`` (without a network
     its guess would mislead)."""
-    if player is None or not player.capabilities.komi_curve or config.game_type != "komi":
+    if player is None or not config.game_type_rule.has_komi:
         return None
-    curve = player.komi_curve(config)  # type: ignore[attr-defined]  # declared by capabilities.komi_curve
+    curver = declared(player, KomiCurver, player.capabilities.komi_curve)
+    curve = None if curver is None else curver.komi_curve(config)
     return None if curve is None else int(curve.komi)
-
-
-def check_plays(player: Player, config: GameConfig, who: str = "this player") -> RuleSet:
-    """``config``'s rule set if ``player`` plays it (``Capabilities.rule_sets``), else
-    ``UnsupportedGame`` naming what it was trained for, one line."""
-    if not player.capabilities.plays(config):
-        trained = ", ".join(str(r) for r in player.capabilities.rule_sets or ())
-        raise UnsupportedGame(f"{who} was trained for {trained}; it does not play {RuleSet.of(config)} "
-                              f"(komi aside, side, game type and scoring must match)")
-    return RuleSet.of(config)
 
 
 class RandomPlayer:
@@ -117,81 +190,86 @@ class RandomPlayer:
     name = "random"
     capabilities = Capabilities(setup=RANDOM)
 
-    def choose(self, game: "Game", rng: np.random.Generator) -> str:
+    def choose(self, game: "Game", rng: Optional[np.random.Generator], budget: Budget = NO_BUDGET) -> str:
         moves = game.legal_moves()
         if not moves:
             raise ValueError("the game is over: there is no legal move to choose")
+        rng = rng if rng is not None else np.random.default_rng([game.move_number])
         return moves[int(rng.integers(len(moves)))]
 
 
-def setup_choices(match: "Match") -> list[str]:
+def setup_choices(match: Match) -> list[Event]:
     """The set-up events open to the player to act (R7): komi choices, or colour choices."""
-    return _choices(match.phase, match.config)
-
-
-def _choices(phase: str, config: GameConfig) -> list[str]:
-    if phase == "komi":
+    config = match.config
+    if match.phase is Phase.KOMI:
         lo, hi = komi_range(config.scoring)
-        return [f"komi {k}" for k in range(lo, hi + 1)]
-    if phase == "colour":
+        return [Event.komi_choice(k) for k in range(lo, hi + 1)]
+    if match.phase is Phase.COLOUR:
         # R7: under no_komi the second player keeps White or swaps to take over Black's stone
         # ("colour black" is the same choice as "swap").
-        return ["colour white", "swap"] if config.game_type == "no_komi" else ["colour black", "colour white"]
-    raise ValueError(f"no set-up choice in phase {phase!r}")
+        if config.game_type_rule.has_swap:
+            return [Event.colour_choice("white"), Event.swap()]
+        return [Event.colour_choice("black"), Event.colour_choice("white")]
+    raise ValueError(f"no set-up choice in phase {match.phase}")
 
 
-class SetupPolicy(Protocol):
-    """A player that makes the R7 set-up choices by judgement (``Bot``: by its value and score
-    heads): the komi to offer, the colour to take at a komi, whether to swap under no_komi."""
-
-    def choose_komi(self, config: "GameConfig") -> int: ...
-
-    def choose_colour(self, config: "GameConfig", komi: int) -> str: ...
-
-    def choose_swap(self, game: "Game") -> bool: ...
-
-
-def setup_event(policy: SetupPolicy, phase: str, config: "GameConfig", game: "Optional[Game]") -> str:
-    """The one mapping of a set-up policy's answers to an R10 event (R7), for the match's
-    ``phase``: "komi K" in phase komi; in phase colour "colour black|white", or under no_komi
-    "swap" / "colour white" (keep White) after Black's first stone (``game``). What the policy
-    answers is checked for its type here; the match then checks the event against the rules."""
-    if phase == "komi":
-        komi = policy.choose_komi(config)
+def setup_event(judge: SetupJudge, match: Match) -> Event:
+    """The one mapping of a judge's answers to an event (R7), for the match's phase: a komi
+    choice in phase komi; in phase colour a colour choice, or, where the game type has a swap,
+    "swap" / "colour white" (keep White) after Black's first stone. What the judge answers is
+    checked for its type here; the match then checks the event against the rules."""
+    config, game = match.config, match.game
+    if match.phase is Phase.KOMI:
+        komi = judge.choose_komi(config)
         if isinstance(komi, bool) or not isinstance(komi, (int, np.integer)):
             raise TypeError(f"the komi choice must be a whole number, got {komi!r}")
-        return f"komi {int(komi)}"
-    if phase == "colour":
-        if config.game_type == "no_komi":
-            return "swap" if policy.choose_swap(game) else "colour white"
-        colour = policy.choose_colour(config, game.config.komi if game is not None else config.komi)
+        return Event.komi_choice(int(komi))
+    if match.phase is Phase.COLOUR and game is not None:
+        if config.game_type_rule.has_swap:
+            return Event.swap() if judge.choose_swap(game) else Event.colour_choice("white")
+        colour = judge.choose_colour(config, game.config.komi)
         if colour not in ("black", "white"):
             raise TypeError(f"the colour choice must be 'black' or 'white', got {colour!r}")
-        return f"colour {colour}"
-    raise ValueError(f"no set-up choice in phase {phase!r}")
+        return Event.colour_choice(colour)
+    raise ValueError(f"no set-up choice in phase {match.phase}")
 
 
-def setup_answer(player: Player, phase: str, config: GameConfig, game: "Optional[Game]",
-                 rng: np.random.Generator, match: "Optional[Match]" = None) -> str:
-    """The one function for a player's set-up answer (R7) in ``phase`` of a match under ``config``
-    (``game``: the match's game, None before the komi), by its declared ``Capabilities.setup``.
-    ``match`` is needed only by an ``ASKED`` player (a person), who is shown the match."""
+def setup_answer(player: Player, match: Match, rng: np.random.Generator) -> Event:
+    """The player's set-up answer (R7) in ``match``, by its declared ``Capabilities.setup``."""
     policy = player.capabilities.setup
-    if policy == JUDGED:
-        return setup_event(player, phase, config, game)  # type: ignore[arg-type]  # JUDGED: a SetupPolicy
-    if policy == ASKED:
-        if match is None:
-            raise ValueError("a player who is asked for the set-up needs the match")
-        return player.choose_setup(match, rng)  # type: ignore[attr-defined]  # ASKED declares it
-    if policy == CONFIGURED and phase == "komi":
-        return f"komi {config.komi}"
-    choices = _choices(phase, config)
+    judge = declared(player, SetupJudge, policy is JUDGED)
+    if judge is not None:
+        return setup_event(judge, match)
+    asker = declared(player, SetupAsker, policy is ASKED)
+    if asker is not None:
+        return asker.choose_setup(match, rng)
+    if policy is CONFIGURED and match.phase is Phase.KOMI:
+        return Event.komi_choice(match.config.komi)
+    choices = setup_choices(match)
     return choices[int(rng.integers(len(choices)))]
 
 
-def choose_event(player: Player, match: "Match", rng: np.random.Generator) -> str:
-    """The next event of ``match`` chosen by ``player``: a move in play (``choose``), a set-up
-    choice before it (``setup_answer``, by the player's declared set-up policy)."""
-    if match.phase == "play":
-        return player.choose(match.game, rng)
-    return setup_answer(player, match.phase, match.config, match.game, rng, match)
+@dataclass(frozen=True)
+class Turn:
+    """A player's next event in a match and, for a move of a player asked for it that analyses,
+    the analysis of the search that chose it (None otherwise)."""
+
+    event: Event
+    analysis: Any = None
+
+
+def next_turn(player: Player, match: Match, rng: Optional[np.random.Generator] = None,
+              budget: Budget = NO_BUDGET, *, analysis: bool = False) -> Turn:
+    """``player``'s next event in ``match``: a move in play (``choose``, or ``play_and_analyze``
+    with ``analysis`` where the player declares it), a set-up answer before (``setup_answer``).
+    ``rng`` None: the position's own generator (module docstring); ``budget``: this move's."""
+    game = match.game
+    if match.phase is Phase.PLAY and game is not None:
+        analyst = declared(player, Analyst, analysis and player.capabilities.analysis)
+        if analyst is not None:
+            move, info = analyst.play_and_analyze(game, budget)
+            return Turn(Event.move(move), info)
+        return Turn(Event.move(player.choose(game, rng, budget)))
+    if rng is None:  # a random set-up answer drawn from the position: the same question, the same answer
+        rng = np.random.default_rng([0 if game is None else game.move_number])
+    return Turn(setup_answer(player, match, rng))

@@ -12,11 +12,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Optional, Union
 
-from ..game.match import Match
+from ..game.match import Match, Phase
 from ..game.options import GameConfig
 from ..game.records import Record
 from ..game.rules import Game
 from .bot import Bot
+from .players import check_plays
 
 
 @dataclass(frozen=True)
@@ -75,15 +76,17 @@ class GameReview:
 def _positions(record: Record) -> tuple[list[str], list[tuple[Game, str, str]], Game]:
     """The set-up events, each move with the game before it and who played it, and the final game."""
     state: Union[Match, Game] = Match(record.config) if record.start == "setup" else Game(record.config)
-    setup, moves = [], []
+    setup: list[str] = []
+    moves: list[tuple[Game, str, str]] = []
     for event in record.events:
-        in_play = not isinstance(state, Match) or state.phase == "play"
-        if in_play:
-            game = state.game if isinstance(state, Match) else state
-            moves.append((game.copy(), game.to_move, event))
-            state.apply(event) if isinstance(state, Match) else state.play(event)
+        if isinstance(state, Game):
+            moves.append((state.copy(), state.to_move, str(event)))
+            state.play(event.as_move)
+        elif state.phase is Phase.PLAY:
+            moves.append((state.game.copy(), state.game.to_move, str(event)))
+            state.apply(event)
         else:
-            setup.append(event)
+            setup.append(str(event))
             state.apply(event)
     final = state.game if isinstance(state, Match) else state
     return setup, moves, final if final is not None else Game(record.config)
@@ -108,7 +111,7 @@ def review_game(bot: Bot, record: Record, simulations: Optional[int] = None, sec
     ``UnsupportedGame`` (one line) when the bot does not play the record's rules."""
     setup, moves, final = _positions(record)
     games = [game for game, _, _ in moves] + [final]
-    bot.check_supported(final.config)
+    check_plays(bot, final.config, "this bot")
     judged = []
     for game in games:
         judged.append(judge(bot, game, simulations, seconds))

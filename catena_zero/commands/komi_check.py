@@ -82,7 +82,7 @@ def check_named_komi(agent, args: argparse.Namespace) -> None:
     if game is None or not game.game_type_rule.has_komi:
         raise CliError(f"{args.network} is not a network trained for game type komi: it names no fair komi "
                        f"(for a baseline such as mcts:K give --komis LO-HI)")
-    estimate = agent.komi_estimate(game)
+    estimate = agent.komi_curve(game)
     k = estimate.komi
     print(f"{PREFIX}: {agent.name}, side {game.side} {game.scoring}: names komi {k} "
           f"(value for Black {estimate.at(k)[0]:+.3f})")

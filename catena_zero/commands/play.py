@@ -22,6 +22,7 @@ from ..config import Config
 from ..eval.specs import make_player, player_kinds
 from ..fileio import writes_to_stdout
 from ..game.match import PLAYERS, Match
+from ..game.notation import Event
 from ..game.records import save_record
 from ..game.render import LAYOUTS
 from ..terminal import TerminalReader, UndoableMatch, play_in_terminal
@@ -70,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
     match = UndoableMatch(config.game)
     if args.komi is not None and match.phase == "komi":
         # An explicit --komi answers the first player's komi choice (R7) for them.
-        match.apply(f"komi {args.komi}")
+        match.apply(Event.komi_choice(args.komi))
     rng = np.random.default_rng(config.seed)
     thinking = sys.stderr if _isatty(sys.stderr) else None  # scripted output stays clean
     if hasattr(sys.stdin, "reconfigure"):
@@ -132,7 +133,7 @@ def _bot_config(args: argparse.Namespace, bots: list):
             game = dataclasses.replace(game, komi=args.komi)  # UserError if out of range or no komi
         config = dataclasses.replace(config, game=game)
     for bot in bots:
-        bot.check_supported(config.game)
+        check_plays(bot, config.game, "this bot")
     return config
 
 

@@ -11,7 +11,7 @@ import sys
 
 from ..fileio import MAX_RECORD_BYTES, write_text_atomic
 from ..game.match import Match
-from ..game.records import RecordError, board_of, is_setup_event, load_record, parse_record
+from ..game.records import RecordError, board_of, load_record, parse_record
 from ..game.render import LAYOUTS, render_ascii, render_svg
 from .common import CliError, check_outputs, describe, message_stream, plural
 
@@ -55,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
         written = write_text_atomic(args.svg, render_svg(game, match=match))
     out = message_stream(args.svg)
     komi_known = match is None or match.game is not None or not match.config.game_type_rule.has_komi
-    setup = [e for e in record.events if is_setup_event(e)]
+    setup = [str(e) for e in record.events if e.is_setup]
     print(f"{args.record}: {describe(game.config, komi_known)}; {plural(total, 'move')}"
           + (f"; set-up: {', '.join(setup)}" if setup else ""), file=out)
     if record.first is not None:

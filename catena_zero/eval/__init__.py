@@ -1,7 +1,7 @@
 """Evaluation by matches: batched agents and baselines, the registry of player kinds, the arena
 (matches between two agents), Elo ratings, and the ladder of a training run's checkpoints.
 
-Modules: ``agents`` (Agent, its implementations, and ``AgentPlayer``: an agent as a single-game
+Modules: ``agents`` (Agent, its implementations; an agent is also a single-game
 player), ``specs`` (the one registry of player kinds: ``random``, ``greedy``, ``mcts:K``,
 checkpoints, run folders, bot files, parsed from strings), ``arena`` (play_match, MatchResult, the
 report), ``ratings`` (score and Elo intervals, Bradley-Terry fits), ``ladder`` (a run's checkpoints
@@ -9,14 +9,13 @@ against each other and the baselines), ``inloop`` (a run's learning-curve matche
 way: game -> net/search -> bot -> eval; nothing below imports eval.
 """
 
-from .agents import Agent, AgentPlayer, GreedyAgent, NetAgent, RandomAgent, UCTAgent
+from .agents import Agent, GreedyAgent, NetAgent, RandomAgent, UCTAgent
 from .arena import GameOutcome, MatchResult, Tally, play_match, report_lines
 from .ratings import PairResult, RatingFit, fit_ratings
 from .specs import PLAYER_KINDS, AgentSpec, build_agent, make_player, parse_agent_spec
 
 __all__ = [
     "Agent",
-    "AgentPlayer",
     "AgentSpec",
     "GameOutcome",
     "GreedyAgent",

@@ -3,9 +3,9 @@
 Shape legend: B games an agent is asked to move in (all running, all with this agent to move),
 A actions (N cells + the button, ``game/spec.py``), K komi values of a range (R6).
 
-``Agent.act(env, state, rng) -> [B] int64`` legal actions (``bot/agent.py``, with the search agent,
-the network's and ``AgentPlayer``: they live below ``eval/`` because ``bot.Bot`` is built on them,
-and are re-exported here). A batched search agent runs ONE search call per move for every game it
+``Agent.act(env, state, rng) -> [B] int64`` legal actions (``bot/agent.py``, with the search agent
+and the network's: they live below ``eval/`` because ``bot.Bot`` is built on them, and are
+re-exported here). A batched search agent runs ONE search call per move for every game it
 is thinking in, so a match of G games costs a side one search per ply, not G.
 
 Implementations:
@@ -21,9 +21,9 @@ Implementations:
   value head gives the fair komi of a game (``komi_estimate``); a bot file's also judges the R7
   set-up, as its ``Bot`` does.
 
-``AgentPlayer`` is any agent as a single-game ``Player`` (``bot/players.py``, what ``play
---opponent`` needs): the agent at batch size one. ``specs.py`` is the registry that builds agents
-and players from strings.
+Every agent is also a single-game ``Player`` (``bot/players.py``, what ``play --opponent`` needs):
+``Agent.choose``, the agent at batch size one. ``specs.py`` is the registry that builds agents from
+strings.
 """
 
 from __future__ import annotations
@@ -32,14 +32,15 @@ from typing import Optional
 
 import numpy as np
 
-from ..bot.agent import Agent, AgentPlayer, NetAgent, SearchAgent, check_batch
+from ..bot.agent import Agent, NetAgent, SearchAgent, check_batch
 from ..bot.players import RANDOM, Capabilities
 from ..config import SearchConfig
 from ..errors import UserError
 from ..evalfn import EvalFn
 from ..game.vec import BLACK, EnvState, VecEnv, random_legal_actions
+from ..search.rollout import RolloutEvaluator
 
-__all__ = ["Agent", "AgentPlayer", "GreedyAgent", "NetAgent", "RandomAgent", "SearchAgent", "UCTAgent",
+__all__ = ["Agent", "GreedyAgent", "NetAgent", "RandomAgent", "SearchAgent", "UCTAgent",
            "uct_search_config"]
 
 # The greedy agent steps every legal action of every game; above this many copies at once it works
@@ -103,8 +104,6 @@ class UCTAgent(SearchAgent):
     """``mcts:K``: UCT with K random-rollout simulations per move (one rollout per leaf)."""
 
     def __init__(self, simulations: int, tree_reuse: bool = False, num_rollouts: int = 1) -> None:
-        from ..search.rollout import RolloutEvaluator
-
         self.simulations = int(simulations)
 
         def make(env: VecEnv) -> EvalFn:
@@ -114,4 +113,5 @@ class UCTAgent(SearchAgent):
         super().__init__(f"mcts:{simulations}", uct_search_config(simulations, tree_reuse), make)
 
     def prepare(self, eval_fn: EvalFn, rng: np.random.Generator) -> None:
-        eval_fn.rng = rng  # type: ignore[attr-defined]  # randomness is passed in, never global (same seed, same games)
+        if isinstance(eval_fn, RolloutEvaluator):  # what ``make`` built
+            eval_fn.rng = rng  # randomness is passed in, never global (same seed, same games)

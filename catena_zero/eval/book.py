@@ -384,6 +384,7 @@ def reference_book(game: GameConfig, count: int, komi: Optional[int] = None, *, 
                    seed: int = BOOK_SEED) -> Book:
     """A book drawn now from ``BOOK_SEED``: balanced by ``reference`` (a bot file or checkpoint;
     default the rule set's shipped bot) at ``komi`` (default: the reference's fair komi)."""
+    from ..bot.players import check_plays
     from ..bot.shipped import shipped_bot_for
     from .specs import build_agent
 
@@ -392,13 +393,13 @@ def reference_book(game: GameConfig, count: int, komi: Optional[int] = None, *, 
         reference = None if bot is None else str(bot.path)
     agent = None if reference is None else build_agent(reference)
     if agent is not None:
-        agent.check_game(game)
+        check_plays(agent, game)
     if komi is not None:
         komi = check_komi(game, komi)
     elif not game.game_type_rule.has_komi:
         komi = 0
     else:
-        estimate = None if agent is None else agent.komi_estimate(game)
+        estimate = None if agent is None else agent.komi_curve(game)
         komi = game.komi if estimate is None else estimate.komi
     game = replace(game, komi=komi)
     eval_fn = None if agent is None else agent.evaluator(VecEnv(game))

@@ -2,7 +2,7 @@
 
 Every command that takes a player reads it here: ``evaluate``, ``ladder``, ``ablate`` and the
 in-loop matches build batched ``Agent``s (``agents.py``), ``play --opponent`` a single-game player,
-which is the same agent at batch size one (``agents.AgentPlayer``). The kinds:
+which is the same agent at batch size one (``Agent.choose``). The kinds:
 
     random            uniformly random legal moves (``RandomAgent``)
     greedy            the move with the best immediate score margin (``GreedyAgent``)
@@ -39,7 +39,7 @@ from ..artifacts.network import BOT, CHECKPOINT, TrainedNetwork, load_network
 from ..bot.players import CONFIGURED, JUDGED
 from ..errors import UserError
 from ..game.options import RuleSet
-from .agents import Agent, AgentPlayer, GreedyAgent, NetAgent, RandomAgent, UCTAgent
+from .agents import Agent, GreedyAgent, NetAgent, RandomAgent, UCTAgent
 
 if TYPE_CHECKING:
     from ..bot.players import Player
@@ -150,7 +150,7 @@ def build_agent(spec: AgentSpec | str, device: Optional[str] = None) -> Agent:
 def make_player(text: str, config: "Config") -> "Player":
     """The single-game player of a kind string (``play --opponent``) for games of ``config.game``.
 
-    Every kind is its batched agent at batch size one (``AgentPlayer``); an exported bot file is
+    Every kind is its batched agent, a player at batch size one (``Agent.choose``); an exported bot file is
     its ``Bot`` (``bot/bot.py``), which is that too (the same ``NetAgent``, the same search, set-up
     by its heads and randomness from the caller's generator) plus the bot's analysis, exactly as
     ``play --bot FILE`` plays it.
@@ -165,7 +165,7 @@ def make_player(text: str, config: "Config") -> "Player":
     if spec.kind == CHECKPOINT and trained is not None and not RuleSet.of(trained).covers(game):
         raise UserError(f"{text} was trained for side {trained.side}, {trained.game_type}, {trained.scoring} "
                         f"scoring; this game is side {game.side}, {game.game_type}, {game.scoring} scoring")
-    return AgentPlayer(agent)
+    return agent
 
 
 def match_game_config(agents: list[Agent], config_path: Optional[str] = None, side: Optional[int] = None,

@@ -1,31 +1,42 @@
 """A match: the pre-game protocol of RULES.md R7 around one ``Game``, and who plays which colour.
 
 The two players are "first" and "second" (R7); colours are "black" and "white". Every event
-is written in R10 notation and kept in ``events``:
+is an ``Event`` record (``notation.py``; text becomes one at the edge, ``read_event`` or
+``parse_event``), kept in ``events``; in R10 notation:
     komi K                 the first player chooses the komi (game type komi)
     colour black|white     the second player chooses a colour (komi, no_komi)
     swap                   no_komi: the second player takes over Black and its stone
     D5 / button            a move of the game
 
-Protocols per game type (``phase`` says what is expected next, ``player_to_act`` who acts):
-    komi:     "komi" (first) -> "colour" (second) -> "play" (Black first) -> "over"
-    no_komi:  "play" (first places Black's opening stone) -> "colour" (second: "colour white"
-              keeps White, "colour black" or "swap" takes Black, and then the first player
-              plays White) -> "play" (White moves next) -> "over"; komi 0
-    double:   "play" (first is Black, second White, R8) -> "over"
+Protocols per game type (``phase``, a ``Phase``, says what is expected next, ``player_to_act``
+who acts; the game type's record, ``GameType``, says which protocol):
+    has_komi:  KOMI (first) -> COLOUR (second) -> PLAY (Black first) -> OVER
+    has_swap:  PLAY (first places Black's opening stone) -> COLOUR (second: "colour white"
+               keeps White, "colour black" or "swap" takes Black, and then the first player
+               plays White) -> PLAY (White moves next) -> OVER; komi 0
+    neither:   PLAY (first is Black, second White, R8) -> OVER
 """
 
 from __future__ import annotations
 
-import re
+import copy
 from dataclasses import replace
+from typing import Iterable
 
+from .notation import Event, EventKind, Word
 from .options import GameConfig, komi_range
 from .rules import Game, GameNotOver, IllegalMove
 
 PLAYERS = ("first", "second")
-_KOMI_EVENT = re.compile(r"komi (0|[1-9][0-9]*)")
-_COLOUR_EVENT = re.compile(r"colour (black|white)")
+
+
+class Phase(Word):
+    """What a match expects next (R7): the komi, a colour, a move, or nothing (over)."""
+
+    KOMI = "komi"
+    COLOUR = "colour"
+    PLAY = "play"
+    OVER = "over"
 
 
 def _other(name: str) -> str:
@@ -40,25 +51,42 @@ class Match:
         if not isinstance(config, GameConfig):
             raise ValueError(f"Match needs a GameConfig, got {type(config).__name__}")
         self.config = config
-        self._events: list[str] = []
+        self._events: list[Event] = []
         self._actors: list[str] = []  # per event: the player who made it
         self._colour_of: dict[str, str] = {}  # player -> colour, once decided
         self._game: Game | None = None
-        if config.game_type == "komi":
-            self._phase = "komi"
+        rule = config.game_type_rule
+        if rule.has_komi:
+            self._phase = Phase.KOMI
         else:
-            self._phase = "play"
+            self._phase = Phase.PLAY
             self._game = Game(config)
-            if config.game_type == "double":  # R8: colours are fixed
+            if rule.fixed_colours:  # R8: colours are fixed
                 self._colour_of = {"first": "black", "second": "white"}
 
     @classmethod
-    def replay(cls, config: GameConfig, events) -> Match:
-        """A match after applying ``events`` (R10 strings) in order."""
+    def replay(cls, config: GameConfig, events: Iterable[Event]) -> Match:
+        """A match after applying ``events`` in order."""
         match = cls(config)
         for event in events:
             match.apply(event)
         return match
+
+    @classmethod
+    def settled(cls, game: Game) -> Match:
+        """A match in play at ``game`` whose set-up was settled outside it (the engine's: the komi
+        set by a command, the first player Black), no event of its own."""
+        match = cls(game.config)
+        match._game, match._phase = game, Phase.PLAY
+        match._colour_of = {"first": "black", "second": "white"}
+        return match
+
+    def copy(self) -> Match:
+        """An independent copy (a worker thread thinks on it while the event loop owns this one)."""
+        twin = copy.copy(self)
+        twin._events, twin._actors, twin._colour_of = self._events[:], self._actors[:], dict(self._colour_of)
+        twin._game = None if self._game is None else self._game.copy()
+        return twin
 
     def rewind(self, keep: int) -> None:
         """Take back every event after the first ``keep``: the match becomes what it was then
@@ -69,21 +97,21 @@ class Match:
 
     # ------------------------------------------------------------------ state
     @property
-    def phase(self) -> str:
-        """What is expected next: "komi", "colour", "play" or "over"."""
+    def phase(self) -> Phase:
+        """What is expected next."""
         if self._game is not None and self._game.is_over:
-            return "over"
+            return Phase.OVER
         return self._phase
 
     @property
     def player_to_act(self) -> str | None:
         """"first" or "second": who must act now; None once over."""
         phase = self.phase
-        if phase == "komi":
+        if phase is Phase.KOMI:
             return "first"
-        if phase == "colour":
+        if phase is Phase.COLOUR:
             return "second"
-        if phase == "over":
+        if phase is Phase.OVER:
             return None
         if not self._colour_of:  # no_komi opening: the first player places Black's stone
             return "first"
@@ -95,8 +123,8 @@ class Match:
         return self._game
 
     @property
-    def events(self) -> list[str]:
-        """All events so far in R10 notation, in order."""
+    def events(self) -> list[Event]:
+        """All events so far, in order."""
         return self._events[:]
 
     @property
@@ -122,36 +150,28 @@ class Match:
     @property
     def winning_player(self) -> str | None:
         """"first" or "second" once over, None for a draw; GameNotOver before."""
-        if self.phase != "over":
+        if self.phase is not Phase.OVER:
             raise GameNotOver("the match is not over yet; winning_player is only defined at the end")
         winner = self._game.winner
         return None if winner is None else self.player_of(winner)
 
     # ------------------------------------------------------------------ events
-    def apply(self, event: str) -> None:
-        """Apply one event in R10 notation; IllegalMove if malformed or wrong for the phase."""
-        if not isinstance(event, str):
-            raise IllegalMove(f"an event must be a string in R10 notation, got {event!r}")
-        if event.startswith("komi"):
-            found = _KOMI_EVENT.fullmatch(event)
-            if found is None:
-                raise IllegalMove(
-                    f"{event!r} is malformed: expected 'komi K' with a whole number K (R10)")
-            self.choose_komi(int(found.group(1)))
-        elif event.startswith("colour"):
-            found = _COLOUR_EVENT.fullmatch(event)
-            if found is None:
-                raise IllegalMove(
-                    f"{event!r} is malformed: expected 'colour black' or 'colour white' (R10)")
-            self.choose_colour(found.group(1))
-        elif event == "swap":
-            self.swap()
+    def apply(self, event: Event) -> None:
+        """Apply one event; IllegalMove if it is wrong for the phase or not legal."""
+        if not isinstance(event, Event):
+            raise TypeError(f"a match applies Event records (notation.read_event), got {event!r}")
+        if event.kind is EventKind.KOMI:
+            self._choose_komi(event.komi)
+        elif event.kind is EventKind.COLOUR:
+            self._choose_colour(event.colour)
+        elif event.kind is EventKind.SWAP:
+            self._swap()
         else:
-            self.play(event)
+            self._play(event.as_move)
 
-    def choose_komi(self, komi: int) -> None:
+    def _choose_komi(self, komi: int | None) -> None:
         """R7 (komi): the first player chooses the komi, in the scoring's range (R6)."""
-        self._expect("komi", "choose the komi")
+        self._expect(Phase.KOMI, "choose the komi")
         lo, hi = komi_range(self.config.scoring)
         if isinstance(komi, bool) or not isinstance(komi, int) or not lo <= komi <= hi:
             raise IllegalMove(
@@ -159,52 +179,52 @@ class Match:
                 f"{self.config.scoring!r} (R6), got {komi!r}"
             )
         self._game = Game(replace(self.config, komi=komi))
-        self._phase = "colour"
-        self._log(f"komi {komi}", "first")
+        self._phase = Phase.COLOUR
+        self._log(Event.komi_choice(komi), "first")
 
-    def choose_colour(self, colour: str) -> None:
+    def _choose_colour(self, colour: str | None) -> None:
         """R7: the second player chooses a colour. In no_komi "black" takes over Black and
         its opening stone (the same as ``swap``); "white" keeps White."""
-        self._expect("colour", "choose a colour")
+        self._expect(Phase.COLOUR, "choose a colour")
         if colour not in ("black", "white"):
             raise IllegalMove(f"colour must be 'black' or 'white', got {colour!r}")
         self._colour_of = {"second": colour, "first": _other(colour)}
-        self._phase = "play"
-        self._log(f"colour {colour}", "second")
+        self._phase = Phase.PLAY
+        self._log(Event.colour_choice(colour), "second")
 
-    def swap(self) -> None:
+    def _swap(self) -> None:
         """R7 (no_komi): the second player takes over Black and its stone; White moves next."""
-        if self.config.game_type != "no_komi":
+        if not self.config.game_type_rule.has_swap:
             raise IllegalMove(
                 f"'swap' exists only in game type no_komi (R7), not {self.config.game_type!r}")
-        self._expect("colour", "swap")
+        self._expect(Phase.COLOUR, "swap")
         self._colour_of = {"second": "black", "first": "white"}
-        self._phase = "play"
-        self._log("swap", "second")
+        self._phase = Phase.PLAY
+        self._log(Event.swap(), "second")
 
-    def play(self, move: str) -> None:
+    def _play(self, move: str) -> None:
         """A move of the game ("D5" or "button") by the player to act; IllegalMove if not
         legal (R3-R8) or not the playing phase."""
-        self._expect("play", f"play {move!r}")
+        self._expect(Phase.PLAY, f"play {move!r}")
         player = self.player_to_act
         self._game.play(move)
-        self._log(move, player)
-        if self.config.game_type == "no_komi" and not self._colour_of:
-            self._phase = "colour"  # R7: after Black's opening stone the second player chooses
+        self._log(Event.move(move), player)
+        if self.config.game_type_rule.has_swap and not self._colour_of:
+            self._phase = Phase.COLOUR  # R7: after Black's opening stone the second player chooses
 
-    def _log(self, event: str, player: str) -> None:
+    def _log(self, event: Event, player: str) -> None:
         self._events.append(event)
         self._actors.append(player)
 
-    def _expect(self, phase: str, what: str) -> None:
+    def _expect(self, phase: Phase, what: str) -> None:
         current = self.phase
         if current != phase:
             expected = {
-                "komi": "the first player to choose the komi ('komi K')",
-                "colour": "the second player to choose a colour ('colour black|white'"
-                + (" or 'swap')" if self.config.game_type == "no_komi" else ")"),
-                "play": f"a move by the {self.player_to_act} player",
-                "over": "nothing: the game is over",
+                Phase.KOMI: "the first player to choose the komi ('komi K')",
+                Phase.COLOUR: "the second player to choose a colour ('colour black|white'"
+                + (" or 'swap')" if self.config.game_type_rule.has_swap else ")"),
+                Phase.PLAY: f"a move by the {self.player_to_act} player",
+                Phase.OVER: "nothing: the game is over",
             }[current]
             raise IllegalMove(f"cannot {what} now: the match expects {expected} (R7)")
 

@@ -29,7 +29,8 @@ Header (one key per line, each once, any order; all but first/second required):
     first, second                    the colour each player ended up with (setup records,
                                      once the colour is chosen); checked against the replay
 Events: one R10 event per line ("komi 7", "colour white", "swap", "D5", "button"); in double
-every stone is its own line (R8). "end" closes the list; a file without it is truncated.
+every stone is its own line (R8). In memory they are ``Event`` records (``notation.py``): text is
+read into them here, once, and written from them here. "end" closes the list; a file without it is truncated.
 Result: "result black B white W winner black|white|draw", required once the game is over,
 forbidden before; checked against the replay. Records of unfinished games are valid.
 
@@ -55,12 +56,13 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Union
+from typing import Sequence, Union
 
 from ..errors import UserError
 from ..fileio import MAX_RECORD_BYTES, read_input, write_text_atomic
 from ..messages import quote
 from .match import Match
+from .notation import Event, read_event
 from .options import GameConfig
 from .rules import Game, IllegalMove
 
@@ -100,7 +102,7 @@ class Variation:
 
     parent: int  # 0: it branches from the game; N: from the N-th variation of the record (1-based)
     move: int  # after how many moves of that line it branches (set-up choices not counted)
-    events: tuple[str, ...]  # its own events, after the branch point
+    events: tuple[Event, ...]  # its own events, after the branch point
     result: GameResult | None = None  # set iff it reached the end
 
 
@@ -108,19 +110,19 @@ class Variation:
 class Record:
     """The content of a record file; ``parse_record`` only returns records that replay.
 
-    config: the options (R9); events: R10 strings in order (set-up choices and moves when
+    config: the options (R9); events: in order (set-up choices and moves when
     ``start == "setup"``, moves only when ``start == "play"``); first: the colour of the first
     player once known (setup records), else None; result: set iff the game is over.
     """
 
     config: GameConfig
     start: str
-    events: tuple[str, ...]
+    events: tuple[Event, ...]
     first: str | None = None
     result: GameResult | None = None
     variations: tuple[Variation, ...] = ()  # each one's parent is the game or one listed before it
 
-    def line_events(self, n: int) -> tuple[str, ...]:
+    def line_events(self, n: int) -> tuple[Event, ...]:
         """Every event of line ``n`` from the start: the game's (0), or the n-th variation's, its
         parent line's events through its branch point first."""
         if n == 0:
@@ -132,7 +134,7 @@ class Record:
     @property
     def moves(self) -> int:
         """How many of the events are moves of the game (stones and the button), not set-up choices."""
-        return sum(not is_setup_event(e) for e in self.events)
+        return sum(not e.is_setup for e in self.events)
 
     def events_through_move(self, k: int) -> int:
         """How many events lead to the position after move ``k`` (the k-th move; set-up choices are
@@ -157,22 +159,17 @@ class Record:
         return board_of(self.replay(upto))
 
 
-def events_through_move(events, k: int) -> int:
-    """How many of ``events`` (R10) lead to the position after move ``k``: every event before the
+def events_through_move(events: Sequence[Event], k: int) -> int:
+    """How many of ``events`` lead to the position after move ``k``: every event before the
     (k + 1)-th move, so the set-up choices made before it are in (``Record.events_through_move``;
     a variation of the page starts there)."""
     seen = 0
     for i, event in enumerate(events):
-        if not is_setup_event(event):
+        if not event.is_setup:
             if seen == k:
                 return i
             seen += 1
     return len(events)
-
-
-def is_setup_event(event: str) -> bool:
-    """Whether an R10 event is a set-up choice of R7 (``komi K``, ``colour C``, ``swap``), not a move."""
-    return event == "swap" or event.startswith(("komi ", "colour "))
 
 
 # ----------------------------------------------------------------------------- live objects
@@ -182,11 +179,11 @@ def _new_state(config: GameConfig, start: str) -> Union[Match, Game]:
     return Match(config) if start == "setup" else Game(config)
 
 
-def _apply(state: Union[Match, Game], event: str) -> None:
+def _apply(state: Union[Match, Game], event: Event) -> None:
     if isinstance(state, Match):
         state.apply(event)
     else:
-        state.play(event)
+        state.play(event.as_move)
 
 
 def board_of(state: Union[Match, Game]) -> Game:
@@ -212,7 +209,8 @@ def record_of(obj: Union[Match, Game]) -> Record:
         return Record(config=config, start="setup", events=tuple(obj.events),
                       first=obj.colour_of("first"), result=_result_of(obj.game))
     if isinstance(obj, Game):
-        return Record(config=obj.config, start="play", events=tuple(obj.history), result=_result_of(obj))
+        return Record(config=obj.config, start="play", events=tuple(map(Event.move, obj.history)),
+                      result=_result_of(obj))
     raise TypeError(f"expected a Match or a Game, got {type(obj).__name__}")
 
 
@@ -236,12 +234,12 @@ def format_record(obj: Union[Record, Match, Game]) -> str:
         second = "white" if record.first == "black" else "black"
         lines += [f"first {record.first}", f"second {second}"]
     lines.append("events")
-    lines += list(record.events)
+    lines += map(str, record.events)
     lines.append("end")
     lines += _result_lines(record.result)
     for v in record.variations:
         lines.append(f"variation after {v.move}" + (f" of {v.parent}" if v.parent else ""))
-        lines += [*v.events, "end", *_result_lines(v.result)]
+        lines += [*map(str, v.events), "end", *_result_lines(v.result)]
     if not record.variations:
         lines[0] = f"{FORMAT} {PLAIN_VERSION}"
     return "\n".join(lines) + "\n"
@@ -354,7 +352,7 @@ def _parse_variations(lines, pos: int, record: Record) -> Record:
                                 f"written before it (1..{len(found)})")
         so_far = Record(config=record.config, start=record.start, events=record.events, variations=tuple(found))
         line_events = so_far.line_events(parent)
-        moves = sum(not is_setup_event(e) for e in line_events)
+        moves = sum(not e.is_setup for e in line_events)
         if move > moves:
             raise _fail(lineno, f"variation after move {move}: its line has {moves} moves")
         state = _new_state(record.config, record.start)
@@ -372,7 +370,7 @@ def _parse_variations(lines, pos: int, record: Record) -> Record:
 
 def _check_komi(header: _Header, state: Union[Match, Game], lines) -> None:
     """Once the komi is chosen (R7), the header's komi is the chosen one."""
-    if not isinstance(state, Match) or state.config.game_type != "komi" or state.game is None:
+    if not isinstance(state, Match) or not state.config.game_type_rule.has_komi or state.game is None:
         return
     chosen = state.game.config.komi
     if state.config.komi != chosen:
@@ -470,7 +468,7 @@ def _replay_events(lines, pos: int, config: GameConfig, start: str, state: Union
     Returns (Match or Game after them, the events, the line number of "end", position after it).
     """
     state = _new_state(config, start) if state is None else state
-    events: list[str] = []
+    events: list[Event] = []
     for pos in range(pos, len(lines)):
         lineno, line = lines[pos]
         if line == "end":
@@ -480,12 +478,23 @@ def _replay_events(lines, pos: int, config: GameConfig, start: str, state: Union
         if len(line) > _MAX_EVENT:
             raise _fail(lineno, f"{quote(line)} is not an event (R10): too long")
         try:
-            _apply(state, line)
+            event = _read(state, line)
         except IllegalMove as exc:
             kind = "move" if start == "play" or _is_move(line) else "event"
             raise _fail(lineno, f"{kind} {line!r} is illegal ({exc})") from None
-        events.append(line)
+        events.append(event)
     raise _fail(lines[-1][0], "record ends before the 'end' line (truncated?)")
+
+
+def _read(state: Union[Match, Game], line: str) -> Event:
+    """The event of an event line, applied to ``state``: in a "start play" record every line is a
+    move (the game names what is wrong with one that is not)."""
+    if isinstance(state, Game):
+        state.play(line)
+        return Event.move(line)
+    event = read_event(line)
+    state.apply(event)
+    return event
 
 
 def _check_players(header: _Header, state: Union[Match, Game]) -> str | None:

@@ -9,11 +9,11 @@ from typing import Optional, TextIO
 
 import numpy as np
 
-from ..bot.players import ASKED, Capabilities
+from ..bot.players import ASKED, NO_BUDGET, Budget, Capabilities
 from ..errors import UserError
 from ..fileio import MAX_LINE_CHARS, bounded_lines
-from ..game.match import Match
-from ..game.notation import normalize_event, parse_move
+from ..game.match import Match, Phase
+from ..game.notation import Event, parse_event, parse_move
 from ..game.records import board_of
 from ..game.render import LAYOUTS, render_ascii
 from ..messages import quote
@@ -42,16 +42,12 @@ class UndoableMatch(Match):
         is no such move."""
         events, actors = self.events, self.actors
         for i in range(len(events) - 1, -1, -1):
-            if not _is_move(events[i]):
+            if events[i].is_setup:
                 return False
             if seat is None or actors[i] == seat:
                 self.rewind(i)
                 return True
         return False
-
-
-def _is_move(event: str) -> bool:
-    return not (event.startswith("komi") or event.startswith("colour") or event == "swap")
 
 
 class TerminalReader:
@@ -112,13 +108,13 @@ class TerminalPlayer:
         self.match, self.inp, self.out = match, inp, out
         self.undo_seat, self.reader, self.layout = undo_seat, reader, layout
 
-    def choose(self, game, rng: np.random.Generator) -> str:
+    def choose(self, game, rng: Optional[np.random.Generator], budget: Budget = NO_BUDGET) -> str:
+        return self._turn().as_move
+
+    def choose_setup(self, match: Match, rng: np.random.Generator) -> Event:
         return self._turn()
 
-    def choose_setup(self, match: Match, rng: np.random.Generator) -> str:
-        return self._turn()
-
-    def _turn(self) -> str:
+    def _turn(self) -> Event:
         prompt = f"{who(self.match, self.match.player_to_act)} > "
         while True:
             text = self._line(prompt)
@@ -174,7 +170,7 @@ class TerminalPlayer:
                 raise UndoAsked
             self._say("nothing to undo: no move to take back since the set-up")
 
-    def _event(self, text: str) -> Optional[str]:
+    def _event(self, text: str) -> Optional[Event]:
         """``text`` as a legal event now, or None after one line saying why it is not."""
         match = self.match
         if len(text) > _MAX_INPUT:  # no event is this long; do not echo a pasted megabyte back
@@ -183,7 +179,7 @@ class TerminalPlayer:
         try:
             side = match.config.side
             # In play only moves make sense, so the error names only them.
-            event = parse_move(text, side) if match.phase == "play" else normalize_event(
+            event = Event.move(parse_move(text, side)) if match.phase is Phase.PLAY else parse_event(
                 _expand_shorthand(text, match.phase), side)
             Match.replay(match.config, match.events).apply(event)  # IllegalMove; the caller applies it
         except UserError as exc:  # IllegalMove, or text that is not an event

@@ -1,5 +1,5 @@
 """One interactive match in the terminal (``play_in_terminal``): the R7 set-up, then the game,
-every seat asked alike through ``choose_event``, a person as a ``TerminalPlayer``.
+every seat asked alike through ``next_turn``, a person as a ``TerminalPlayer``.
 
 What the screen shows is decided once, in ``_Screen``: each phase's introduction and advice
 when it starts, the person's colour once known, the board once per move (again after an undo or
@@ -12,8 +12,9 @@ from typing import Optional, TextIO
 
 import numpy as np
 
-from ..bot.players import Player, choose_event
+from ..bot.players import Player, next_turn
 from ..game.match import PLAYERS, Match
+from ..game.notation import Event, EventKind
 from ..game.render import LAYOUTS, render_ascii
 from .person import Abandoned, TerminalPlayer, TerminalReader, UndoAsked
 from .texts import fill, phase_intro, seat_line, setup_advice, who
@@ -33,7 +34,7 @@ def play_in_terminal(match: Match, players: dict[str, Optional[Player]], rng: np
                      komi_by_flag: bool = False, layout: str = LAYOUTS[0]) -> PlayResult:
     """Run one interactive match (R7 set-up, then the game) in the terminal: ``players[seat]`` is
     a ``Player``, or None for a person typing on ``inp`` (or through ``reader``, on a terminal),
-    who becomes a ``TerminalPlayer``: every seat then acts through ``choose_event``, the person
+    who becomes a ``TerminalPlayer``: every seat then acts through ``next_turn``, the person
     like any program. Not the arena's ``eval.arena.play_match``, which plays many games between
     two batched agents at once.
 
@@ -73,13 +74,13 @@ def _person_seat(players: dict[str, Optional[Player]]) -> Optional[str]:
     return people[0] if len(people) == 1 else None
 
 
-def _ask(player: Player, match: Match, rng: np.random.Generator, actor: str, thinking: Optional[TextIO]) -> str:
+def _ask(player: Player, match: Match, rng: np.random.Generator, actor: str, thinking: Optional[TextIO]) -> Event:
     """``player``'s next event; "``actor`` is thinking..." on ``thinking`` while a program chooses."""
     shown = thinking is not None and not isinstance(player, TerminalPlayer)
     if shown:
         print(f"{actor} is thinking...", end="", file=thinking, flush=True)
     try:
-        return choose_event(player, match, rng)
+        return next_turn(player, match, rng).event
     finally:
         if shown:
             print("\r\033[K", end="", file=thinking, flush=True)  # erase the line
@@ -122,9 +123,9 @@ class _Screen:
             self.shown_board = game.move_number
             self.board()
 
-    def applied(self, actor: str, event: str) -> None:
+    def applied(self, actor: str, event: Event) -> None:
         self._say(f"{actor}: {event}")
-        if event == "swap" or event.startswith("colour"):
+        if event.kind in (EventKind.SWAP, EventKind.COLOUR):
             self.position_changed()  # the colours are settled (a swap changed the seats'): the board again
 
     def position_changed(self) -> None:

@@ -167,7 +167,7 @@ def legal_summary(match: Match) -> str:
         return "legal: " + " ".join(match.game.legal_moves())
     if match.config.game_type_rule.has_swap:  # one spelling: as the intro, the help and Tab say it
         return "choose: 'white' keeps White, 'swap' takes over Black and its stone"
-    return "legal: " + ", ".join(setup_choices(match))
+    return "legal: " + ", ".join(map(str, setup_choices(match)))
 
 
 NO_SUCH_MOVES = ("pass", "resign")

@@ -53,13 +53,13 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from ..bot.players import own_fair_komi
+from ..bot.players import Budget, next_turn, own_fair_komi
 from ..errors import UserError
 from ..game.options import GAME_TYPES, SCORINGS, GameConfig, RuleSet, komi_range
 from ..game.records import format_record
 from ..game.rules import Game
 from ..messages import one_line
-from .bots import ANALYSIS, BotPool, BotPools, Snapshot, bot_answer, budget_kwargs
+from .bots import ANALYSIS, BotPool, BotPools
 from .guard import Guard, scope_client
 from .sessions import SEATS, ApiError, GameSession, ServerConfig, SessionStore, check_strength
 from .views import (MAX_VARIATIONS, GameView, InfoView, PositionView, StrengthView,
@@ -298,12 +298,12 @@ async def bot_turn(request: Request) -> JSONResponse:
     web, session = _web(request), _session(request)
     await read_body(request, {})
     version = session.begin_bot_turn()
-    snap = Snapshot.of(session.match)
-    budget = budget_kwargs(session.simulations, session.seconds)
+    snap = session.match.copy()  # the worker's own: the event loop keeps the session's
+    budget = Budget(session.simulations, session.seconds)
 
     async def think() -> None:
         try:
-            answer = await web.pools.for_game(session.config).run(lambda b: bot_answer(b, snap, budget))
+            answer = await web.pools.for_game(session.config).run(lambda b: next_turn(b, snap, budget=budget, analysis=True))
             session.apply_bot(answer.event, version)
             a = answer.analysis
             if a is not None and snap.game is not None:  # the graph: the bot's view where it moved
@@ -348,10 +348,11 @@ async def analysis(request: Request) -> JSONResponse:
     elif not web.pools.for_game(session.config).reference.capabilities.analysis:
         raise ApiError(409, "this bot does not analyse positions")
     else:
-        budget = budget_kwargs(session.simulations, session.seconds)
+        budget = Budget(session.simulations, session.seconds)
         try:
             analysed, owned = await web.pools.for_game(session.config).run(
-                lambda b: (b.analyze(game, **budget), b.ownership(game)), ANALYSIS)  # after the games' moves
+                lambda b: (b.analyze(game, simulations=budget.simulations, seconds=budget.seconds),
+                           b.ownership(game)), ANALYSIS)  # after the games' moves
         except Exception as exc:
             return JSONResponse({"error": f"the bot failed to evaluate: {one_line(exc) or type(exc).__name__}"},
                                 status_code=500, headers=API_HEADERS)

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Optional, Sequence, TextIO
 
 from ..errors import UserError
-from .bots import BotLike, BotPools
+from .bots import BotPools
 from .guard import host_name
 from .sessions import ServerConfig
 
@@ -35,7 +35,7 @@ class BotOptions:
     threads: int = 1  # torch CPU threads of the process (see bot.py: one is best at batch 1)
 
 
-def load_bot(options: BotOptions, index: int) -> BotLike:
+def load_bot(options: BotOptions, index: int) -> "Bot":
     """Instance ``index`` of the bot (seed ``seed + index``, so pool members do not think alike)."""
     import torch  # imported only when serving
 

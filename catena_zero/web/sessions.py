@@ -8,7 +8,7 @@ its id, a random secret (``secrets.token_urlsafe``), so one visitor cannot find 
 Every change goes through a method that checks it first and raises ``ApiError`` (an HTTP status
 and a one-line message) before touching anything, so a refused request leaves the game as it
 was. All methods run on the event loop; only the bot's think runs in a worker thread, on a
-``Snapshot`` copy, and its answer is applied back here (``apply_bot``).
+copy of the match (``Match.copy``), and its answer is applied back here (``apply_bot``).
 
 Bounded and expiring (``ServerConfig``): at most ``max_games`` live sessions; one idle for
 ``expire_s`` seconds is dropped. When the store is full, a new game takes the slot of a finished
@@ -34,8 +34,8 @@ from dataclasses import dataclass
 from typing import Callable, Optional
 
 from ..errors import UserError
-from ..game.match import Match
-from ..game.notation import parse_move
+from ..game.match import Match, Phase
+from ..game.notation import Event, parse_move
 from ..game.options import GameConfig, komi_range
 from ..game.records import events_through_move
 from ..game.rules import IllegalMove
@@ -208,33 +208,33 @@ class GameSession:
     # ------------------------------------------------------------------ the person's events
     def choose_komi(self, komi: int) -> None:
         """R7 (komi): the person, as first player, chooses the komi."""
-        self._check_human_turn("komi", "choose the komi")
+        self._check_human_turn(Phase.KOMI, "choose the komi")
         lo, hi = komi_range(self.config.scoring)
         if not lo <= komi <= hi:
             raise ApiError(400, f"komi must be a whole number in {lo}..{hi} for {self.config.scoring} scoring (R6), got {komi}")
-        self._apply(f"komi {komi}", self.human)
+        self._apply(Event.komi_choice(komi), self.human)
 
     def choose_colour(self, colour: str) -> None:
         """R7: the person, as second player, chooses a colour; in no_komi "black" is the swap."""
-        self._check_human_turn("colour", "choose a colour")
+        self._check_human_turn(Phase.COLOUR, "choose a colour")
         if colour not in ("black", "white"):
             raise ApiError(400, f"colour must be 'black' or 'white', got {colour!r}")
-        event = "swap" if self.config.game_type == "no_komi" and colour == "black" else f"colour {colour}"
-        self._apply(event, self.human)
+        swap = self.config.game_type_rule.has_swap and colour == "black"
+        self._apply(Event.swap() if swap else Event.colour_choice(colour), self.human)
 
     def play(self, text: str) -> None:
         """A move by the person: a cell ("D5", lower case accepted) or "button" (R4, R10)."""
-        self._check_human_turn("play", "play a move")
+        self._check_human_turn(Phase.PLAY, "play a move")
         try:
             move = parse_move(text, self.config.side)
         except UserError as exc:
             raise ApiError(400, str(exc)) from None
-        self._apply(move, self.human)
+        self._apply(Event.move(move), self.human)
 
-    def _check_human_turn(self, phase: str, what: str) -> None:
+    def _check_human_turn(self, phase: Phase, what: str) -> None:
         self._check_not_thinking()
         current = self.match.phase
-        if current == "over":
+        if current is Phase.OVER:
             raise ApiError(409, f"cannot {what}: the game is over")
         if self.to_act != self.human:
             raise ApiError(409, f"cannot {what}: it is the bot's turn ({self._expected()}); "
@@ -245,10 +245,10 @@ class GameSession:
     def _expected(self) -> str:
         """What the player to act must do, in words (R7)."""
         phase = self.match.phase
-        if phase == "komi":
+        if phase is Phase.KOMI:
             return "choose the komi"
-        if phase == "colour":
-            return "choose a colour" + (" (keep White or swap)" if self.config.game_type == "no_komi" else "")
+        if phase is Phase.COLOUR:
+            return "choose a colour" + (" (keep White or swap)" if self.config.game_type_rule.has_swap else "")
         game = self.match.game
         if self.match.colour_of("first") is None:
             return "place Black's opening stone"
@@ -258,7 +258,7 @@ class GameSession:
     def begin_bot_turn(self) -> int:
         """Check that the bot is to act and mark it thinking; returns the version it thinks on."""
         self._check_not_thinking()
-        if self.match.phase == "over":
+        if self.match.phase is Phase.OVER:
             raise ApiError(409, "the bot has nothing to do: the game is over")
         if not self.bot_to_act:
             raise ApiError(409, f"it is your turn, not the bot's: {self._expected()}")
@@ -268,14 +268,14 @@ class GameSession:
     def end_bot_turn(self) -> None:
         self.thinking = False
 
-    def apply_bot(self, event: str, version: int) -> None:
+    def apply_bot(self, event: Event, version: int) -> None:
         """Apply the bot's answer computed on ``version``; RuntimeError if it is not a legal event."""
         if version != self.version:
             raise RuntimeError("the game changed while the bot was thinking")  # cannot happen: changes are refused while thinking
         try:
             self._apply(event, self.bot)
         except ApiError as exc:
-            raise RuntimeError(f"the bot answered {event!r}, which the rules refuse: {exc.message}") from None
+            raise RuntimeError(f"the bot answered {str(event)!r}, which the rules refuse: {exc.message}") from None
 
     # ------------------------------------------------------------------ undo
     def undo(self) -> None:
@@ -295,7 +295,7 @@ class GameSession:
         if self.thinking:
             raise ApiError(409, "the bot is thinking about this game; wait for its move")
 
-    def _apply(self, event: str, actor: str) -> None:
+    def _apply(self, event: Event, actor: str) -> None:
         try:
             self.match.apply(event)  # IllegalMove leaves the match unchanged
         except IllegalMove as exc:
@@ -326,7 +326,7 @@ class SessionStore:
         idle_s = min(self.config.abandon_s, self.config.expire_s)
 
         def spare(s: GameSession) -> bool:  # may make room: finished, or left idle_s
-            return not s.thinking and (s.match.phase == "over" or now - s.last_seen >= idle_s)
+            return not s.thinking and (s.match.phase is Phase.OVER or now - s.last_seen >= idle_s)
 
         mine = [s for s in self._sessions.values() if s.client == client]
         if len(mine) >= self.config.max_games_per_client:
