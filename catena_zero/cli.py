@@ -23,7 +23,7 @@ import shutil
 import sys
 import textwrap
 import traceback
-from typing import Optional
+from typing import NoReturn, Optional
 
 from . import __version__
 from .commands.common import CliError
@@ -62,7 +62,7 @@ COMMANDS = {
 class _Parser(argparse.ArgumentParser):
     """argparse that raises instead of printing usage and exiting, so errors stay one line."""
 
-    def error(self, message: str) -> None:  # type: ignore[override]
+    def error(self, message: str) -> NoReturn:
         raise CliError(message)
 
 

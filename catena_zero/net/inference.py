@@ -116,11 +116,11 @@ class NetEvaluator:
                 calls.setdefault(group.features.grid_size, []).append(i)
         else:
             calls = {0: list(range(len(groups)))} if groups else {}
-        results: list[Evaluation | None] = [None] * len(groups)
+        results: dict[int, Evaluation] = {}  # item index -> its evaluation
         for members in calls.values():
             for i, evaluation in zip(members, self._evaluate_groups([groups[i] for i in members])):
                 results[i] = evaluation
-        return results  # type: ignore[return-value]
+        return [results[i] for i in range(len(groups))]  # every item is in one call
 
     @torch.inference_mode()
     def ownership(self, state: EnvState) -> np.ndarray:

@@ -194,15 +194,47 @@ class HexConv2d(nn.Conv2d):
         return self._conv_forward(x, self.weight * self.tap_mask, self.bias)
 
 
-class MaskedBatchNorm2d(nn.BatchNorm2d):
+class MaskedBatchNorm2d(nn.Module):
     """Batch norm whose batch statistics count on-board cells only; the output is masked.
 
     Plain BatchNorm2d would average in the off-board zeros, whose share depends on the board
     side, so statistics learned on one side would be wrong on another (KataGo masks its
     normalisation the same way).
+
+    It is not an ``nn.BatchNorm2d`` (its forward needs the board, so it cannot stand where one is
+    called), but it holds the same state under the same names, ``nn.BatchNorm2d``'s version 2
+    (``weight``, ``bias``, ``running_mean``, ``running_var``, ``num_batches_tracked``), so
+    checkpoints and bot files read and write as they always have.
     """
 
-    def forward(self, x: torch.Tensor, board: Board) -> torch.Tensor:  # type: ignore[override]
+    _version = 2  # the state-dict version of nn.BatchNorm2d whose state this is
+    running_mean: torch.Tensor  # [K] buffers, registered in __init__
+    running_var: torch.Tensor
+    num_batches_tracked: torch.Tensor  # [] int64
+
+    def __init__(self, num_features: int, eps: float = 1e-5, momentum: float = 0.1) -> None:
+        super().__init__()
+        self.num_features, self.eps, self.momentum = num_features, eps, momentum
+        self.weight = nn.Parameter(torch.empty(num_features))
+        self.bias = nn.Parameter(torch.empty(num_features))
+        self.register_buffer("running_mean", torch.zeros(num_features))
+        self.register_buffer("running_var", torch.ones(num_features))
+        self.register_buffer("num_batches_tracked", torch.tensor(0, dtype=torch.long))
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        """The identity map with fresh statistics: weight 1, bias 0, running mean 0, variance 1."""
+        with torch.no_grad():
+            self.weight.fill_(1.0)
+            self.bias.zero_()
+            self.running_mean.zero_()
+            self.running_var.fill_(1.0)
+            self.num_batches_tracked.zero_()
+
+    def extra_repr(self) -> str:
+        return f"{self.num_features}, eps={self.eps}, momentum={self.momentum}"
+
+    def forward(self, x: torch.Tensor, board: Board) -> torch.Tensor:
         if self.training:
             count = board.cells_in_batch(x.shape[0])
             mean = (x * board.fmask).sum(dim=(0, 2, 3)) / count
