@@ -22,6 +22,7 @@ from typing import Any, Optional
 import numpy as np
 
 from ..bot.review import Judged, MoveReview
+from ..game.match import Match
 from ..game.options import GAME_TYPES, MAX_SIDE, MIN_SIDE, SCORINGS, RuleSet, komi_range
 from ..game.records import Record, Variation, events_through_move, record_of
 from ..game.render import BoardView, hex_centre, status_lines
@@ -108,6 +109,16 @@ class ResultView:
     human_won: Optional[bool]  # None for a draw
     lines: tuple[str, ...]  # how the result comes about, as the terminal prints it (render.status_lines)
 
+    @classmethod
+    def of(cls, match: Match, human: str) -> "ResultView":
+        """The result of ``match``, which is over, as ``human``'s seat sees it."""
+        game = match.game
+        scores, winner = game.scores(), game.winner
+        return cls(winner=winner, winner_seat=None if winner is None else match.player_of(winner),
+                   black=float(scores["black"]), white=float(scores["white"]),
+                   human_won=None if winner is None else match.player_of(winner) == human,
+                   lines=tuple(status_lines(game, match)))
+
 
 @dataclass(frozen=True)
 class GameView:
@@ -151,22 +162,10 @@ class GameView:
         match, config = s.match, s.config
         game = match.game
         board = game if game is not None else Game(config)  # an empty board before the komi choice
-        ribbons = board.ribbons()
         view = BoardView.of(board)
         phase = match.phase
         human_to_act = s.to_act == s.human and not s.thinking
         legal = tuple(game.legal_moves()) if phase == "play" and human_to_act else ()
-        result = None
-        if phase == "over":
-            scores = game.scores()
-            winner = game.winner
-            result = ResultView(
-                winner=winner,
-                winner_seat=None if winner is None else match.player_of(winner),
-                black=float(scores["black"]), white=float(scores["white"]),
-                human_won=None if winner is None else match.player_of(winner) == s.human,
-                lines=tuple(status_lines(game, match)),
-            )
         return cls(
             id=s.id,
             options=RuleSet.of(config),
@@ -185,11 +184,7 @@ class GameView:
             chains=chain_views(view),
             labels=edge_labels(config.side),
             legal=legal,
-            ribbons=tuple(
-                RibbonView(cells=r.cells, length=r.length, black=r.black, white=r.white,
-                           limited=r.limited, claimed=r.claimed, owner=r.owner)
-                for r in ribbons
-            ),
+            ribbons=ribbon_views(board),
             button=ButtonView(
                 exists=config.game_type_rule.has_button,
                 holder=None if game is None else game.button_holder,
@@ -202,7 +197,7 @@ class GameView:
                 EventView(event=e, seat=a, by="human" if a == s.human else "bot")
                 for e, a in zip(match.events, s.actors)
             ),
-            result=result,
+            result=ResultView.of(match, s.human) if phase == "over" else None,
             can_undo=s.can_undo,
             version=s.version,
             simulations=s.simulations,
@@ -284,6 +279,12 @@ def record_with_variations(game: GameSession, variations: list[GameSession]) -> 
     return dataclasses.replace(record, variations=tuple(found))
 
 
+def ribbon_views(game: Game) -> tuple[RibbonView, ...]:
+    """The ribbons of ``game``'s position (R2, R5), as the page lists them."""
+    return tuple(RibbonView(cells=r.cells, length=r.length, black=r.black, white=r.white,
+                            limited=r.limited, claimed=r.claimed, owner=r.owner) for r in game.ribbons())
+
+
 def cell_views(view: BoardView) -> tuple[CellView, ...]:
     """[N] the cells as the page draws them: where, stone, claim, unplayable, who placed it and
     when (so stones a claim took over stay recognisable, R5), read from ``BoardView``, the one
@@ -343,9 +344,7 @@ class PositionView:
             moves=len(history),
             cells=cell_views(view),
             chains=chain_views(view),
-            ribbons=tuple(RibbonView(cells=r.cells, length=r.length, black=r.black, white=r.white,
-                                     limited=r.limited, claimed=r.claimed, owner=r.owner)
-                          for r in position.ribbons()),
+            ribbons=ribbon_views(position),
             last_move=position.last_move,
             to_move=position.to_move,
             scores={k: float(v) for k, v in position.scores().items()},
