@@ -15,7 +15,7 @@ from bot_files import save_tiny_checkpoint, tiny_config
 from catena_zero.artifacts.botfile import read_bot
 from catena_zero.bot.shipped import SHIPPED_DIR, shipped_bots
 from catena_zero.cli import COMMANDS, main
-from catena_zero.commands.ship import index_readme
+from catena_zero.eval.shipping import index_readme
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -77,6 +77,22 @@ def test_ship_writes_the_bot_its_index_entry_and_the_readme(tmp_path, folder, ca
     assert shipped_bots(folder)[0].header.search.score_utility_weight == tiny_config().search.score_utility_weight
     assert main(["ship", str(run), "plain", "--folder", str(folder), "--search", "score_utility_weight=0.3"]) == 0
     assert shipped_bots(folder)[0].header.search.score_utility_weight == 0.3  # the bot's play search
+
+
+def test_ship_and_export_write_one_bot_file_of_a_checkpoint_and_of_a_bot_file(tmp_path, folder, capsys):
+    """One writer (artifacts/export.py): the same source and play settings give the same bytes."""
+    run = tmp_path / "run"
+    save_tiny_checkpoint(run, step=5)
+    settings = ["--simulations", "20", "--search", "gumbel_interior=puct"]
+    assert main(["ship", str(run), "tiny", "--folder", str(folder), *settings]) == 0, capsys.readouterr().err
+    assert main(["export", str(run), "--out", str(tmp_path / "tiny.bot"), *settings]) == 0, capsys.readouterr().err
+    assert (folder / "tiny.bot").read_bytes() == (tmp_path / "tiny.bot").read_bytes()
+    again = ["--simulations", "30", "--symmetry-average"]
+    assert main(["ship", str(folder / "tiny.bot"), "again", "--folder", str(folder), *again]) == 0
+    assert main(["export", str(folder / "tiny.bot"), "--out", str(tmp_path / "again.bot"), *again]) == 0
+    assert (folder / "again.bot").read_bytes() == (tmp_path / "again.bot").read_bytes()
+    out = capsys.readouterr().out
+    assert f"exported {folder / 'tiny.bot'} to {tmp_path / 'again.bot'}: step 5" in out
 
 
 def test_ship_of_a_shipped_bot_changes_its_play_search_and_keeps_its_index_entry(tmp_path, folder, capsys):

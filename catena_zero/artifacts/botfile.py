@@ -218,6 +218,12 @@ def export_bot(checkpoint: "Checkpoint", out: str | Path, trained_for: Optional[
     so a bot file that was written always loads.
     """
     header = header_from_checkpoint(checkpoint, trained_for, simulations, search_settings, symmetry_average)
+    return write_checkpoint_bot(out, header, checkpoint)
+
+
+def write_checkpoint_bot(out: str | Path, header: BotHeader, checkpoint: "Checkpoint") -> BotHeader:
+    """Write ``checkpoint``'s weights as the bot of ``header`` to ``out`` atomically, the weights
+    checked against the header's network first (``BotFileError`` if they do not fit)."""
     weights = _fitted_weights(header.net, checkpoint.model, str(getattr(checkpoint, "path", None) or "checkpoint"))
     write_bot(out, header, weights)
     return header

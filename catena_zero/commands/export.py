@@ -28,48 +28,38 @@ def configure(parser: argparse.ArgumentParser) -> None:
     add_symmetry_average_flag(parser)
 
 
-def run(args: argparse.Namespace) -> int:
-    from ..artifacts.botfile import PLAY_SIMULATIONS, export_bot  # torch: only when the command runs
+def play_settings(args: argparse.Namespace):
+    """The ``PlaySettings`` of --simulations (default ``PLAY_SIMULATIONS``, the budget the shipped
+    bots' strength is measured at; 0: the source's own), --search and --symmetry-average."""
+    from ..artifacts.botfile import PLAY_SIMULATIONS
+    from ..artifacts.export import PlaySettings
     from ..config import NUMERIC_RANGES
-    from ..artifacts.checkpoint import load_checkpoint, resolve_checkpoint
-    from ..artifacts.network import BOT, network_kind
 
     most = NUMERIC_RANGES["search.num_simulations"][1]
     if args.simulations is not None and not 0 <= args.simulations <= most:
         raise CliError(f"--simulations must be 0 (the source's own: a checkpoint's training config, a bot file's) "
                        f"or 1..{most:,}, got {args.simulations}")
     simulations = PLAY_SIMULATIONS if args.simulations is None else (args.simulations or None)
-    settings = search_settings(args)
-    if network_kind(Path(args.checkpoint)) == BOT:
-        return _reexport(args, simulations, settings)
-    source = resolve_checkpoint(args.checkpoint)  # a run folder's newest checkpoint
-    # The newest checkpoint and the folder given: --out inside the run (its config.yaml, replay.npz, an
-    # older checkpoint) would destroy it; an unwritable --out is found before the checkpoint loads.
-    check_outputs({"the checkpoint to export": str(source), "the run folder to export": args.checkpoint},
-                  {"--out": args.out})
-    checkpoint = load_checkpoint(source)  # CheckpointError (a ValueError): one line
-    header = export_bot(checkpoint, args.out, simulations=simulations, search_settings=settings,
-                        symmetry_average=args.symmetry_average)
-    _report(checkpoint.path, args.out, header, settings)
-    return 0
+    return PlaySettings(simulations=simulations, search=search_settings(args), symmetry_average=args.symmetry_average)
 
 
-def _reexport(args: argparse.Namespace, simulations, settings: dict) -> int:
-    """A bot file's network, written again with other play settings (``--simulations 0``: its own)."""
-    from ..artifacts.botfile import read_bot, reexport_bot
+def run(args: argparse.Namespace) -> int:
+    from ..artifacts.export import checkpoint_source, is_bot_file, write_bot_of  # torch: only when the command runs
 
-    check_outputs({"the bot file to export": args.checkpoint}, {"--out": args.out})
-    bot = read_bot(args.checkpoint)  # BotFileError: one line
-    header = reexport_bot(bot, args.out, simulations=simulations, search_settings=settings,
-                          symmetry_average=args.symmetry_average)
-    _report(args.checkpoint, args.out, header, settings)
-    return 0
-
-
-def _report(source, out: str, header, settings: dict) -> None:
-    print(f"exported {source} to {out}: {header.describe()}", file=sys.stdout)
+    play = play_settings(args)
+    if is_bot_file(args.checkpoint):
+        inputs = {"the bot file to export": args.checkpoint}
+    else:  # --out inside the run (its config.yaml, replay.npz, an older checkpoint) would destroy it
+        inputs = {"the checkpoint to export": str(checkpoint_source(args.checkpoint)),
+                  "the run folder to export": args.checkpoint}
+    check_outputs(inputs, {"--out": args.out})  # an unwritable --out is found before the network loads
+    written = write_bot_of(args.checkpoint, args.out, play)  # CheckpointError, BotFileError: one line
+    source = args.checkpoint if written.checkpoint is None else written.source
+    header = written.header
+    print(f"exported {source} to {args.out}: {header.describe()}", file=sys.stdout)
     print(f"default game: side {header.game.side}, {header.game.game_type}, {header.game.scoring}; "
-          f"{search_line(header, settings)}", file=sys.stdout)
+          f"{search_line(header, play.search)}", file=sys.stdout)
+    return 0
 
 
 def search_line(header, settings: Optional[dict] = None) -> str:
