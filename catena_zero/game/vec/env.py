@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..options import GameConfig, komi_range
+from ..options import GameConfig, RuleSet, komi_range
 from ..colours import BLACK, EMPTY, WHITE
 from ..rules import Game
 from ..spec import BoardSpec, board_spec
@@ -45,7 +45,7 @@ class VecEnv(BatchedEngine, RowEngine):
         self.config = config
         self.spec: BoardSpec = board_spec(config.side)
         self.num_actions = self.spec.num_actions
-        self._lay = _layout_for(config)
+        self._lay = _layout_for(RuleSet.of(config))
         rule = config.game_type_rule
         # Plain bools, asked on every step: R8's two stones a turn; R7 no_komi's button, legal
         # once Black's opening stone is down.
@@ -183,7 +183,7 @@ class VecEnv(BatchedEngine, RowEngine):
         lay = self._lay
         data = state.data
         colour = np.asarray(colour)
-        if data.shape[0] > SMALL_BATCH or not lay.config.scoring_rule.counts_stones:
+        if data.shape[0] > SMALL_BATCH or not lay.rules.scoring_rule.counts_stones:
             scores = state.scores
             winner = data[:, lay.winner]
             value = np.where(winner == colour, 1.0, -1.0)

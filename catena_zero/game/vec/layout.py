@@ -58,7 +58,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..options import GameConfig, RuleSet
+from ..options import RuleSet
 from ..colours import BLACK
 from ..spec import BoardSpec, board_spec
 
@@ -74,8 +74,8 @@ _LOST_MAX = 15
 class _Layout:
     """Column offsets of the packed game row, and the static tables of one board size."""
 
-    config: GameConfig  # komi 0
     rules: RuleSet  # what the layout and the stepping depend on (komi is per game)
+    double: bool  # R8, two stones a turn (the game-type record's, as a plain bool: asked every step)
     spec: BoardSpec
     n: int  # N
     p: int  # P = N + 2
@@ -108,16 +108,15 @@ class _Layout:
         # Pickled as its rules only (the tables are about 53 KB on side 6): unpickling looks the
         # layout up in this process's cache, so states sent between processes (Ray) stay small
         # and belong to every VecEnv of the same rules on arrival.
-        return (_layout_for, (self.config,))
+        return (_layout_for, (self.rules,))
 
 
 # One layout per rule set and process, shared by every VecEnv and every unpickled EnvState.
 _LAYOUTS: dict[RuleSet, _Layout] = {}
 
 
-def _layout_for(config: GameConfig) -> _Layout:
-    """The cached layout of ``config``'s rules (built on first use; komi plays no part)."""
-    rules = RuleSet.of(config)
+def _layout_for(rules: RuleSet) -> _Layout:
+    """The cached layout of a rule set (built on first use)."""
     layout = _LAYOUTS.get(rules)
     if layout is None:
         layout = _LAYOUTS[rules] = _make_layout(rules)
@@ -125,8 +124,7 @@ def _layout_for(config: GameConfig) -> _Layout:
 
 
 def _make_layout(rules: RuleSet) -> _Layout:
-    config = rules.game()
-    spec = board_spec(config.side)
+    spec = board_spec(rules.side)
     n = spec.num_cells
     p, sent = n + 2, n + 1
     scalars = ("to_move", "move_number", "button", "done", "winner", "komi", "num_legal")
@@ -153,12 +151,13 @@ def _make_layout(rules: RuleSet) -> _Layout:
     t[offsets["num_legal"]] = n
     t[offsets["legal"]:offsets["legal"] + n] = 1
     # R4: the button can be taken from the start; R7 no_komi: only after Black's first stone.
-    t[offsets["legal"] + n] = config.game_type_rule.button_at_start
+    t[offsets["legal"] + n] = rules.game_type_rule.button_at_start
     t[offsets["label"]:offsets["label"] + p] = sent
     t[offsets["partner"]:offsets["partner"] + p] = np.arange(p)
     t[offsets["nlegal"]:offsets["nlegal"] + n] = spec.degree
     t[offsets["history"]:offsets["history"] + n + 1] = -1
     for arr in (nbr, adj, t):
         arr.setflags(write=False)
-    return _Layout(config=config, rules=rules, spec=spec, n=n, p=p, sent=sent, width=width, **offsets,
+    return _Layout(rules=rules, double=rules.game_type_rule.two_stones_a_turn, spec=spec, n=n, p=p, sent=sent,
+                   width=width, **offsets,
                    nbr=nbr, adj=adj.ravel(), template=t)

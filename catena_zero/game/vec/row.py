@@ -196,7 +196,7 @@ class RowEngine:
     def _row_winner(self, F: list) -> None:
         """``_set_winner`` for one finished game (scores on a one-row array: once per game)."""
         lay = self._lay
-        if lay.config.scoring_rule.counts_stones:
+        if lay.rules.scoring_rule.counts_stones:
             black, white = _standard_row_scores(F, lay)
         else:
             black, white = _scores(np.array([F], dtype=np.int16), lay)[0].tolist()

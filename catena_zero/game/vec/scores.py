@@ -31,7 +31,7 @@ def _standard_row_scores(F: list, lay: _Layout) -> tuple[float, float]:
 def _scores(data: np.ndarray, lay: _Layout) -> np.ndarray:
     """[R, 2] float32 [black, white] scores of packed rows ``data`` [R, W] (brief, R6)."""
     n = lay.n
-    rule = lay.config.scoring_rule
+    rule = lay.rules.scoring_rule
     colour = data[:, lay.colour:lay.colour + n]
     komi = data[:, lay.komi].astype(np.float64)
     button = data[:, lay.button]

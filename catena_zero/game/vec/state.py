@@ -54,7 +54,7 @@ class EnvState:
     def pending_second(self) -> np.ndarray:
         """[B] bool double (R8): the next stone is the second of a two-stone turn."""
         m = self.data[:, self.layout.move_number]
-        if not self.layout.config.game_type_rule.two_stones_a_turn:
+        if not self.layout.double:
             return np.zeros(self.batch_size, dtype=bool)
         # Black's opening stone is move 1; then each turn is stones (2t, 2t+1).
         return (m >= 2) & (m % 2 == 0) & (self.data[:, self.layout.done] == 0)
