@@ -21,6 +21,7 @@ from catena_zero.game import Game, GameConfig
 from catena_zero.game.render import render_ascii
 from catena_zero.artifacts.checkpoint import load_checkpoint
 from positions import legal_cells
+from catena_zero.bot.players import NO_BUDGET
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -107,7 +108,7 @@ def test_genmove_analyze_and_final_score_over_a_whole_game(engine, bot):
         assert head[0:2] == ["to_move", colour] and head[2] == "value" and head[6] == "best"
         assert 1 <= len(analysis) - 1 <= 3 and analysis[1].split()[0] == head[7]
         move = ok(engine, f"genmove {colour}")
-        assert move == bot.select_move(reference) == head[7]
+        assert move == bot.choose(reference) == head[7]
         reference.play(move)
         assert engine.game.history == reference.history
     scores = reference.scores()
@@ -273,8 +274,8 @@ def test_time_settings_turn_the_clock_into_a_thinking_time(engine, monkeypatch):
     from catena_zero.bot.engine import CLOCK_LEAST_SECONDS, CLOCK_MARGIN_SECONDS
 
     asked = []
-    monkeypatch.setattr(engine.bot, "select_move",
-                        lambda game, seconds=None, simulations=None: asked.append(seconds) or game.legal_moves()[0])
+    monkeypatch.setattr(engine.bot, "choose",
+                        lambda game, rng=None, budget=NO_BUDGET: asked.append(budget.seconds) or game.legal_moves()[0])
     ok(engine, "genmove black")
     assert asked == [None]  # no time control: the bot's own budget
     ok(engine, "clear_board")
@@ -367,13 +368,13 @@ def test_without_a_bot_file_boardsize_plays_the_shipped_bot_for_the_new_rules():
     steps = {}
     for side in (4, 3, 6):
         ok(engine, f"boardsize {side}")
-        assert engine.config.side == side and engine.bot.supports(engine.config)
+        assert engine.config.side == side and engine.bot.capabilities.plays(engine.config)
         steps[side] = engine.bot.header.step
         ok(engine, "genmove black")
     assert len(set(steps.values())) == 3  # three shipped bots, each loaded once
     assert engine.bot is first  # back on side 6: the bot the engine started with, not a second copy
     assert bot_for(GameConfig(side=4)) is bot_for(GameConfig(side=4))
-    assert bot_for(GameConfig(side=7)).supports(GameConfig(side=7))  # side5-7-8.bot
+    assert bot_for(GameConfig(side=7)).capabilities.plays(GameConfig(side=7))  # side5-7-8.bot
     assert bot_for(GameConfig(side=9)) is None  # none ships: the engine keeps its bot and says why
     assert engine.handle("boardsize 9").text.startswith("this bot was trained for side 6")
     # A bot file named on the command line is the only bot: no switch.
@@ -415,8 +416,8 @@ def test_a_moves_thinking_time_is_capped_whatever_the_clock_says(engine, monkeyp
     from catena_zero.bot.engine import MAX_MOVE_SECONDS
 
     asked = []
-    monkeypatch.setattr(engine.bot, "select_move",
-                        lambda game, seconds=None, simulations=None: asked.append(seconds) or game.legal_moves()[0])
+    monkeypatch.setattr(engine.bot, "choose",
+                        lambda game, rng=None, budget=NO_BUDGET: asked.append(budget.seconds) or game.legal_moves()[0])
     ok(engine, "time_settings 999999999 0 0")
     ok(engine, "genmove black")
     ok(engine, "time_left white 999999999 1")  # byo-yomi: one stone in 31 years
@@ -425,10 +426,10 @@ def test_a_moves_thinking_time_is_capped_whatever_the_clock_says(engine, monkeyp
 
 
 def test_an_error_reply_keeps_the_command_id_even_for_a_bug(engine, monkeypatch):
-    def broken(game, seconds=None, simulations=None):
+    def broken(game, rng=None, budget=NO_BUDGET):
         raise RuntimeError("non-finite network output")
 
-    monkeypatch.setattr(engine.bot, "select_move", broken)
+    monkeypatch.setattr(engine.bot, "choose", broken)
     stdout, stderr = io.StringIO(), io.StringIO()
     engine.run(io.StringIO("12 genmove black\n13 name\n"), stdout, stderr)
     assert stdout.getvalue() == ("?12 internal error: RuntimeError: non-finite network output\n\n"
