@@ -10,6 +10,7 @@ import textwrap
 from typing import Optional
 
 from ..bot.players import JUDGED, Player, own_fair_komi, setup_choices
+from ..game.gametypes import GAME_TYPE_RULES, GameType
 from ..game.match import PLAYERS, Match
 from ..game.options import komi_range
 from ..game.scoring import SCORING_RULES
@@ -26,12 +27,27 @@ resign: 'button' is the one move that places no stone. On a terminal the arrow k
 line and recall earlier ones, and Tab completes a move or command."""
 
 
+def _rule_line(label: str, name: str, summary: str) -> str:
+    """One record's line of the rules in brief, under the rule's label ("R7  ", or blank)."""
+    return textwrap.fill(f"{name}: {summary}", width=79, initial_indent=label, subsequent_indent="    ",
+                         break_on_hyphens=False)
+
+
 def _scoring_lines() -> str:
     """R6's line for each scoring type, from its record (game/scoring.py): the sums of points
     first (quadratic's "+ button, + komi" reads on from standard's), then longest, as in RULES.md."""
-    return "\n".join(textwrap.fill(f"{rule.name}: {rule.summary}", width=80, initial_indent="    ",
-                                   subsequent_indent="    ", break_on_hyphens=False)
+    return "\n".join(_rule_line("    ", rule.name, rule.summary)
                      for rule in sorted(SCORING_RULES, key=lambda rule: not rule.has_margin))
+
+
+def _game_type_lines() -> str:
+    """R7's line for each game type with a set-up choice, then R8's for those without (double),
+    from their records (game/gametypes.py)."""
+    lines = []
+    for number, rules in (("R7", [r for r in GAME_TYPE_RULES if not r.fixed_colours]),
+                          ("R8", [r for r in GAME_TYPE_RULES if r.fixed_colours])):
+        lines += [_rule_line(f"{number}  " if i == 0 else "    ", rule.name, rule.summary) for i, rule in enumerate(rules)]
+    return "\n".join(lines)
 
 
 # One screen (at most 24 lines of at most 80 characters) restating docs/RULES.md.
@@ -49,26 +65,24 @@ R5  A ribbon that can no longer grow is limited and is claimed at once: the
     colour with more stones in it takes it all; a tie goes to the opponent of
     whoever limited it. Claimed ribbons never change again.
 R6  Nobody took the button? It goes to the player who did not place last.
-""" + _scoring_lines() + """
-R7  komi: the first player sets the komi, the second picks a colour.
-    no_komi: the first player places Black's first stone, the second keeps
-    White or swaps ('swap') to take Black and that stone.
-R8  double: one stone for Black's first turn, then two stones per turn, no
-    button and no komi; equal results are a draw."""
+""" + _scoring_lines() + "\n" + _game_type_lines()
 
 
-# What each seat does before play (R7, R8); the colour itself is announced once it is known.
-_SEAT_DUTIES = {
-    "komi": {"first": "you choose the komi", "second": "you choose the colours after the komi"},
-    "no_komi": {"first": "you place Black's first stone", "second": "you then keep White or swap"},
-    "double": {"first": "", "second": ""},
-}
+def _seat_duty(rule: GameType, person: str) -> str:
+    """What ``person``'s seat does before play (R7; nothing under R8); the colour itself is
+    announced once it is known."""
+    first = person == "first"
+    if rule.has_komi:
+        return "you choose the komi" if first else "you choose the colours after the komi"
+    if rule.has_swap:
+        return "you place Black's first stone" if first else "you then keep White or swap"
+    return ""
 
 
 def seat_line(match: Match, person: str, opponent: str, komi_by_flag: bool) -> str:
     """Who the person is and what their seat does before play (R7), against ``opponent``."""
     program = "second" if person == "first" else "first"
-    duty = _SEAT_DUTIES[match.config.game_type][person]
+    duty = _seat_duty(match.config.game_type_rule, person)
     if komi_by_flag and match.game is not None and match.config.game_type_rule.has_komi:
         komi = match.game.config.komi
         duty = ("the komi, " if person == "first" else "you choose the colours; the komi, ") + \
