@@ -4,7 +4,10 @@ Every ``eval.interval_steps`` learner steps the training driver starts ``evaluat
 task beside the loop (the command hands it to ``train.driver.train``): small matches
 (``eval/arena.py``: all games at once, colours alternating, varied openings) of the current network,
 searching without noise, against the opponents of ``eval.opponents``: ``random``, the classic UCT
-baseline ``mcts:K`` (``eval.uct_simulations``) and the previous kept checkpoint. They are played on
+baseline ``mcts:K`` (the config's ``uct``, K its ``eval.uct_simulations``) and the previous kept
+checkpoint. The baselines come from the registry of player kinds (``specs.py``), under the names
+every command gives them; the run's own networks are weights in memory, not files the registry
+reads, so they are built here. They are played on
 the run's first rule set at one komi for the whole run: the reference network's fair komi (the
 shipped bot of the rule set, ``arena.reference_komi``), so the points of a learning curve are
 comparable; only a rule set without a shipped bot takes the fair komi self-play currently
@@ -30,9 +33,10 @@ def evaluate_in_loop(config: Config, weights: dict, previous: Optional[dict], ko
     import torch
 
     from ..net import model_from_weights
-    from .agents import NetAgent, RandomAgent, UCTAgent
+    from .agents import Agent, NetAgent
     from .arena import play_match, reference_komi
     from .book import shipped_book
+    from .specs import build_agent
 
     cpu_started = time.process_time()
     torch.set_num_threads(1)  # a guest on the actors' CPUs
@@ -53,13 +57,12 @@ def evaluate_in_loop(config: Config, weights: dict, previous: Optional[dict], ko
         return NetAgent(model_from_weights(config.net, state), config.net, config.search, name=name,
                         simulations=evaluation.simulations, device="cpu")
 
-    opponents = {}
+    opponents: dict[str, Agent] = {}
     for name in evaluation.opponents:
-        if name == "random":
-            opponents["random"] = RandomAgent()
-        elif name == "uct":
-            opponents[f"mcts:{evaluation.uct_simulations}"] = UCTAgent(evaluation.uct_simulations)
-        elif name == "previous" and previous is not None:
+        if name != "previous":
+            baseline = build_agent(baseline_spec(name, evaluation.uct_simulations))
+            opponents[baseline.name] = baseline
+        elif previous is not None:
             opponents["previous"] = network(previous, "previous")
     current = network(weights, "current")
     rates = {}
@@ -68,3 +71,10 @@ def evaluate_in_loop(config: Config, weights: dict, previous: Optional[dict], ko
         rates[name] = float(result.tally.score)
     return InLoopResult(step=step, game=game, games=evaluation.games, win_rates=rates,
                         cpu_seconds=time.process_time() - cpu_started)
+
+
+def baseline_spec(opponent: str, uct_simulations: int) -> str:
+    """The registry's name of a baseline of ``eval.opponents``: ``uct`` is ``mcts:K`` with K
+    ``eval.uct_simulations`` (the config's key, kept for the configs that name it); ``random`` is
+    itself."""
+    return f"mcts:{uct_simulations}" if opponent == "uct" else opponent
