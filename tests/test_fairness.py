@@ -9,7 +9,7 @@ import pytest
 
 from catena_zero.eval.agents import RandomAgent
 from catena_zero.eval.fairness import BlackShare, black_share, komi_settling, last_third_range, most_even_komi
-from catena_zero.game.options import GameConfig
+from catena_zero.game.options import GameConfig, RuleSet
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -44,7 +44,7 @@ def test_black_share_of_random_self_play_on_side_2(tmp_path):
     share = black_share(RandomAgent(), GameConfig(side=2), komi=0, games=6, rng=np.random.default_rng(0),
                         opening_plies=1)
     assert share.games == 6 and 0 <= share.black_wins + share.draws <= 6
-    assert komi_settling(tmp_path, "side2-komi-standard") is None  # no TensorBoard events there
+    assert komi_settling(tmp_path, RuleSet(2, "komi", "standard")) is None  # no TensorBoard events there
 
 
 def test_the_komi_check_script_is_the_command_even_split_of_a_baseline(monkeypatch, capsys):

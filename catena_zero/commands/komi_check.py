@@ -91,7 +91,7 @@ def check_named_komi(agent, args: argparse.Namespace) -> None:
     settled = ""
     path = Path(args.network)
     if path.is_dir():
-        logged = komi_settling(path, RuleSet.of(game).key)
+        logged = komi_settling(path, RuleSet.of(game))
         if logged:
             low, high = last_third_range(*logged)
             settled = f"; settled [{low:g}, {high:g}] over the last third ({len(logged[0])} values)"

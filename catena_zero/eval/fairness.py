@@ -23,7 +23,7 @@ from typing import Optional
 import numpy as np
 
 from ..artifacts.layout import TENSORBOARD_DIR
-from ..game.options import GameConfig
+from ..game.options import GameConfig, RuleSet
 
 
 @dataclass(frozen=True)
@@ -70,9 +70,9 @@ def most_even_komi(shares: list[BlackShare]) -> BlackShare:
     return min(shares, key=lambda s: (abs(Fraction(2 * s.black_wins + s.draws, s.games) - 1), s.komi))
 
 
-def komi_settling(run_dir: str | Path, rule_set_key: str) -> Optional[tuple[list[int], list[float]]]:
-    """(steps, fair komi) that self-play logged for ``rule_set_key`` (e.g. ``side4-komi-standard``)
-    in the run's TensorBoard events; None when the run logged none."""
+def komi_settling(run_dir: str | Path, rules: RuleSet) -> Optional[tuple[list[int], list[float]]]:
+    """(steps, fair komi) that self-play logged for ``rules`` in the run's TensorBoard events (under
+    its key, e.g. ``selfplay/fair_komi/side4-komi-standard``); None when the run logged none."""
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
     folder = Path(run_dir) / TENSORBOARD_DIR
@@ -80,7 +80,7 @@ def komi_settling(run_dir: str | Path, rule_set_key: str) -> Optional[tuple[list
         return None
     events = EventAccumulator(str(folder), size_guidance={"scalars": 0})
     events.Reload()
-    tag = f"selfplay/fair_komi/{rule_set_key}"
+    tag = f"selfplay/fair_komi/{rules.key}"
     if tag not in events.Tags().get("scalars", []):
         return None
     scalars = events.Scalars(tag)
