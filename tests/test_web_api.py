@@ -30,6 +30,7 @@ from catena_zero.web.app import create_app
 from catena_zero.web.bots import BotPool
 from catena_zero.web.sessions import ServerConfig
 from web_helpers import JSON, BadBot, GatedBot, LiveServer, QuickBot, make_bot_file, raw_get
+from events import ev, evs, texts  # noqa: F401
 
 
 @pytest.fixture(scope="module")
@@ -89,7 +90,7 @@ def check_against_engine(state: dict) -> None:
     """The result the server reports is the engine's for the same events (R6, R7)."""
     o = state["options"]
     events = [e["event"] for e in state["events"]]
-    match = Match.replay(GameConfig(side=o["side"], game_type=o["game_type"], scoring=o["scoring"]), events)
+    match = Match.replay(GameConfig(side=o["side"], game_type=o["game_type"], scoring=o["scoring"]), evs(events))
     assert match.phase == "over"
     game = match.game
     scores = game.scores()
@@ -105,7 +106,7 @@ def check_against_engine(state: dict) -> None:
     for e in state["events"]:
         assert e["seat"] == replay.player_to_act
         assert e["by"] == ("human" if e["seat"] == state["human"] else "bot")
-        replay.apply(e["event"])
+        replay.apply(ev(e["event"]))
 
 
 def unchanged(client, gid: str, before: dict) -> None:
@@ -231,7 +232,7 @@ def test_info_names_the_bots_default_and_every_supported_option_set(client, bot_
     bot = Bot.load(bot_file, simulations=1, device="cpu")
     assert info["default"] == {"side": 3, "game_type": "komi", "scoring": "standard"}
     expected = [{"side": s, "game_type": t, "scoring": c} for s in range(2, 11) for t in ("komi", "no_komi", "double")
-                for c in ("standard", "longest", "quadratic") if bot.supports(GameConfig(s, t, c))]
+                for c in ("standard", "longest", "quadratic") if bot.capabilities.plays(GameConfig(s, t, c))]
     assert info["supported"] == expected and len(expected) == 9
     assert info["seats"] == ["first", "second"]
     assert info["komi_ranges"] == {"standard": [0, 15], "longest": [0, 15], "quadratic": [0, 1000]}
@@ -350,7 +351,7 @@ def test_whole_game_against_the_real_bot_matches_the_engine(client, game_type, s
     assert record.status_code == 200 and record.headers["content-type"].startswith("text/plain")
     assert "attachment" in record.headers["content-disposition"]
     parsed = parse_record(record.text)
-    assert list(parsed.events) == events and parsed.result.winner == state["result"]["winner"]
+    assert texts(parsed.events) == events and parsed.result.winner == state["result"]["winner"]
 
 
 def test_record_download_is_loadable_by_catena_zero_show(client, tmp_path, capsys):
@@ -500,7 +501,7 @@ def test_analysis_gives_the_bots_value_score_and_top_moves(client):
     a = body["analysis"]
     assert -1 <= a["value"] <= 1 and isinstance(a["score"], float) and a["to_move"] == state["to_move"]
     legal = set(client.get(f"/api/games/{gid}").json()["legal"] or Match.replay(
-        GameConfig(side=3), [e["event"] for e in state["events"]]).game.legal_moves())
+        GameConfig(side=3), evs([e["event"] for e in state["events"]])).game.legal_moves())
     assert a["best"] in legal and a["moves"] and all(m["move"] in legal and m["visits"] >= 1 for m in a["moves"])
     unchanged(client, gid, client.get(f"/api/games/{gid}").json())
     over = play_out(client, state)
@@ -735,7 +736,7 @@ def test_finished_game_explains_the_result_as_the_terminal_does(client):
     from catena_zero.game.render import status_lines
 
     state = play_out(client, new_game(client))
-    match = Match.replay(GameConfig(side=3), [e["event"] for e in state["events"]])
+    match = Match.replay(GameConfig(side=3), evs([e["event"] for e in state["events"]]))
     assert state["result"]["lines"] == status_lines(match.game, match)
     assert state["result"]["lines"][1].startswith("standard scoring (R6): black ")
 

@@ -5,7 +5,7 @@
   game type and scoring on side 3, so the real ``Bot`` plays all of them.
 - ``LiveServer``: uvicorn serving an app on a free localhost port in a background thread, so
   tests talk HTTP to the real event loop (concurrency tests need a real loop and real sockets).
-- Stand-ins with the ``BotLike`` API for what a real bot cannot be made to do on demand: think
+- Stand-in players (``bot.players.Player``, with a served bot's default game and budget) for what a real bot cannot be made to do on demand: think
   until released (``GatedBot``), answer nonsense (``BadBot``), play instantly (``QuickBot``).
   They declare their capabilities as every player does: the set-up by fixed answers (judged),
   the rule sets of their side, an analysis of sorts, no fair komi.
@@ -22,7 +22,7 @@ import numpy as np
 import uvicorn
 
 from catena_zero.artifacts.botfile import RuleSet, export_bot
-from catena_zero.bot.players import JUDGED, Capabilities
+from catena_zero.bot.players import JUDGED, NO_BUDGET, Capabilities
 from catena_zero.config import load_config
 from catena_zero.game.options import GAME_TYPES, SCORINGS, GameConfig
 from catena_zero.net import model_from_config
@@ -85,6 +85,7 @@ def raw_get(port: int, target: str) -> tuple[int, bytes]:
 class QuickBot:
     """Uniformly random legal moves, fixed set-up answers: for tests about the server, not play."""
 
+    name = "quick bot"
     simulations = None  # no budget of its own
     seconds = None
 
@@ -95,16 +96,13 @@ class QuickBot:
         self.capabilities = Capabilities(setup=JUDGED, rule_sets=tuple(RuleSet(side, t, s) for t in GAME_TYPES
                                                                        for s in SCORINGS), analysis=True)
 
-    def choose(self, game, rng) -> str:
-        return self.select_move(game)
-
-    def select_move(self, game, **budget) -> str:
+    def choose(self, game, rng=None, budget=NO_BUDGET) -> str:
         self.calls += 1
         moves = game.legal_moves()
         return moves[int(self.rng.integers(len(moves)))]
 
-    def play_and_analyze(self, game, **budget):
-        return self.select_move(game), None  # no analysis of its moves: no value graph
+    def play_and_analyze(self, game, budget=NO_BUDGET):
+        return self.choose(game, None, budget), None  # no analysis of its moves: no value graph
 
     def choose_komi(self, config) -> int:
         return 4
@@ -130,14 +128,14 @@ class GatedBot(QuickBot):
         self.gate = gate
         self.group = group  # shared by the pool's instances: {"calls": n, "lock": Lock}
 
-    def select_move(self, game, **budget) -> str:
+    def choose(self, game, rng=None, budget=NO_BUDGET) -> str:
         with self.group["lock"]:
             self.group["calls"] += 1
             first = self.group["calls"] == 1
         if first:
             self.group["waiting"].set()
             assert self.gate.wait(timeout=60), "the test never released the gated bot"
-        return super().select_move(game)
+        return super().choose(game, rng, budget)
 
 
 class BadBot(QuickBot):
@@ -147,7 +145,7 @@ class BadBot(QuickBot):
         super().__init__()
         self.answer = answer
 
-    def select_move(self, game, **budget) -> str:
+    def choose(self, game, rng=None, budget=NO_BUDGET) -> str:
         if self.answer is None:
             raise RuntimeError("the network exploded")
         return self.answer
