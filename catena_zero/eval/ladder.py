@@ -183,41 +183,37 @@ def run_ladder(
     from ..artifacts.checkpoint import load_checkpoint, resolve_checkpoint
 
     run_dir = Path(run_dir)
+    _check_arguments(run_dir, games, mode)
+    newest = load_checkpoint(resolve_checkpoint(run_dir))  # CheckpointError: a folder without checkpoints
+    results_path = run_dir / LADDER_DIR / RESULTS_FILE
+    stored = load_results(results_path)
+    setup = _setup(newest.config, stored, simulations, opening_plies, games, book, komi)
+    results = _comparable(stored, setup.settings, results_path)
+    specs = _baseline_specs(baselines, setup.simulations)
+    players = [LadderPlayer(id=name, kind="baseline") for name in specs] + _kept(run_dir, max_checkpoints)
+    agents = _Agents(specs, {p.id: p for p in players}, setup.simulations, device)
+    results, played = _play_schedule(agents, schedule(players, mode) if play else [], setup, results, results_path,
+                                     _Match(games, komi, seed, opening_plies), log)
+    if not results.matches:
+        raise LadderError(f"{results_path} holds no games yet; run the ladder without --no-play first")
+    rated, fit = fit_ladder(players, results, prior_games, sequential_prior_games)
+    files = write_ladder(run_dir, rated, fit, results)
+    return LadderReport(players=tuple(rated), fit=fit, results=results, played=tuple(played), files=tuple(files))
+
+
+def _kept(run_dir: Path, count: Optional[int]) -> list[LadderPlayer]:
+    """The checkpoints the ladder plays: every kept one, or ``count`` of them (``spread_checkpoints``)."""
+    kept = checkpoint_players(run_dir)
+    return kept if count is None else spread_checkpoints(kept, count)
+
+
+def _check_arguments(run_dir: Path, games: int, mode: str) -> None:
     if not run_dir.is_dir():
         raise LadderError(f"no such run folder: {run_dir}")
     if games < 1:
         raise LadderError(f"games per pair must be at least 1, got {games}")
     if mode not in MODES:
         raise LadderError(f"unknown ladder mode {mode!r} (known: {', '.join(MODES)})")
-    newest = load_checkpoint(resolve_checkpoint(run_dir))  # CheckpointError: a folder without checkpoints
-    results_path = run_dir / LADDER_DIR / RESULTS_FILE
-    results = load_results(results_path)
-    setup = _setup(newest.config, results, simulations, opening_plies, games, book, komi)
-    if results is not None and results.settings != setup.settings:
-        key = next(k for k in setup.settings if results.settings.get(k) != setup.settings[k])
-        raise LadderError(
-            f"{results_path} was played with {key} {results.settings.get(key)!r}, not {setup.settings[key]!r}; "
-            f"rerun with the same settings or move the file away to start a new ladder")
-    results = results or LadderResults(settings=setup.settings)
-    specs = _baseline_specs(baselines, setup.simulations)
-    kept = checkpoint_players(run_dir)
-    if max_checkpoints is not None:
-        kept = spread_checkpoints(kept, max_checkpoints)
-    players = [LadderPlayer(id=name, kind="baseline") for name in specs] + kept
-    agents = _Agents(specs, {p.id: p for p in players}, setup.simulations, device)
-    played: list[LadderMatch] = []
-    pairs = schedule(players, mode) if play else []
-    for number, (a, b) in enumerate(pairs, start=1):
-        match, seconds = _play_pair(agents, a, b, setup, results, games, komi, seed, opening_plies)
-        results = LadderResults(settings=setup.settings, matches=results.matches + (match,))
-        save_results(results_path, results)
-        played.append(match)
-        log(f"[{number}/{len(pairs)}] {a} vs {b}: {match.tally.line()} at komi {match.komi}, {seconds:.1f} s")
-    if not results.matches:
-        raise LadderError(f"{results_path} holds no games yet; run the ladder without --no-play first")
-    rated, fit = fit_ladder(players, results, prior_games, sequential_prior_games)
-    files = write_ladder(run_dir, rated, fit, results)
-    return LadderReport(players=tuple(rated), fit=fit, results=results, played=tuple(played), files=tuple(files))
 
 
 def _setup(config: "Config", results: Optional[LadderResults], simulations: Optional[int], opening_plies: int,
@@ -240,6 +236,18 @@ def _setup(config: "Config", results: Optional[LadderResults], simulations: Opti
     elif komi is not None:
         settings.update(komi=int(komi))
     return _Setup(settings=settings, game=game, simulations=sims, book=opening_book)
+
+
+def _comparable(stored: Optional[LadderResults], settings: dict, path: Path) -> LadderResults:
+    """The results so far (none yet: an empty file of ``settings``); ``LadderError`` naming the first
+    setting that differs from the stored one's."""
+    if stored is None:
+        return LadderResults(settings=settings)
+    if stored.settings != settings:
+        key = next(k for k in settings if stored.settings.get(k) != settings[k])
+        raise LadderError(f"{path} was played with {key} {stored.settings.get(key)!r}, not {settings[key]!r}; "
+                          f"rerun with the same settings or move the file away to start a new ladder")
+    return stored
 
 
 def _baseline_specs(baselines: Sequence[str], simulations: int) -> dict[str, AgentSpec]:
@@ -269,10 +277,35 @@ class _Agents:
         return self.built[player_id]
 
 
-def _play_pair(agents: _Agents, a: str, b: str, setup: _Setup, results: LadderResults, games: int,
-               komi: Optional[int], seed: int, opening_plies: int) -> tuple[LadderMatch, float]:
+@dataclass(frozen=True)
+class _Match:
+    """How each match of this run is played (``run_ladder``'s arguments)."""
+
+    games: int
+    komi: Optional[int]
+    seed: int
+    opening_plies: int
+
+
+def _play_schedule(agents: _Agents, pairs: list[tuple[str, str]], setup: _Setup, results: LadderResults,
+                   path: Path, how: _Match, log: Callable[[str], None]) -> tuple[LadderResults, list[LadderMatch]]:
+    """Play ``pairs`` in order, each match added to the results file as it ends (an interrupted
+    ladder keeps what it finished); the results with them and the matches played."""
+    played: list[LadderMatch] = []
+    for number, (a, b) in enumerate(pairs, start=1):
+        match, seconds = _play_pair(agents, a, b, setup, results, how)
+        results = LadderResults(settings=setup.settings, matches=results.matches + (match,))
+        save_results(path, results)
+        played.append(match)
+        log(f"[{number}/{len(pairs)}] {a} vs {b}: {match.tally.line()} at komi {match.komi}, {seconds:.1f} s")
+    return results, played
+
+
+def _play_pair(agents: _Agents, a: str, b: str, setup: _Setup, results: LadderResults,
+               how: _Match) -> tuple[LadderMatch, float]:
     """One scheduled match (and the seconds it took): over the book's next openings for this pair,
     else random openings."""
+    games, komi, seed, opening_plies = how.games, how.komi, how.seed, how.opening_plies
     match_seed = _match_seed(seed, a, b, results.games_between(a, b))
     rng = np.random.default_rng(match_seed)
     # The checkpoint side first, so a komi tie between equal steps goes to it (arena.resolve_komi).

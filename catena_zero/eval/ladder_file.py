@@ -82,6 +82,7 @@ class LadderResults:
 
 
 _MATCH_FIELDS = {field: kind for field, kind in LadderMatch.__annotations__.items()}  # name -> "str", "int", "float"
+_SIGNED = frozenset({"komi", "seed"})  # the whole numbers that may be negative
 
 
 def _match(entry: object, path: Path) -> LadderMatch:
@@ -95,13 +96,13 @@ def _match(entry: object, path: Path) -> LadderMatch:
         if kind == "str":
             ok = isinstance(value, str)
         elif kind == "int":
-            ok = isinstance(value, int) and not isinstance(value, bool) and (name in ("komi", "seed") or value >= 0)
+            ok = isinstance(value, int) and not isinstance(value, bool) and (name in _SIGNED or value >= 0)
         else:  # read_json has refused NaN and infinities
             ok = isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0
         if not ok:
             what = {"str": "a string", "int": "a whole number", "float": "a number"}[kind]
             raise LadderError(f"{path} has a bad entry: {name} must be {what}"
-                              f"{'' if kind == 'str' or name in ('komi', 'seed') else ' >= 0'}, got {quote(value)}")
+                              f"{'' if kind == 'str' or name in _SIGNED else ' >= 0'}, got {quote(value)}")
     return LadderMatch(**entry)
 
 
