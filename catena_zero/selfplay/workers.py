@@ -217,7 +217,6 @@ def private_token_file(create: bool) -> Optional[Path]:
 
 def start_ray(address: Optional[str], num_cpus: Optional[int]) -> None:
     """Join the cluster at ``address`` ("auto", "HOST:PORT"), or start a local embedded Ray."""
-    global _local_ray
     if _abandoned:
         raise RayNodeLost("this process's local Ray died earlier and was left as it was: start a new process")
     if ray.is_initialized():
@@ -226,63 +225,86 @@ def start_ray(address: Optional[str], num_cpus: Optional[int]) -> None:
         ray._private.worker.listen_error_messages = _quiet_error_listener
     quiet = dict(include_dashboard=False, log_to_driver=False, logging_level=logging.ERROR, configure_logging=True)
     if address:
-        private_token_file(create=False)
-        try:
-            ray.init(address=address, **quiet)
-        except (ConnectionError, RuntimeError, ValueError) as exc:
-            raise ConnectionError(f"cannot join the Ray cluster at {address!r}: {' '.join(str(exc).split())[:200]}") from None
+        _join_ray(address, quiet)
     else:
-        mode = os.environ.get("RAY_AUTH_MODE", "")
-        if mode.lower() != "token":
-            raise ConnectionError(f"RAY_AUTH_MODE is {mode!r}: a local run starts Ray only with token authentication, "
-                                  "which keeps other users and machines from running code in it (unset RAY_AUTH_MODE)")
-        private_token_file(create=True)  # before Ray could write one that others may read
-        # Ray starts its workers at niceness 15, so on a busy machine the self-play actors (the
-        # main workload of a run) would lose every contest for a core; a local run's actors get
-        # the driver's priority instead. A cluster's nodes keep their own settings.
-        os.environ.setdefault("RAY_worker_niceness", "0")
-        # Ray's servers bind every interface and no setting binds them to loopback: a local Ray
-        # starts inside a network namespace of its own, where "every interface" is its loopback
-        # (netns.py). Where that is not allowed, the token above is what keeps others out, and the
-        # loopback address Ray is given still keeps the one server it binds to the node's address
-        # (its runtime-env agent) on loopback, and every address Ray advertises (measured, Ray 2.60).
-        why_not = enter_private_network()
-        if why_not is not None:
-            print(f"note: the ports of Ray's GCS, raylet and workers listen on every interface of this machine, "
-                  f"guarded by Ray's token only (no private network: {why_not})", file=sys.stderr)
-        # A start on a starved machine makes Ray's process launcher log several ERROR lines about
-        # its dashboard (which a local run does not use) before ray.init fails; the failure is said
-        # in one line below, so those lines are muted while Ray starts.
-        launcher = logging.getLogger("ray._private.services")
-        level = launcher.level
-        launcher.setLevel(logging.CRITICAL)
-        local = None
-        try:
-            # The reaper first, and the marker in the environment every process Ray starts
-            # inherits: a kill while Ray starts leaves nothing behind (reaper.py).
-            local = _start_reaper()
-            if local is not None:
-                name, _, value = local.marker.partition("=")
-                os.environ[name] = value
-            ray.init(num_cpus=num_cpus or os.cpu_count(), _node_ip_address=LOOPBACK_ADDRESS, **quiet)
-            if local is not None:
-                _find_vital(local)
-            _local_ray = local
-        except BaseException as exc:
-            if ray.is_initialized():
-                ray.shutdown()
-            if local is not None:
-                local.end()  # what the failed start left running
-            leave_private_network()
-            if isinstance(exc, Exception) and not isinstance(exc, UserError):
-                # Ray says a start that failed with a bare Exception ("The current node timed out
-                # during startup": its raylet or GCS too slow on a busy machine). Not a bug here.
-                raise RayStartFailed(f"the local Ray did not start: {' '.join(str(exc).split())[:240]} "
-                                     f"(a machine short of CPU or memory can cause this; try again)") from None
-            raise
-        finally:
-            os.environ.pop(reaper.MARKER, None)  # the driver's later children are not Ray's
-            launcher.setLevel(level)
+        _start_local_ray(num_cpus, quiet)
+
+
+def _join_ray(address: str, quiet: dict) -> None:
+    """Connect to the running cluster at ``address``; ``ConnectionError`` in one line if it cannot."""
+    private_token_file(create=False)
+    try:
+        ray.init(address=address, **quiet)
+    except (ConnectionError, RuntimeError, ValueError) as exc:
+        raise ConnectionError(f"cannot join the Ray cluster at {address!r}: {' '.join(str(exc).split())[:200]}") from None
+
+
+def _start_local_ray(num_cpus: Optional[int], quiet: dict) -> None:
+    """Start a Ray of this machine's own, guarded by a private token and, where allowed, a private
+    network; on a failed start nothing it began is left running."""
+    global _local_ray
+    _guard_local_ray()
+    # Ray starts its workers at niceness 15, so on a busy machine the self-play actors (the
+    # main workload of a run) would lose every contest for a core; a local run's actors get
+    # the driver's priority instead. A cluster's nodes keep their own settings.
+    os.environ.setdefault("RAY_worker_niceness", "0")
+    # A start on a starved machine makes Ray's process launcher log several ERROR lines about
+    # its dashboard (which a local run does not use) before ray.init fails; the failure is said
+    # in one line below, so those lines are muted while Ray starts.
+    launcher = logging.getLogger("ray._private.services")
+    level = launcher.level
+    launcher.setLevel(logging.CRITICAL)
+    local = None
+    try:
+        # The reaper first, and the marker in the environment every process Ray starts
+        # inherits: a kill while Ray starts leaves nothing behind (reaper.py).
+        local = _start_reaper()
+        if local is not None:
+            name, _, value = local.marker.partition("=")
+            os.environ[name] = value
+        ray.init(num_cpus=num_cpus or os.cpu_count(), _node_ip_address=LOOPBACK_ADDRESS, **quiet)
+        if local is not None:
+            _find_vital(local)
+        _local_ray = local
+    except BaseException as exc:
+        _undo_local_start(local)
+        if isinstance(exc, Exception) and not isinstance(exc, UserError):
+            # Ray says a start that failed with a bare Exception ("The current node timed out
+            # during startup": its raylet or GCS too slow on a busy machine). Not a bug here.
+            raise RayStartFailed(f"the local Ray did not start: {' '.join(str(exc).split())[:240]} "
+                                 f"(a machine short of CPU or memory can cause this; try again)") from None
+        raise
+    finally:
+        os.environ.pop(reaper.MARKER, None)  # the driver's later children are not Ray's
+        launcher.setLevel(level)
+
+
+def _guard_local_ray() -> None:
+    """Keep other users and machines out of the local Ray about to start: token authentication
+    required, a token file only this user reads, and a network namespace of its own where allowed."""
+    mode = os.environ.get("RAY_AUTH_MODE", "")
+    if mode.lower() != "token":
+        raise ConnectionError(f"RAY_AUTH_MODE is {mode!r}: a local run starts Ray only with token authentication, "
+                              "which keeps other users and machines from running code in it (unset RAY_AUTH_MODE)")
+    private_token_file(create=True)  # before Ray could write one that others may read
+    # Ray's servers bind every interface and no setting binds them to loopback: a local Ray
+    # starts inside a network namespace of its own, where "every interface" is its loopback
+    # (netns.py). Where that is not allowed, the token above is what keeps others out, and the
+    # loopback address Ray is given still keeps the one server it binds to the node's address
+    # (its runtime-env agent) on loopback, and every address Ray advertises (measured, Ray 2.60).
+    why_not = enter_private_network()
+    if why_not is not None:
+        print(f"note: the ports of Ray's GCS, raylet and workers listen on every interface of this machine, "
+              f"guarded by Ray's token only (no private network: {why_not})", file=sys.stderr)
+
+
+def _undo_local_start(local: Optional[_LocalRay]) -> None:
+    """End what a failed local start left: Ray, the processes the reaper saw, the private network."""
+    if ray.is_initialized():
+        ray.shutdown()
+    if local is not None:
+        local.end()
+    leave_private_network()
 
 
 def stop_ray() -> None:
