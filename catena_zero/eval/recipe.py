@@ -22,7 +22,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional, TextIO
+from typing import TYPE_CHECKING, Optional, TextIO
 
 import numpy as np
 
@@ -31,6 +31,12 @@ from ..config import Config
 from ..errors import UserError
 from ..fileio import MAX_CONFIG_BYTES, read_json, write_text_atomic
 from ..game.options import RuleSet
+
+if TYPE_CHECKING:
+    from ..config.sections import FinishConfig
+    from ..game.options import GameConfig
+    from .agents import Agent
+    from .book import Book
 
 KOMI_CHECK_SIMULATIONS = 64  # the self-play of the komi check (catena-zero komi-check's default)
 BOOK_OPENINGS = 150  # openings of a rebalanced book (catena-zero book's default)
@@ -127,36 +133,23 @@ def read_result(run_dir: Path) -> RecipeResult:
 def finish_recipe(recipe: Config, recipe_file: str, run_dir: Path, out: Optional[TextIO] = None) -> RecipeResult:
     """Steps 1-5 of the module docstring for the run in ``run_dir``; a line for each as it ends
     (to ``out``, default standard output)."""
-    out = sys.stdout if out is None else out
-    from ..artifacts.botfile import export_bot
-    from ..artifacts.checkpoint import load_checkpoint, resolve_checkpoint
-    from ..eval.arena import play_match
-    from ..eval.book import reference_book, save_book
-    from ..eval.fairness import black_share
+    from ..artifacts.export import PlaySettings, write_bot_of
     from ..artifacts.provenance import training_cpu_seconds
-    from ..eval.specs import build_agent, parse_agent_spec
     from ..config.loading import search_settings_of
+    from .book import reference_book, save_book
+    from .specs import build_agent
 
+    out = sys.stdout if out is None else out
     finish = recipe.finish
-    path = resolve_checkpoint(run_dir)
-    checkpoint = load_checkpoint(path)
     bot_path = run_dir / RECIPE_BOT
-    header = export_bot(checkpoint, bot_path, simulations=finish.simulations,
-                        search_settings=search_settings_of(finish.search))
+    written = write_bot_of(run_dir, bot_path, PlaySettings(finish.simulations, search_settings_of(finish.search)))
+    checkpoint, header = written.checkpoint, written.header
+    assert checkpoint is not None  # a run folder holds checkpoints, not a bot file
     print(f"recipe: the bot {bot_path}: {header.describe()}", file=out, flush=True)
     bot = build_agent(str(bot_path))
     game = header.game
     rng = np.random.default_rng(recipe.seed)
-    komi = estimate = None
-    shares: list[tuple[int, float, float, float]] = []
-    if game.game_type_rule.has_komi:
-        estimate = bot.komi_curve(game).komi
-        komi = finish.komi if finish.komi is not None else estimate
-        if finish.komi is not None:
-            checker = build_agent(parse_agent_spec(str(bot_path), simulations=KOMI_CHECK_SIMULATIONS))
-            for k in (komi - 2, komi, komi + 2):
-                share = black_share(checker, game, k, finish.komi_games, rng, 2)
-                shares.append((k, share.share, *share.interval))
+    komi, estimate, shares = _komi_check(bot, str(bot_path), game, finish, rng)
     print(f"recipe: {komi_line(komi, estimate, shares, finish.komi_games)}", file=out, flush=True)
     book = None
     book_file = ""
@@ -165,20 +158,10 @@ def finish_recipe(recipe: Config, recipe_file: str, run_dir: Path, out: Optional
         if finish.book:
             book_file = str(save_book(run_dir / f"{RuleSet.of(game).key}.book", book))
             print(f"recipe: book {book.describe()}; written to {book_file}", file=out, flush=True)
-    panel = []
-    for opponent in finish.panel:
-        started = time.perf_counter()
-        rival = build_agent(parse_agent_spec(opponent))
-        match = play_match(bot, rival, game, 2 * finish.pairs, book.komi, rng, book=book.first(finish.pairs))
-        p = match.pentanomial
-        low, high = p.score_interval()
-        panel.append(PanelResult(opponent=opponent, pairs=p.pairs, score=p.score, low=low, high=high,
-                                 pentanomial=tuple(int(c) for c in p.counts),
-                                 minutes=(time.perf_counter() - started) / 60))
-        print(f"recipe: {panel[-1].line()}, {panel[-1].minutes:.0f} min", file=out, flush=True)
+    panel = [] if book is None else _panel(bot, game, book, finish, rng, out)
     cpu = training_cpu_seconds(checkpoint.counters, checkpoint.config)
     result = RecipeResult(
-        recipe=recipe_file, rules=RuleSet.of(game).key, checkpoint=str(path), step=checkpoint.step,
+        recipe=recipe_file, rules=RuleSet.of(game).key, checkpoint=str(written.source), step=checkpoint.step,
         positions=int(checkpoint.counters.get("positions", 0)),
         cpu_hours=round((cpu.seconds if cpu else 0.0) / 3600, 2), cpu_hours_complete=bool(cpu and cpu.complete),
         stages=tuple(f"{s.name} {s.describe()}" for s in recipe.stages), simulations=finish.simulations, komi=komi,
@@ -190,3 +173,43 @@ def finish_recipe(recipe: Config, recipe_file: str, run_dir: Path, out: Optional
     print(f"recipe: summary written to {run_dir / RECIPE_RESULT}; ship it with: catena-zero ship {run_dir} NAME",
           file=out)
     return result
+
+
+def _komi_check(bot: "Agent", bot_path: str, game: "GameConfig", finish: "FinishConfig",
+                rng: np.random.Generator) -> tuple[Optional[int], Optional[int], list[tuple[int, float, float, float]]]:
+    """Step 2: (the komi, the bot's own estimate, Black's share with its interval at that komi and
+    two either side); Nones and no shares for a game type without komi."""
+    from .fairness import black_share
+    from .specs import build_agent, parse_agent_spec
+
+    shares: list[tuple[int, float, float, float]] = []
+    if not game.game_type_rule.has_komi:
+        return None, None, shares
+    estimate = bot.komi_curve(game).komi
+    komi = finish.komi if finish.komi is not None else estimate
+    if finish.komi is not None:
+        checker = build_agent(parse_agent_spec(bot_path, simulations=KOMI_CHECK_SIMULATIONS))
+        for k in (komi - 2, komi, komi + 2):
+            share = black_share(checker, game, k, finish.komi_games, rng, 2)
+            shares.append((k, share.share, *share.interval))
+    return komi, estimate, shares
+
+
+def _panel(bot: "Agent", game: "GameConfig", book: "Book", finish: "FinishConfig", rng: np.random.Generator,
+           out: TextIO) -> list[PanelResult]:
+    """Step 4: the bot against each opponent of the panel over the book's first pairs."""
+    from .arena import play_match
+    from .specs import build_agent, parse_agent_spec
+
+    panel = []
+    for opponent in finish.panel:
+        started = time.perf_counter()
+        rival = build_agent(parse_agent_spec(opponent))
+        match = play_match(bot, rival, game, 2 * finish.pairs, book.komi, rng, book=book.first(finish.pairs))
+        p = match.pentanomial
+        low, high = p.score_interval()
+        panel.append(PanelResult(opponent=opponent, pairs=p.pairs, score=p.score, low=low, high=high,
+                                 pentanomial=tuple(int(c) for c in p.counts),
+                                 minutes=(time.perf_counter() - started) / 60))
+        print(f"recipe: {panel[-1].line()}, {panel[-1].minutes:.0f} min", file=out, flush=True)
+    return panel
