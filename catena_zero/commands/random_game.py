@@ -6,9 +6,10 @@ import argparse
 
 import numpy as np
 
-from ..bot.players import RandomPlayer
+from ..bot.players import RandomPlayer, next_turn
 from ..config import Config
 from ..fileio import write_text_atomic
+from ..game.match import Match
 from ..game.records import format_record
 from ..game.render import render_ascii, render_svg
 from ..game.rules import Game
@@ -27,8 +28,9 @@ def play_random_game(config: Config) -> Game:
     """A game of uniformly random moves under ``config.game`` (komi from the config), seeded by config.seed."""
     rng = np.random.default_rng(config.seed)
     game, player = Game(config.game), RandomPlayer()
+    match = Match.settled(game)  # no set-up: the komi is the config's, the first player Black
     while not game.is_over:
-        game.play(player.choose(game, rng))
+        match.apply(next_turn(player, match, rng).event)
     return game
 
 
