@@ -21,7 +21,7 @@ from ..bot.players import Player, check_plays
 from ..config import Config
 from ..eval.specs import make_player, player_kinds
 from ..fileio import writes_to_stdout
-from ..game.match import PLAYERS, Match
+from ..game.match import PLAYERS, Match, Phase
 from ..game.notation import Event
 from ..game.records import save_record
 from ..game.render import LAYOUTS
@@ -69,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"catena-zero play: {bot_line(bot)}", file=sys.stderr)
     players, opponent = _players(args, bots, config)
     match = UndoableMatch(config.game)
-    if args.komi is not None and match.phase == "komi":
+    if args.komi is not None and match.phase is Phase.KOMI:
         # An explicit --komi answers the first player's komi choice (R7) for them.
         match.apply(Event.komi_choice(args.komi))
     rng = np.random.default_rng(config.seed)

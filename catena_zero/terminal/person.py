@@ -67,11 +67,11 @@ class TerminalReader:
     def words(self) -> list[str]:
         """What may be typed now, as single words."""
         phase = self.match.phase
-        if phase == "play":
+        if phase is Phase.PLAY:
             words = self.match.game.legal_moves()
-        elif phase == "komi":
+        elif phase is Phase.KOMI:
             words = ["komi"]
-        elif phase == "colour":
+        elif phase is Phase.COLOUR:
             words = ["white", "swap"] if self.match.config.game_type_rule.has_swap else ["black", "white"]
         else:
             words = []
@@ -191,11 +191,11 @@ class TerminalPlayer:
         print(text, file=self.out)
 
 
-def _expand_shorthand(text: str, phase: str) -> str:
+def _expand_shorthand(text: str, phase: Phase) -> str:
     """Accept '7' for 'komi 7' in the komi phase and 'black'/'white' for 'colour ...' (R7)."""
     word = text.strip().lower()
-    if phase == "komi" and word.isascii() and word.isdigit():
+    if phase is Phase.KOMI and word.isascii() and word.isdigit():
         return f"komi {word}"
-    if phase == "colour" and word in ("black", "white"):
+    if phase is Phase.COLOUR and word in ("black", "white"):
         return f"colour {word}"
     return text

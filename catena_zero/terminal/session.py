@@ -13,7 +13,7 @@ from typing import Optional, TextIO
 import numpy as np
 
 from ..bot.players import Player, next_turn
-from ..game.match import PLAYERS, Match
+from ..game.match import PLAYERS, Match, Phase
 from ..game.notation import Event, EventKind
 from ..game.render import LAYOUTS, render_ascii
 from .person import Abandoned, TerminalPlayer, TerminalReader, UndoAsked
@@ -51,7 +51,7 @@ def play_in_terminal(match: Match, players: dict[str, Optional[Player]], rng: np
         if player is None else player for seat, player in players.items()}
     screen = _Screen(match, out, layout, person, komi_by_flag)
     screen.introduce(title, opponent)
-    while match.phase != "over":
+    while match.phase is not Phase.OVER:
         screen.before_turn(seats)
         seat = match.player_to_act
         actor = who(match, seat)  # before the event: a colour choice changes it
@@ -93,7 +93,7 @@ class _Screen:
     def __init__(self, match: Match, out: TextIO, layout: str, person: Optional[str], komi_by_flag: bool) -> None:
         self.match, self.out, self.layout = match, out, layout
         self.person, self.komi_by_flag = person, komi_by_flag
-        self.shown_phase: Optional[str] = None
+        self.shown_phase: Optional[Phase] = None
         self.shown_board: Optional[int] = None  # the move number of the board last shown
         self.told_colour = False
         self.key_shown = False  # the key's lines that never change: with the first board only
@@ -119,7 +119,7 @@ class _Screen:
             self.told_colour = True
             self._say(f"You play {match.colour_of(person)}.")
         game = match.game
-        if game is not None and self.shown_board != game.move_number and (match.phase == "play" or game.move_number):
+        if game is not None and self.shown_board != game.move_number and (match.phase is Phase.PLAY or game.move_number):
             self.shown_board = game.move_number
             self.board()
 

@@ -11,7 +11,7 @@ from typing import Optional
 
 from ..bot.players import JUDGED, Player, own_fair_komi, setup_choices
 from ..game.gametypes import GAME_TYPE_RULES, GameType
-from ..game.match import PLAYERS, Match
+from ..game.match import PLAYERS, Match, Phase
 from ..game.options import komi_range
 from ..game.scoring import SCORING_RULES
 
@@ -93,10 +93,10 @@ def seat_line(match: Match, person: str, opponent: str, komi_by_flag: bool) -> s
 def phase_intro(match: Match, komi_by_flag: bool = False) -> str:
     """What the coming phase expects (R7), printed once when it starts."""
     config = match.config
-    if match.phase == "komi":
+    if match.phase is Phase.KOMI:
         lo, hi = komi_range(config.scoring)
         return f"The first player chooses the komi White receives ({lo}..{hi}), e.g. '7' (R7)."
-    if match.phase == "colour":
+    if match.phase is Phase.COLOUR:
         if config.game_type_rule.has_swap:
             return "The second player keeps White ('white') or takes over Black and its stone ('swap') (R7)."
         komi = match.game.config.komi
@@ -111,10 +111,10 @@ def phase_intro(match: Match, komi_by_flag: bool = False) -> str:
 def setup_advice(match: Match, players: dict[str, Player], person: Optional[str]) -> Optional[str]:
     """The advice for the set-up choice the phase now starting asks for (R7), if any: the komi's
     for whoever chooses it; no_komi's swap and opening stone for a person making that choice."""
-    if match.phase == "komi":
+    if match.phase is Phase.KOMI:
         return komi_advice(match, players)
     if match.config.game_type_rule.has_swap and person in (None, match.player_to_act):
-        if match.phase == "colour":
+        if match.phase is Phase.COLOUR:
             return swap_advice(match, players)
         if match.colour_of("first") is None:
             return first_stone_advice(match, players)
@@ -174,10 +174,10 @@ def first_stone_advice(match: Match, players: dict[str, Player]) -> str:
 
 def legal_summary(match: Match) -> str:
     """The answer to 'moves': what may be typed now."""
-    if match.phase == "komi":
+    if match.phase is Phase.KOMI:
         lo, hi = komi_range(match.config.scoring)
         return f"choose the komi: a whole number from {lo} to {hi} (e.g. 'komi 7' or '7')"
-    if match.phase == "play":
+    if match.phase is Phase.PLAY:
         return "legal: " + " ".join(match.game.legal_moves())
     if match.config.game_type_rule.has_swap:  # one spelling: as the intro, the help and Tab say it
         return "choose: 'white' keeps White, 'swap' takes over Black and its stone"
@@ -190,7 +190,7 @@ NO_SUCH_MOVES = ("pass", "resign")
 def no_such_move(command: str, match: Match) -> str:
     """Pass and resign do not exist in Catena (R4); say what comes closest."""
     game = match.game
-    free = match.phase == "play" and game is not None and game.can_take_button()
+    free = match.phase is Phase.PLAY and game is not None and game.can_take_button()
     button = ("'button' takes the button (R4) instead of placing a stone, once per game; it is free now"
               if free else "taking the button (R4) is the one move that places no stone, and it is not "
                            "open now")

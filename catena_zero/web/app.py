@@ -55,6 +55,7 @@ from starlette.routing import Route
 
 from ..bot.players import Budget, next_turn, own_fair_komi
 from ..errors import UserError
+from ..game.match import Phase
 from ..game.options import GAME_TYPES, SCORINGS, GameConfig, RuleSet, komi_range
 from ..game.records import format_record
 from ..game.rules import Game
@@ -334,7 +335,7 @@ async def analysis(request: Request) -> JSONResponse:
     moves = match.game.move_number
     text = request.query_params.get("move")
     if text is None:
-        if match.phase == "over":
+        if match.phase is Phase.OVER:
             raise ApiError(409, "the game is over: see the result (or ask for ?move=k, a position to review)")
         game = match.game.copy()
     else:

@@ -22,7 +22,7 @@ from typing import Any, Optional
 import numpy as np
 
 from ..bot.review import Judged, MoveReview
-from ..game.match import Match
+from ..game.match import Match, Phase
 from ..game.options import GAME_TYPES, MAX_SIDE, MIN_SIDE, SCORINGS, RuleSet, komi_range
 from ..game.records import Record, Variation, events_through_move, record_of
 from ..game.render import BoardView, hex_centre, status_lines
@@ -130,7 +130,7 @@ class GameView:
     human: str  # the person's seat
     bot: str  # the bot's seat
     colours: dict[str, Optional[str]]  # seat -> colour, None until chosen (R7)
-    phase: str  # "komi", "colour", "play", "over" (Match.phase)
+    phase: Phase  # komi, colour, play, over (Match.phase; a word in JSON)
     to_act: Optional[str]  # seat that acts now, None once over
     to_act_is: Optional[str]  # "human", "bot", None once over
     to_move: Optional[str]  # colour to move once the game exists (R10: after the end, who would move next)
@@ -165,7 +165,7 @@ class GameView:
         view = BoardView.of(board)
         phase = match.phase
         human_to_act = s.to_act == s.human and not s.thinking
-        legal = tuple(game.legal_moves()) if phase == "play" and human_to_act else ()
+        legal = tuple(game.legal_moves()) if phase is Phase.PLAY and human_to_act else ()
         return cls(
             id=s.id,
             options=RuleSet.of(config),
@@ -197,7 +197,7 @@ class GameView:
                 EventView(event=e, seat=a, by="human" if a == s.human else "bot")
                 for e, a in zip(match.events, s.actors)
             ),
-            result=ResultView.of(match, s.human) if phase == "over" else None,
+            result=ResultView.of(match, s.human) if phase is Phase.OVER else None,
             can_undo=s.can_undo,
             version=s.version,
             simulations=s.simulations,
@@ -355,10 +355,10 @@ class PositionView:
 
 def _choice(s: GameSession) -> Optional[ChoiceView]:
     phase = s.match.phase
-    if phase == "komi":
+    if phase is Phase.KOMI:
         lo, hi = komi_range(s.config.scoring)
         return ChoiceView(kind="komi", komi_min=lo, komi_max=hi, colours=())
-    if phase == "colour":
+    if phase is Phase.COLOUR:
         colours = ("colour white", "swap") if s.config.game_type_rule.has_swap else ("colour black", "colour white")
         return ChoiceView(kind="colour", komi_min=None, komi_max=None, colours=colours)
     return None
