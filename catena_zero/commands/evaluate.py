@@ -90,10 +90,30 @@ def interim_line(started: float):
 def run(args: argparse.Namespace) -> int:
     import numpy as np
 
-    from ..eval.arena import play_match, play_sprt, prepare_records_folder, report_lines, save_match_records
-    from ..eval.book import resolve_book
-    from ..eval.progress import progress_bar
+    from ..eval.arena import report_lines, save_match_records
     from ..eval.specs import build_agent, match_game_config, parse_agent_spec
+
+    _check_arguments(args)
+    plan = sprt_plan(args)
+    specs = [parse_agent_spec(text, simulations=args.sims) for text in (args.agent_a, args.agent_b)]
+    agents = [build_agent(spec, device=args.device) for spec in specs]
+    game = match_game_config(agents, args.config, args.side, args.game_type, args.scoring)
+    rng = np.random.default_rng(args.seed)
+    result, sprt_line = _play(args, agents, game, rng, plan)
+    for line in report_lines(result):
+        print(line, file=sys.stdout)
+    if sprt_line is not None:
+        print(sprt_line, file=sys.stdout)
+    if args.save_records:
+        paths = save_match_records(result, args.save_records)
+        print(f"records: {len(paths)} games written to {args.save_records} (catena-zero show FILE replays one)",
+              file=sys.stdout)
+    return 0
+
+
+def _check_arguments(args: argparse.Namespace) -> None:
+    """The flags' bounds and exclusions, the threads, and the records folder, before any game."""
+    from ..eval.arena import prepare_records_folder
 
     check_minimums(args, games=1, sims=1, threads=1, max_pairs=1)
     if args.book is not None and args.games is not None:
@@ -106,39 +126,31 @@ def run(args: argparse.Namespace) -> int:
         prepare_records_folder(args.save_records)
     if args.openings < 0:
         raise CliError(f"--openings must be >= 0, got {args.openings}")
-    plan = sprt_plan(args)
-    specs = [parse_agent_spec(text, simulations=args.sims) for text in (args.agent_a, args.agent_b)]
-    agents = [build_agent(spec, device=args.device) for spec in specs]
-    game = match_game_config(agents, args.config, args.side, args.game_type, args.scoring)
-    rng = np.random.default_rng(args.seed)
-    sprt_line = None
+
+
+def _play(args: argparse.Namespace, agents: list, game, rng, plan):
+    """The match (``MatchResult``) and, with --sprt, the test's line (else None): over random
+    openings, over the book's, or over its pairs until the SPRT decides."""
+    from ..eval.arena import play_match, play_sprt
+    from ..eval.book import resolve_book
+    from ..eval.progress import progress_bar
+
     if args.book is None:
         games = 40 if args.games is None else args.games
         with progress_bar(games) as progress:
-            result = play_match(agents[0], agents[1], game, games, args.komi, rng, opening_plies=args.openings,
-                                progress=progress)
-    else:
-        book = resolve_book(args.book, game, args.komi)
-        if plan is None:
-            with progress_bar(2 * len(book)) as progress:
-                result = play_match(agents[0], agents[1], game, 2 * len(book), args.komi, rng, book=book,
-                                    progress=progress)
-        else:
-            if args.max_pairs is not None:
-                if args.max_pairs > len(book):
-                    raise CliError(f"--max-pairs {args.max_pairs} is more than the book's {len(book)} openings "
-                                   "(a network replays a repeated opening identically): use a bigger --book")
-                book = book.first(args.max_pairs)
-            with progress_bar(2 * len(book)) as progress:
-                result, outcome = play_sprt(agents[0], agents[1], game, book, args.komi, rng, plan, progress=progress,
-                                            on_part=interim_line(time.monotonic()))
-            sprt_line = outcome.line(result.pentanomial, result.pentanomial.pairs >= len(book))
-    for line in report_lines(result):
-        print(line, file=sys.stdout)
-    if sprt_line is not None:
-        print(sprt_line, file=sys.stdout)
-    if args.save_records:
-        paths = save_match_records(result, args.save_records)
-        print(f"records: {len(paths)} games written to {args.save_records} (catena-zero show FILE replays one)",
-              file=sys.stdout)
-    return 0
+            return play_match(agents[0], agents[1], game, games, args.komi, rng, opening_plies=args.openings,
+                              progress=progress), None
+    book = resolve_book(args.book, game, args.komi)
+    if plan is None:
+        with progress_bar(2 * len(book)) as progress:
+            return play_match(agents[0], agents[1], game, 2 * len(book), args.komi, rng, book=book,
+                              progress=progress), None
+    if args.max_pairs is not None:
+        if args.max_pairs > len(book):
+            raise CliError(f"--max-pairs {args.max_pairs} is more than the book's {len(book)} openings "
+                           "(a network replays a repeated opening identically): use a bigger --book")
+        book = book.first(args.max_pairs)
+    with progress_bar(2 * len(book)) as progress:
+        result, outcome = play_sprt(agents[0], agents[1], game, book, args.komi, rng, plan, progress=progress,
+                                    on_part=interim_line(time.monotonic()))
+    return result, outcome.line(result.pentanomial, result.pentanomial.pairs >= len(book))

@@ -7,11 +7,14 @@ import os
 import shlex
 import sys
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Optional, TextIO
 
 from ..artifacts.layout import TENSORBOARD_DIR
-from ..config import load_config, parse_overrides
+from ..config import Config, load_config, parse_overrides
 from .common import CliError, check_folder_writable, program_words, run_folder_of, set_threads, tensorboard_words
+
+if TYPE_CHECKING:
+    from ..train.driver import RunSummary
 
 PROG = "catena-zero"
 
@@ -81,14 +84,7 @@ def run(args: argparse.Namespace) -> int:
     from ..selfplay.workers import RAY_LOST_STATUS
     from ..train.driver import NothingToDo, learner_threads, train
 
-    overrides = parse_overrides(args.set)
-    if args.address is not None:
-        overrides.setdefault("run", {})["address"] = args.address
-    if args.seed is not None:
-        if args.seed < 0:
-            raise CliError(f"--seed must be a non-negative integer, got {args.seed}")
-        overrides["seed"] = args.seed
-    config = load_config(args.config, overrides)
+    config = _config(args)
     check_run_folder(args, config)  # before Ray starts
     set_threads(learner_threads(config))  # this process runs the learner: its threads to set
     try:
@@ -99,7 +95,6 @@ def run(args: argparse.Namespace) -> int:
         print(f"nothing to do: {done}; extend it with: "
               f"{resume_command(args, done.run_dir.name, done.bound.extended())}", file=sys.stdout)
         return 0
-    out = sys.stdout
     resume = resume_command(args, summary.run_dir.name)
     if summary.stop_reason.startswith("interrupted"):
         where = summary.checkpoint or "no checkpoint yet"
@@ -111,6 +106,31 @@ def run(args: argparse.Namespace) -> int:
         print(f"{PROG}: error: {summary.stop_reason[len('lost: '):]}: checkpoint {where} at step {summary.step}; "
               f"continue with: {resume}", file=sys.stderr)
         return RAY_LOST_STATUS
+    _report(config, summary, sys.stdout)
+    if summary.stages_done:
+        return _recipe_end(args, summary.run_dir, "")
+    if summary.bound is not None and summary.stage is None:  # a resume as it stands would have nothing to do
+        print(f"extend it with: {resume_command(args, summary.run_dir.name, summary.bound.extended())}",
+              file=sys.stdout)
+    else:
+        print(f"continue with: {resume}", file=sys.stdout)
+    return 0
+
+
+def _config(args: argparse.Namespace) -> Config:
+    """The run's config: --config with --set, --address and --seed over it."""
+    overrides = parse_overrides(args.set)
+    if args.address is not None:
+        overrides.setdefault("run", {})["address"] = args.address
+    if args.seed is not None:
+        if args.seed < 0:
+            raise CliError(f"--seed must be a non-negative integer, got {args.seed}")
+        overrides["seed"] = args.seed
+    return load_config(args.config, overrides)
+
+
+def _report(config: Config, summary: "RunSummary", out: TextIO) -> None:
+    """What a session that ended (a bound, a stage, the recipe's last) did and where it left things."""
     if summary.stage is not None:
         print(f"stage {summary.stage.label()}: {summary.stop_reason}"
               + ("; that was the last stage" if summary.stages_done else ""), file=out)
@@ -139,13 +159,6 @@ def run(args: argparse.Namespace) -> int:
     logdir = summary.run_dir / TENSORBOARD_DIR
     print(f"TensorBoard: {' '.join(shlex.quote(w) for w in [*tensorboard_words(), '--logdir', str(logdir)])}",
           file=out)
-    if summary.stages_done:
-        return _recipe_end(args, summary.run_dir, "")
-    if summary.bound is not None and summary.stage is None:  # a resume as it stands would have nothing to do
-        print(f"extend it with: {resume_command(args, summary.run_dir.name, summary.bound.extended())}", file=out)
-    else:
-        print(f"continue with: {resume}", file=out)
-    return 0
 
 
 def _recipe_end(args: argparse.Namespace, run_dir: Path, said: str) -> int:
