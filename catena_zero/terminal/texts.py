@@ -9,7 +9,7 @@ from __future__ import annotations
 import textwrap
 from typing import Optional
 
-from ..bot.players import JUDGED, Player, own_fair_komi, setup_choices
+from ..bot.players import JUDGED, Player, SetupJudge, declared, own_fair_komi, setup_choices
 from ..game.gametypes import GAME_TYPE_RULES, GameType
 from ..game.match import PLAYERS, Match, Phase
 from ..game.options import komi_range
@@ -145,9 +145,10 @@ FIRST_STONE_MATTERS = ("Why it matters: the second player then keeps White or ta
                        "stone, whichever is better, so place a stone that is neither too good nor too bad.")
 
 
-def _judges(players: dict[str, Player]) -> list:
+def _judges(players: dict[str, Player]) -> list[SetupJudge]:
     """The programs among ``players`` that make the set-up choices by their own heads (R7)."""
-    return [p for p in (players[s] for s in PLAYERS) if p.capabilities.setup == JUDGED]
+    judges = (declared(p, SetupJudge, p.capabilities.setup is JUDGED) for p in (players[s] for s in PLAYERS))
+    return [judge for judge in judges if judge is not None]
 
 
 def swap_advice(match: Match, players: dict[str, Player]) -> str:
