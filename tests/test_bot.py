@@ -13,12 +13,14 @@ from catena_zero.bot import Bot, RuleSet, UnsupportedGame
 from catena_zero.bot.bot import better_than_even
 from catena_zero.search.komi import fair_komi_of_curve, komi_curve_of
 from catena_zero.artifacts.botfile import export_bot, header_from_checkpoint
-from catena_zero.bot.players import RandomPlayer, choose_event, setup_choices
+from catena_zero.bot.players import Budget, RandomPlayer, next_turn, setup_choices
 from catena_zero.cli import main
 from catena_zero.evalfn import Evaluation
 from catena_zero.game import Game, GameConfig, Match
+from catena_zero.game.match import Phase
 from catena_zero.game.vec import VecEnv
 from catena_zero.artifacts.checkpoint import Checkpoint, load_checkpoint
+from events import choose_event, ev, evs, texts  # noqa: F401
 
 
 @pytest.fixture(scope="module")
@@ -49,11 +51,14 @@ def play_out(game: Game, moves: int, seed: int) -> Game:
 def test_supports_only_what_it_was_trained_for(bot):
     assert bot.game_config == GameConfig(side=3)
     assert bot.trained_for == (RuleSet(3, "komi", "standard"),)
-    assert bot.supports(GameConfig(side=3)) and bot.supports(GameConfig(side=3, komi=9))
+    plays = bot.capabilities.plays
+    assert plays(GameConfig(side=3)) and plays(GameConfig(side=3, komi=9))
     for other in (GameConfig(side=4), GameConfig(side=3, game_type="no_komi"), GameConfig(side=3, scoring="longest")):
-        assert not bot.supports(other)
+        assert not plays(other)
         game = Game(other)
-        calls = [lambda: bot.select_move(game), lambda: bot.analyze(game), lambda: bot.evaluate(game)]
+        calls = [lambda: bot.choose(game), lambda: bot.choose(game, np.random.default_rng(0)),
+                 lambda: bot.play_and_analyze(game), lambda: bot.analyze(game), lambda: bot.evaluate(game),
+                 lambda: next_turn(bot, Match(other))]
         if other.game_type == "komi":
             calls += [lambda: bot.choose_komi(other), lambda: bot.choose_colour(other, 3)]
         for call in calls:
@@ -72,11 +77,16 @@ def test_bad_arguments_are_refused(bot_path, bot):
     over = play_out(Game(GameConfig(side=3)), 100, seed=0)
     assert over.is_over
     with pytest.raises(ValueError, match="over"):
-        bot.select_move(over)
-    with pytest.raises(ValueError, match="GameConfig"):
-        bot.supports("side 3")
+        bot.choose(over)
+    with pytest.raises(ValueError, match="over"):
+        bot.choose(over, np.random.default_rng(0))
+    for capabilities in (bot.capabilities, RandomPlayer.capabilities):  # a player of any game as well
+        with pytest.raises(ValueError, match="GameConfig"):
+            capabilities.plays("side 3")
     with pytest.raises(ValueError, match="Game"):
-        bot.select_move(GameConfig(side=3))
+        bot.choose(GameConfig(side=3))
+    with pytest.raises(ValueError, match="Game"):
+        bot.choose(GameConfig(side=3), np.random.default_rng(0))
 
 
 def test_same_seed_same_game_same_move_whatever_came_before(bot_path):
@@ -84,10 +94,10 @@ def test_same_seed_same_game_same_move_whatever_came_before(bot_path):
     positions = [g for g in positions if not g.is_over]
     first = Bot.load(bot_path, simulations=8, device="cpu", seed=5)
     second = Bot.load(bot_path, simulations=8, device="cpu", seed=5)
-    forward = [first.select_move(g) for g in positions]
-    backward = [second.select_move(g) for g in reversed(positions)][::-1]
+    forward = [first.choose(g) for g in positions]
+    backward = [second.choose(g) for g in reversed(positions)][::-1]
     assert forward == backward
-    assert [first.select_move(g) for g in positions] == forward
+    assert [first.choose(g) for g in positions] == forward
     for game, move in zip(positions, forward):
         assert move in game.legal_moves()
 
@@ -100,8 +110,8 @@ def test_a_whole_game_against_random_through_the_match_protocol(bot):
         players = {seat: bot, ("second" if seat == "first" else "first"): RandomPlayer()}
         while match.phase != "over":
             player = players[match.player_to_act]
-            event = choose_event(player, match, rng)
-            if match.phase in ("komi", "colour"):
+            event = next_turn(player, match, rng).event
+            if match.phase in (Phase.KOMI, Phase.COLOUR):
                 assert event in setup_choices(match)
             match.apply(event)
         assert match.game.is_over
@@ -110,7 +120,7 @@ def test_a_whole_game_against_random_through_the_match_protocol(bot):
 def test_analysis_is_the_search_that_picks_the_move(bot):
     game = play_out(Game(GameConfig(side=3, komi=3)), 2, seed=2)
     info = bot.analyze(game)
-    assert info.best == bot.select_move(game) and info.to_move == game.to_move
+    assert info.best == bot.choose(game) and info.to_move == game.to_move
     assert info.simulations == 8 and sum(m.visits for m in info.moves) == 8
     assert info.moves[0].move == info.best
     visits = [m.visits for m in info.moves[1:]]
@@ -150,7 +160,7 @@ def test_ownership_is_the_networks_head_turned_to_blacks_view(bot):
     """Issue 28: ``Bot.ownership`` is Black's view of the head's map (the evaluator gives the mover's)."""
     for moves in (4, 5):  # Black, then White to move
         game = play_out(Game(bot.game_config), moves, seed=moves)
-        env = bot._env(bot.check_supported(game.config))
+        env = bot._env(RuleSet.of(game.config))
         mover = bot.agent.searcher(env).eval_fn.ownership(env.from_games([game]))[0]
         owned = bot.ownership(game)
         sign = 1 if game.to_move == "black" else -1
@@ -272,12 +282,12 @@ def test_the_hand_made_bot_chooses_komi_colour_and_swap_as_worked_out_by_hand(ko
         bot.choose_colour(config, 16)  # out of range (R6)
     # As a Player in a match, the same choices (R10 events).
     match = Match(config)
-    assert bot.choose_setup(match, np.random.default_rng(0)) == "komi 6"
-    match.apply("komi 6")
-    assert bot.choose_setup(match, np.random.default_rng(0)) == "colour black"
+    assert choose_event(bot, match, np.random.default_rng(0)) == "komi 6"
+    match.apply(ev("komi 6"))
+    assert choose_event(bot, match, np.random.default_rng(0)) == "colour black"
     match = Match(GameConfig(side=3, game_type="no_komi"))
-    match.apply("B2")
-    assert bot.choose_setup(match, np.random.default_rng(0)) == "swap"
+    match.apply(ev("B2"))
+    assert choose_event(bot, match, np.random.default_rng(0)) == "swap"
 
 
 def test_the_komi_command_prints_the_fair_komi_and_the_curve(komi_bot_path, capsys):
@@ -319,15 +329,15 @@ def test_play_bot_against_bot_saves_a_finished_record(bot_path, tmp_path, capsys
     loaded = load_record(record)
     bot = Bot.load(bot_path, simulations=4, device="cpu")
     komi = bot.choose_komi(GameConfig(side=3))
-    assert loaded.events[0] == f"komi {komi}" and loaded.result is not None
-    match = Match.replay(GameConfig(side=3), loaded.events)
+    assert texts(loaded.events)[0] == f"komi {komi}" and loaded.result is not None
+    match = Match.replay(GameConfig(side=3), evs(loaded.events))
     assert match.phase == "over"
     # every move is the bot's own choice in that position
     replay = Match(GameConfig(side=3))
-    for event in loaded.events:
+    for event in texts(loaded.events):
         if replay.phase == "play":
-            assert event == bot.select_move(replay.game)
-        replay.apply(event)
+            assert event == bot.choose(replay.game)
+        replay.apply(ev(event))
     assert f"first player: komi {komi}" in out and "record saved to" in out
 
 
@@ -344,8 +354,8 @@ def test_play_person_against_bot_with_undo(bot_path, tmp_path, capsys, monkeypat
     bot = Bot.load(bot_path, simulations=4, device="cpu")
     match = UndoableMatch(config)
     lines = ["3"]
-    match.apply("komi 3")
-    match.apply(bot.choose_setup(match, np.random.default_rng(0)))
+    match.apply(ev("komi 3"))
+    match.apply(next_turn(bot, match, np.random.default_rng(0)).event)
     person_moves, undone = 0, False
     while match.phase != "over":
         if match.player_to_act == "first":
@@ -357,10 +367,10 @@ def test_play_person_against_bot_with_undo(bot_path, tmp_path, capsys, monkeypat
             else:
                 move = match.game.legal_moves()[0]
             lines.append(move.lower())
-            match.apply(move)
+            match.apply(ev(move))
             person_moves += 1
         else:
-            match.apply(bot.select_move(match.game))
+            match.apply(next_turn(bot, match).event)
     assert undone
     monkeypatch.setattr(sys, "stdin", io.StringIO("\n".join(lines) + "\n"))
     record = tmp_path / "game.txt"
@@ -384,8 +394,8 @@ def test_play_bot_flags_are_checked(bot_path, capsys):
 
 
 def test_budget_per_call_and_play_and_analyze(tmp_path):
-    """select_move/analyze take this search's budget instead of the bot's; play_and_analyze
-    plays the move select_move plays, from one search, and gives that search's analysis."""
+    """choose/analyze take this search's budget instead of the bot's; play_and_analyze
+    plays the move choose plays, from one search, and gives that search's analysis."""
     from web_helpers import make_bot_file
 
     bot = Bot.load(make_bot_file(tmp_path), simulations=2, device="cpu")
@@ -393,10 +403,11 @@ def test_budget_per_call_and_play_and_analyze(tmp_path):
     assert bot.analyze(game).simulations == 2
     assert bot.analyze(game, simulations=7).simulations == 7
     assert bot.analyze(game).simulations == 2  # the bot's own budget is unchanged
-    move, analysis = bot.play_and_analyze(game, simulations=7)
-    assert move == bot.select_move(game, simulations=7) == analysis.best and analysis.simulations == 7
-    with pytest.raises(ValueError, match="not both"):
-        bot.select_move(game, simulations=3, seconds=1.0)
+    move, analysis = bot.play_and_analyze(game, Budget(simulations=7))
+    assert move == bot.choose(game, budget=Budget(simulations=7)) == analysis.best and analysis.simulations == 7
+    for rng in (None, np.random.default_rng(0)):
+        with pytest.raises(ValueError, match="not both"):
+            bot.choose(game, rng, Budget(simulations=3, seconds=1.0))
     with pytest.raises(ValueError, match="positive whole number"):
         bot.analyze(game, simulations=0)
 
@@ -429,10 +440,10 @@ def test_the_bot_places_the_no_komi_first_stone_closest_to_even(komi_bot_path):
     bot = Bot.load(komi_bot_path, simulations=4, device="cpu")
     config = GameConfig(side=3, game_type="no_komi")
     # The hand-made net values every first stone alike (one opponent stone), so the tie goes to the
-    # first cell; select_move at move 0 is that choice, not a search for Black's best.
+    # first cell; choose at move 0 is that choice, not a search for Black's best.
     stone = bot.choose_first_stone(config)
     assert stone == VecEnv(config).spec.action_name(0)
-    assert bot.select_move(Game(config)) == stone
+    assert bot.choose(Game(config)) == stone
     with pytest.raises(ValueError, match="no_komi"):
         bot.choose_first_stone(GameConfig(side=3))
 
@@ -465,7 +476,6 @@ def test_setup_event_is_the_one_mapping_of_set_up_answers_to_events():
     the engine play (bot.players.setup_event); a malformed answer is refused before the match sees it."""
     from catena_zero.bot.players import setup_event
     from catena_zero.game.options import GameConfig
-    from catena_zero.game.rules import Game
 
     class Policy:
         def __init__(self, komi=7, colour="black", swap=True):
@@ -481,21 +491,23 @@ def test_setup_event_is_the_one_mapping_of_set_up_answers_to_events():
         def choose_swap(self, game):
             return self.swap
 
-    komi_game = GameConfig(side=3, game_type="komi", komi=5)
-    assert setup_event(Policy(komi=7), "komi", komi_game, None) == "komi 7"
+    komi_game = GameConfig(side=3, game_type="komi", komi=9)  # the match's komi, not the config's, is asked
+    choosing_komi = Match(komi_game)
+    assert setup_event(Policy(komi=7), choosing_komi) == ev("komi 7")
+    choosing_colour = Match.replay(komi_game, evs(["komi 5"]))
     policy = Policy(colour="white")
-    assert setup_event(policy, "colour", komi_game, Game(komi_game)) == "colour white" and policy.asked == [5]
+    assert setup_event(policy, choosing_colour) == ev("colour white") and policy.asked == [5]
     no_komi = GameConfig(side=3, game_type="no_komi")
-    game = Game(no_komi)
-    game.play(game.legal_moves()[0])  # Black's first stone, placed by the first player
-    assert setup_event(Policy(swap=True), "colour", no_komi, game) == "swap"
-    assert setup_event(Policy(swap=False), "colour", no_komi, game) == "colour white"
+    swapping = Match(no_komi)
+    swapping.apply(ev(swapping.game.legal_moves()[0]))  # Black's first stone, placed by the first player
+    assert setup_event(Policy(swap=True), swapping) == ev("swap")
+    assert setup_event(Policy(swap=False), swapping) == ev("colour white")
     with pytest.raises(TypeError, match="whole number"):
-        setup_event(Policy(komi=True), "komi", komi_game, None)
+        setup_event(Policy(komi=True), choosing_komi)
     with pytest.raises(TypeError, match="'black' or 'white'"):
-        setup_event(Policy(colour="red"), "colour", komi_game, Game(komi_game))
-    with pytest.raises(ValueError, match="no set-up choice in phase 'play'"):
-        setup_event(Policy(), "play", komi_game, Game(komi_game))
+        setup_event(Policy(colour="red"), choosing_colour)
+    with pytest.raises(ValueError, match="no set-up choice in phase play"):
+        setup_event(Policy(), Match.replay(komi_game, evs(["komi 5", "colour black"])))
 
 
 # ------------------------------------------------------------------------------ one way to play (issue 27)
@@ -505,7 +517,7 @@ def test_a_bot_file_moves_the_same_way_in_every_command(bot_path):
     """evaluate/ladder/ablate (``build_agent``: a batched ``NetAgent``), ``play --opponent FILE``
     (``make_player``) and play/engine/serve (``Bot``) are one player: the same search settings and
     the caller's generator, so the same position and seed give the same move; the engine and the
-    page pass the position's generator (``Bot.select_move``), which keeps their answers per position."""
+    page pass the position's generator (``next_turn`` with no rng), which keeps their answers per position."""
     from catena_zero.config import Config
     from catena_zero.eval.specs import build_agent, make_player
 
@@ -519,7 +531,7 @@ def test_a_bot_file_moves_the_same_way_in_every_command(bot_path):
         env = VecEnv(game.config)  # a match's env, at the match's komi
         batched = env.spec.action_name(int(agent.act(env, env.from_games([game]), np.random.default_rng(seed))[0]))
         assert batched == player.choose(game, np.random.default_rng(seed)) == bot.choose(game, np.random.default_rng(seed))
-        assert bot.select_move(game) == bot.choose(game, bot.position_rng(game))
+        assert bot.choose(game) == bot.choose(game, bot.position_rng(game))
         moves.add((game.move_number, batched))
         for other in range(3):  # the caller's generator decides, not the bot's own
             moves.add((game.move_number, bot.choose(game, np.random.default_rng(100 + other))))
@@ -529,7 +541,6 @@ def test_a_bot_file_moves_the_same_way_in_every_command(bot_path):
 def test_a_bot_file_makes_the_same_set_up_in_every_command(komi_bot_path):
     """The R7 set-up a bot file makes is its heads' in every command: the batched agent (in an arena
     match it places the no_komi first stone) and its player answer as the ``Bot`` of play and engine."""
-    from catena_zero.bot.agent import AgentPlayer
     from catena_zero.bot.players import JUDGED
     from catena_zero.eval.agents import RandomAgent
     from catena_zero.eval.arena import play_match
@@ -537,20 +548,20 @@ def test_a_bot_file_makes_the_same_set_up_in_every_command(komi_bot_path):
 
     bot = Bot.load(komi_bot_path, simulations=2, device="cpu")
     agent = build_agent(str(komi_bot_path), device="cpu")
-    player = AgentPlayer(agent)
+    player = agent  # an Agent is a Player at batch size one
     assert agent.capabilities.setup == bot.capabilities.setup == JUDGED and agent.capabilities.komi_curve
     rng = np.random.default_rng(0)
     answers = []
     for events in ([], ["komi 2"], ["komi 11"]):  # the komi; the colour at a komi good for White, for Black
-        match = Match.replay(GameConfig(side=3), events)
+        match = Match.replay(GameConfig(side=3), evs(events))
         answers.append(choose_event(player, match, rng))
         assert answers[-1] == choose_event(bot, match, rng)
     assert answers == ["komi 6", "colour black", "colour white"]
     config = GameConfig(side=3, game_type="no_komi")
     first = bot.choose_first_stone(config)
     match = Match(config)
-    assert choose_event(player, match, rng) == choose_event(bot, match, rng) == bot.select_move(match.game) == first
-    match.apply(first)
+    assert choose_event(player, match, rng) == choose_event(bot, match, rng) == bot.choose(match.game) == first
+    match.apply(ev(first))
     assert choose_event(player, match, rng) == choose_event(bot, match, rng)  # swap, or keep White
     result = play_match(agent, RandomAgent(), config, 2, None, rng, opening_plies=0)
     stone = VecEnv(config).spec.action_name

@@ -901,3 +901,68 @@ def _variations(client, game_type: str) -> None:
     assert "move must be a whole number" in error_of(client.post(f"/api/games/{gid}/variation", json={"move": "2"}), 400)
     assert "missing field 'move'" in error_of(client.post(f"/api/games/{gid}/variation", json={}), 400)
     assert "no game with id" in error_of(client.post("/api/games/" + "x" * 22 + "/variation", json={"move": 0}), 404)
+
+
+def engine_answer(bot, match: Match) -> str:
+    """What ``catena-zero engine`` answers for ``bot`` at ``match``'s position (its options, komi and
+    moves given by commands), as the R10 event the page would record."""
+    from catena_zero.bot.engine import Engine
+    from catena_zero.game.match import Phase
+
+    engine = Engine(bot)
+
+    def ok(line: str) -> str:
+        reply = engine.handle(line)
+        assert reply.ok, (line, reply.text)
+        return reply.text
+
+    config = match.config
+    ok(f"options side {config.side} type {config.game_type} scoring {config.scoring}")
+    if match.phase is Phase.KOMI:
+        return f"komi {ok('genkomi')}"
+    if config.game_type_rule.has_komi:
+        ok(f"komi {match.game.config.komi}")
+    replay = Game(match.game.config)
+    for move in match.game.history:
+        ok(f"play {replay.to_move} {move}")
+        replay.play(move)
+    if match.phase is Phase.COLOUR:
+        colour = ok("gencolour")
+        return "swap" if colour == "swap" else f"colour {colour}"
+    return ok(f"genmove {match.game.to_move}")
+
+
+def test_the_page_and_the_engine_play_the_bots_next_turn(bot_file):
+    """One way a bot acts: at every turn of the bot in a game on the page, its event is what
+    ``players.next_turn`` gives the same bot file (the position's generator, its own budget), and
+    what the engine answers in that position (genkomi, gencolour, genmove)."""
+    from catena_zero.bot.players import next_turn
+
+    bot = Bot.load(bot_file, simulations=2, device="cpu")
+    pool = BotPool([Bot.load(bot_file, simulations=2, device="cpu")])
+    asked = set()
+    with LiveServer(create_app(pool)) as live, httpx.Client(headers=JSON, base_url=live.url, timeout=60) as c:
+        for game_type in ("komi", "no_komi", "double"):
+            for seat in ("first", "second"):
+                state = new_game(c, game_type=game_type, seat=seat)
+                config, gid = GameConfig(side=3, game_type=game_type), state["id"]
+                while state["phase"] != "over":
+                    if state["to_act_is"] == "bot":
+                        match = Match.replay(config, evs(e["event"] for e in state["events"]))
+                        expected = str(next_turn(bot, match).event)
+                        assert engine_answer(bot, match) == expected, (game_type, texts(match.events))
+                        response = c.post(f"/api/games/{gid}/bot")
+                        asked.add((game_type, str(match.phase)))
+                    elif state["phase"] == "komi":
+                        response = c.post(f"/api/games/{gid}/komi", json={"komi": 3})
+                    elif state["phase"] == "colour":
+                        response = c.post(f"/api/games/{gid}/colour", json={"colour": "white"})
+                    else:
+                        response = c.post(f"/api/games/{gid}/move", json={"move": state["legal"][-1]})
+                    assert response.status_code == 200, response.text
+                    if state["to_act_is"] == "bot":
+                        assert response.json()["events"][-1]["event"] == expected
+                    state = response.json()
+    # Every kind of turn was asked: the komi, a colour, a swap or keep, moves under every game type.
+    assert asked >= {("komi", "komi"), ("komi", "colour"), ("no_komi", "colour"), ("komi", "play"),
+                     ("no_komi", "play"), ("double", "play")}, asked

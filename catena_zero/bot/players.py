@@ -98,6 +98,8 @@ class Capabilities:
     def plays(self, config: GameConfig) -> bool:
         """Whether it plays a game under ``config`` (its side, game type and scoring; any komi):
         the one spelling of the question (``check_plays`` refuses in one line)."""
+        if not isinstance(config, GameConfig):  # else a player of any game would say yes to anything
+            raise ValueError(f"expected a GameConfig, got {type(config).__name__}")
         return self.rule_sets is None or any(r.covers(config) for r in self.rule_sets)
 
 
@@ -163,9 +165,7 @@ def declared(player: Player, capability: type[T], declared_by: bool) -> Optional
 def check_plays(player: Player, config: GameConfig, who: Optional[str] = None) -> RuleSet:
     """``config``'s rule set if ``player`` plays it (``Capabilities.plays``), else ``UnsupportedGame`` naming what it
     was trained for, one line (``who``: how to name it, by default its name)."""
-    if not isinstance(config, GameConfig):
-        raise ValueError(f"expected a GameConfig, got {type(config).__name__}")
-    if not player.capabilities.plays(config):
+    if not player.capabilities.plays(config):  # ValueError for what is not a GameConfig
         trained = ", ".join(str(r) for r in player.capabilities.rule_sets or ())
         raise UnsupportedGame(f"{who or player.name} was trained for {trained}; it does not play {RuleSet.of(config)} "
                               f"(komi aside, side, game type and scoring must match)")
