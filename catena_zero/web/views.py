@@ -194,7 +194,7 @@ class GameView:
             last_move=None if game is None else game.last_move,
             move_number=0 if game is None else game.move_number,
             events=tuple(
-                EventView(event=e, seat=a, by="human" if a == s.human else "bot")
+                EventView(event=str(e), seat=a, by="human" if a == s.human else "bot")
                 for e, a in zip(match.events, s.actors)
             ),
             result=ResultView.of(match, s.human) if phase is Phase.OVER else None,
@@ -389,7 +389,7 @@ class StrengthView:
 
     @classmethod
     def of(cls, bot, config: ServerConfig) -> "StrengthView":
-        seconds, simulations = bot.seconds, bot.simulations  # BotLike: one of them is None
+        seconds, simulations = bot.seconds, bot.simulations  # a served bot: one of them is None
         return cls(simulations=simulations if isinstance(simulations, int) else None,
                    seconds=float(seconds) if isinstance(seconds, (int, float)) else None,
                    max_simulations=config.max_simulations, max_seconds=float(config.max_seconds))
