@@ -135,3 +135,16 @@ def test_bad_inputs_are_one_line_value_errors():
         fit_ratings([PairResult("a", "random", Tally(-1, 0, 1))])
     with pytest.raises(ValueError, match="not in the list"):
         fit_ratings([PairResult("a", "random", Tally(1, 0, 1))], players=["random"])
+
+
+def test_one_result_record_and_one_elo_formatter():
+    from catena_zero.eval.ratings import elo_number, elo_text
+
+    t = Tally.of([1.0, 0.5, 0.0, 1.0])
+    assert (t.wins, t.draws, t.losses, t.games, t.line()) == (2, 1, 1, 4, "+2 =1 -1")
+    assert t.score == pytest.approx(0.625) and t.elo == pytest.approx(elo_from_score(0.625))
+    assert (elo_number(-0.4), elo_number(35.2), elo_number(-35.6, signed=False), elo_number(math.inf)) == \
+        ("+0", "+35", "-36", "+inf")
+    assert elo_text(35.2, -20.4, 90.1) == "Elo +35 [-20, +90]"
+    assert elo_text(math.inf, 310.4, math.inf) == "Elo >= +310" and elo_text(-math.inf, -math.inf, -310.4) == "Elo <= -310"
+    assert elo_text(35.2, -20.4, 90.1, label="") == "+35 [-20, +90]"
