@@ -64,25 +64,25 @@ def test_an_unknown_scoring_is_a_one_line_user_error():
         komi_range("area")
 
 
-# (name, komi range, has a margin, counts stones, squares lengths, komi scale of self-play's spread)
+# (name, komi range, has a margin, reads the ribbons' lengths, a margin's natural size on N cells,
+# komi scale of self-play's spread)
 NUMBERS = [
-    ("standard", (0, 15), True, True, False, 1.0),
-    ("longest", (0, 15), False, False, False, 1.0),
-    ("quadratic", (0, 1000), True, False, True, 1000 / 15.0),
+    ("standard", (0, 15), True, False, math.sqrt, 1.0),
+    ("longest", (0, 15), False, True, math.sqrt, 1.0),
+    ("quadratic", (0, 1000), True, True, float, 1000 / 15.0),
 ]
 
 
-@pytest.mark.parametrize("name, komi, margin, stones, squares, komi_scale", NUMBERS)
-def test_the_records_numbers_are_the_houses(name, komi, margin, stones, squares, komi_scale):
+@pytest.mark.parametrize("name, komi, margin, lengths, unit_of, komi_scale", NUMBERS)
+def test_the_records_numbers_are_the_houses(name, komi, margin, lengths, unit_of, komi_scale):
     rule = scoring_rule(name)
     assert rule.komi_range == komi_range(name) == komi
-    assert (rule.has_margin, rule.counts_stones, rule.squares_lengths) == (margin, stones, squares)
+    assert (rule.has_margin, rule.reads_lengths) == (margin, lengths)
     assert rule.komi_scale == komi_scale  # exactly: self-play's komi_std * scale draws the same komi
     for side in (2, 3, 6, 10):
         cells = 3 * side * (side - 1) + 1
         game = GameConfig(side=side, scoring=name)
-        unit = float(cells) if squares else math.sqrt(cells)  # the search's unit before the records
-        assert rule.margin_unit(cells) == score_utility_unit(game) == unit
+        assert rule.margin_unit(cells) == score_utility_unit(game) == unit_of(cells)  # the unit before the records
         assert score_scale(game) == float(komi[1])  # features: margins and komi in komi-maximum units
 
 

@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import math
 import textwrap
-from collections import Counter
 from dataclasses import dataclass
 from typing import Optional
 from xml.sax.saxutils import escape
@@ -48,18 +47,6 @@ STONE_CHARS = {"black": "X", "white": "O"}  # live stones; claimed stones are lo
 
 
 # ------------------------------------------------------------------------- what a position means
-
-
-def _lengths(values, boosted_first: int = 0) -> str:
-    """"8+2 komi, 5, 1 x3" for lengths sorted longest first (komi shown on the first one)."""
-    if not values:
-        return "none"
-    counts = Counter(values[1:] if boosted_first else values)
-    parts = [f"{values[0]}+{boosted_first} komi"] if boosted_first else []
-    for length in sorted(counts, reverse=True):
-        k = counts[length]
-        parts.append(f"{length} x{k}" if k > 1 else f"{length}")
-    return ", ".join(parts)
 
 
 def _num(x: float) -> str:
@@ -82,53 +69,10 @@ def button_note(game: Game) -> Optional[str]:
 
 
 def score_lines(game: Game) -> list[str]:
-    """How the scores come about (R6, R8): one or more lines for the scoring in use."""
-    config = game.config
-    rule = config.scoring_rule
-    scores = game.scores()
-    holder = game.button_holder
-    if not rule.has_margin:  # longest: its tally, step by step
-        t = game.longest_tally()
-        komi = t.komi if t.komi_ribbon is not None else 0
-        lines = [f"{rule.name} scoring (R6): black's ribbons {_lengths(t.black)}; "
-                 f"white's {_lengths(t.white, komi)}"]
-        if config.komi and t.komi_ribbon is None:
-            lines[0] += f" (komi {config.komi} has no ribbon to go to)"
-        if t.cancelled:
-            lines.append(f"cancelled in equal pairs: {_lengths(t.cancelled)}; "
-                         f"left: black {_lengths(t.left_black)}, white {_lengths(t.left_white)}")
-        else:
-            lines.append("no two ribbons of opposite colours have equal length: none cancel")
-        leader = t.leader
-        if leader is not None:
-            top = (t.left_black if leader == "black" else t.left_white)[0]
-            komi_part = (f" ({t.komi_ribbon} + komi {t.komi})"
-                         if leader == "white" and t.komi and top == t.komi_ribbon + t.komi
-                         and t.komi_ribbon + t.komi not in t.white else "")
-            lines.append(f"longest ribbon left: {leader}'s {top}{komi_part}, so {leader} scores {top}, "
-                         f"the other 0")
-        elif holder is not None:
-            lines.append(f"no ribbon is left: the button holder, {holder}, wins (R6)")
-        else:
-            lines.append("no ribbon is left and there is no button: a draw (R8)")
-        return lines
-    parts = {}
-    owned = dict(zip(("black", "white"), game.owned_lengths()))
-    for colour in ("black", "white"):
-        if rule.counts_stones:
-            count = sum(1 for i in range(game.spec.num_cells) if game.stone_at(game.spec.names[i]) == colour)
-            terms = [f"{count} stone" + ("" if count == 1 else "s")]
-        else:
-            lengths = sorted(owned[colour], reverse=True)
-            terms = [f"ribbons {_lengths(lengths)} squared"]
-        if colour == "white" and config.komi:
-            terms.append(f"komi {config.komi}")
-        if holder == colour:
-            terms.append("0.5 button")
-        if rule.squares_lengths and len(terms) > 1:
-            terms[0] += f" ({sum(n * n for n in lengths)})"
-        parts[colour] = f"{colour} " + " + ".join(terms) + f" = {_num(scores[colour])}"
-    return [f"{rule.name} scoring (R6): {parts['black']}; {parts['white']}"]
+    """How the scores come about (R6, R8): the scoring record's explanation of the position."""
+    board = [game.stone_at(name) for name in game.spec.names]
+    stones = (board.count("black"), board.count("white"))
+    return game.config.scoring_rule.explain(game.config.komi, game.button_holder, stones, game.owned_lengths())
 
 
 def hex_centre(col: float, row: float, radius: float = 1.0) -> tuple[float, float]:

@@ -33,7 +33,7 @@ import numpy as np
 from .colours import BLACK, COLOUR_CODES, COLOUR_NAMES, EMPTY, WHITE, colour_code, opponent  # noqa: F401 (re-exported)
 from ..errors import UserError
 from .options import GameConfig
-from .scoring import LongestTally, scores as position_scores
+from .scoring import COLOURS, LongestTally
 from .spec import BUTTON, BoardSpec, board_spec
 
 # The most legal cells other than x that a stone on x can make illegal: only empty
@@ -542,10 +542,11 @@ class Game:
 
     def scores(self) -> dict[str, float]:
         """Scores as defined by the rules (R6, docs/RULES.md), usable during the game and final at the end:
-        ``scoring.scores`` of the stones and the owned ribbons."""
+        its scoring record's formula of the stones and the owned ribbons."""
         stones = (self._colour.count(BLACK), self._colour.count(WHITE))
-        lengths = None if self.config.scoring_rule.counts_stones else self.owned_lengths()
-        return position_scores(self.config.scoring_rule, self.config.komi, self.button_holder, stones, lengths)
+        rule = self.config.scoring_rule
+        lengths = self.owned_lengths() if rule.reads_lengths else None
+        return dict(zip(COLOURS, rule.scores(self.config.komi, self.button_holder, stones, lengths)))
 
     def longest_tally(self) -> LongestTally:
         """R6 longest scoring of the position step by step (``scoring.LongestTally``), at its komi."""

@@ -1,55 +1,84 @@
-"""Scoring (RULES.md R6, R8): the record of each scoring type, and the scores from what is on
-the board (each colour's stones and the lengths of the ribbons each colour owns).
+"""Scoring (RULES.md R6, R8): the record of each scoring type, each with its own formulas: the
+scores of one position, the scores of a batch of positions (numpy), and the lines that explain a
+result.
 
-``ScoringRule`` is the one place a scoring type is described: its name, komi range, how its
-points are counted, whether a margin means anything, its line of the rules in brief. Every
+``ScoringRule`` is the one place a scoring type is described: its name, its index in the
+network's input, its komi range, its line of the rules in brief and its three formulas. Every
 consumer (the options, both engines, the search's score unit, the features, self-play's komi
 spread, the solvers, the explanations) asks ``scoring_rule(name)`` instead of comparing names.
+A new scoring type is one more record here (a subclass and its instance in ``SCORING_RULES``);
+the network's input layout then grows by one slot (``net/features.py``, ``INPUT_LAYOUTS``).
 
-``scores`` is the one pure implementation: the reference engine (``rules.Game.scores``) and the
-explanation of a result (``render.score_lines``) both use it; the batched engine's vectorised
-copy (``vec/scores.py``) is diff-tested against it.
+Each record's scalar formula (``scores``) is the reference: the reference engine
+(``rules.Game.scores``) and the explanation (``explain``, which ``render.score_lines`` shows)
+use it; its vectorised formula (``batch_scores``, which the batched engine calls through
+``vec/scores.py``) is diff-tested against it (tests/test_vec_env.py, test_scoring*.py).
 
-Colours are named here ("black", "white"), as in ``Game``'s public API.
+Colours are named here ("black", "white"), as in ``Game``'s public API; the batched formulas
+read the engines' colour codes (``colours.py``).
 """
 
 from __future__ import annotations
 
 import math
+from abc import ABC, abstractmethod
 from collections import Counter
 from dataclasses import dataclass
-from typing import Optional, Sequence
+from typing import ClassVar, Optional, Protocol, Sequence
+
+import numpy as np
 
 from ..errors import UserError
+from .colours import BLACK, WHITE
+
+COLOURS = ("black", "white")  # the order of stones, lengths and the batched scores' columns
+
+
+class Boards(Protocol):
+    """R positions as the batched engine holds them, read lazily (``vec/scores.py`` reads them off
+    packed rows): what a scoring's vectorised formula asks of a batch. N: cells."""
+
+    def komi(self) -> np.ndarray:
+        """[R] int64: each position's komi."""
+
+    def button(self) -> np.ndarray:
+        """[R]: the colour code of the button's holder, EMPTY while nobody holds it."""
+
+    def stones(self) -> tuple[np.ndarray, np.ndarray]:
+        """([R], [R]) ints: Black's and White's stones on the board."""
+
+    def ribbons(self) -> tuple[np.ndarray, np.ndarray]:
+        """([R, N] int64, [R, N] colour codes): at each ribbon's root cell its length and its owner
+        (majority colour); the owner is EMPTY on every other cell and on a tied ribbon."""
 
 
 @dataclass(frozen=True)
-class ScoringRule:
-    """One scoring type of R6 and what the rest of the house asks of it.
+class ScoringRule(ABC):
+    """One scoring type of R6: its numbers and its formulas (module docstring).
 
-    Points are either counted from the stones (standard), or from the owned ribbons' lengths:
-    squared and summed (quadratic), or the longest one left after cancelling (longest). The first
-    two add the button's half point and White's komi to a sum, so the difference of the scores
-    is a margin in points; longest scores only the leader's one ribbon, so it has none.
+    ``scores`` is the reference formula; ``batch_scores`` must give the same numbers on a batch;
+    ``explain`` says how they come about. Their inputs: ``komi``; ``button``, its holder ("black",
+    "white", None); ``stones``, (Black's, White's) stones on the board; ``lengths``, (Black's,
+    White's) owned ribbon lengths (``Game.owned_lengths``: a ribbon counts for its majority
+    colour, a tied unclaimed one for nobody), which may be None when ``reads_lengths`` is false.
     """
 
     name: str  # as in GameConfig.scoring, record headers and rule-set keys (stored text: keep it)
-    index: int  # position in SCORINGS, the network's one-hot input of the scoring (trained weights: never reorder)
+    index: int  # position in SCORING_RULES, the network's one-hot input of the scoring (trained weights: never reorder)
     komi_max: int  # the komi is a whole number in 0..komi_max (R6)
-    counts_stones: bool  # the points are stones on the board, so the ribbons' lengths are not needed
-    squares_lengths: bool  # the points are the owned ribbons' lengths squared: a margin is in cells squared
-    summary: str  # its R6 line of the rules in brief (commands/play.py), without the name
+    summary: str  # its R6 line of the rules in brief (RULES_TEXT), without the name
+
+    # Whether the scores are sums of points, so that their difference is a margin to optimise
+    # (false for longest: the leader scores one ribbon's length, the other 0).
+    has_margin: ClassVar[bool] = True
+    # Whether the formulas read the owned ribbons' lengths (finding the owners costs a walk over
+    # the ribbons; the stones are counted cheaply, so a formula of stones alone has fast paths).
+    reads_lengths: ClassVar[bool] = True
 
     @property
     def komi_range(self) -> tuple[int, int]:
         """Inclusive komi range (R6: 0-15, or 0-1000 for quadratic)."""
         return (0, self.komi_max)
-
-    @property
-    def has_margin(self) -> bool:
-        """Whether the scores are sums of points, so that their difference is a margin to optimise
-        (false for longest: the leader scores one ribbon's length, the other 0)."""
-        return self.counts_stones or self.squares_lengths
 
     @property
     def komi_scale(self) -> float:
@@ -59,18 +88,157 @@ class ScoringRule:
 
     def margin_unit(self, cells: int) -> float:
         """The natural size of a score margin on a board of ``cells`` cells (the search's score
-        unit, KataGo's sqrt(area)): sqrt(N) when points count cells, N when they square lengths."""
-        return float(cells) if self.squares_lengths else math.sqrt(cells)
+        unit, KataGo's sqrt(area)): sqrt(N) when points count cells."""
+        return math.sqrt(cells)
+
+    @abstractmethod
+    def scores(self, komi: int, button: Optional[str], stones: tuple[int, int],
+               lengths: Optional[tuple[Sequence[int], Sequence[int]]]) -> tuple[float, float]:
+        """(Black's, White's) scores of a position (class docstring's inputs): usable during the
+        game and final at the end."""
+
+    @abstractmethod
+    def batch_scores(self, boards: Boards) -> np.ndarray:
+        """[R, 2] float32 [black, white] scores of R positions: ``scores`` of each."""
+
+    @abstractmethod
+    def explain(self, komi: int, button: Optional[str], stones: tuple[int, int],
+                lengths: tuple[Sequence[int], Sequence[int]]) -> list[str]:
+        """How the scores of a position come about (R6, R8): one or more lines for people."""
 
 
-STANDARD = ScoringRule("standard", 0, 15, counts_stones=True, squares_lengths=False,
-                       summary="your stones + 0.5 for the button (+ komi for White).")
-LONGEST = ScoringRule("longest", 1, 15, counts_stones=False, squares_lengths=False,
-                      summary="komi lengthens White's longest ribbon; equal-length pairs of opposite "
-                              "colours cancel; the longest ribbon left wins (none: the button).")
-QUADRATIC = ScoringRule("quadratic", 2, 1000, counts_stones=False, squares_lengths=True,
-                        summary="the sum of your ribbons' lengths squared, + button, + komi.")
-SCORING_RULES = (STANDARD, LONGEST, QUADRATIC)  # in index order
+@dataclass(frozen=True)
+class PointScoring(ScoringRule, ABC):
+    """A scoring that counts points for each colour, adds the button's half point to its holder's
+    and the komi to White's: the difference of the scores is a margin in points."""
+
+    @abstractmethod
+    def points(self, stones: tuple[int, int],
+               lengths: Optional[tuple[Sequence[int], Sequence[int]]]) -> tuple[float, float]:
+        """(Black's, White's) points before the button and the komi."""
+
+    @abstractmethod
+    def batch_points(self, boards: Boards) -> tuple[np.ndarray, np.ndarray]:
+        """([R], [R]): ``points`` of each position of a batch."""
+
+    @abstractmethod
+    def points_term(self, stones: int, lengths: Sequence[int], alone: bool) -> str:
+        """How one colour's points are counted, for ``explain`` ("12 stones"); ``alone``: no
+        button or komi term follows it."""
+
+    def scores(self, komi, button, stones, lengths):
+        black, white = self.points(stones, lengths)
+        return float(black) + 0.5 * (button == "black"), float(white) + 0.5 * (button == "white") + komi
+
+    def batch_scores(self, boards):
+        black, white = self.batch_points(boards)
+        button = boards.button()
+        out = np.empty((black.shape[0], 2), dtype=np.float64)
+        out[:, 0] = black
+        out[:, 1] = white
+        out[:, 0] += 0.5 * (button == BLACK)
+        out[:, 1] += 0.5 * (button == WHITE) + boards.komi()
+        return out.astype(np.float32)
+
+    def explain(self, komi, button, stones, lengths):
+        scores = self.scores(komi, button, stones, lengths)
+        parts = []
+        for i, colour in enumerate(COLOURS):
+            extras = [f"komi {komi}"] if colour == "white" and komi else []
+            if button == colour:
+                extras.append("0.5 button")
+            terms = [self.points_term(stones[i], lengths[i], alone=not extras), *extras]
+            parts.append(f"{colour} " + " + ".join(terms) + f" = {scores[i]:g}")
+        return [f"{self.name} scoring (R6): {parts[0]}; {parts[1]}"]
+
+
+@dataclass(frozen=True)
+class StandardScoring(PointScoring):
+    """R6 standard: a colour's points are its stones on the board."""
+
+    reads_lengths: ClassVar[bool] = False
+
+    def points(self, stones, lengths):
+        return stones
+
+    def batch_points(self, boards):
+        return boards.stones()
+
+    def points_term(self, stones, lengths, alone):
+        return f"{stones} stone" + ("" if stones == 1 else "s")
+
+
+@dataclass(frozen=True)
+class QuadraticScoring(PointScoring):
+    """R6 quadratic: a colour's points are the sum of its owned ribbons' lengths squared."""
+
+    def margin_unit(self, cells: int) -> float:
+        """Points square lengths, so a margin's natural size is the board's cells, N."""
+        return float(cells)
+
+    def points(self, stones, lengths):
+        return sum(n * n for n in lengths[0]), sum(n * n for n in lengths[1])
+
+    def batch_points(self, boards):
+        length, owner = boards.ribbons()
+        squared = length ** 2
+        return (squared * (owner == BLACK)).sum(axis=1), (squared * (owner == WHITE)).sum(axis=1)
+
+    def points_term(self, stones, lengths, alone):
+        term = f"ribbons {lengths_text(sorted(lengths, reverse=True))} squared"
+        return term if alone else term + f" ({sum(n * n for n in lengths)})"
+
+
+@dataclass(frozen=True)
+class LongestScoring(ScoringRule):
+    """R6 longest: the komi is added to one of White's longest ribbons, equal-length pairs of
+    opposite colours cancel; the colour with the longest ribbon left scores its length, the other
+    0 (both 0 if none is left: then the button decides, R6/R8). No margin: only who leads counts."""
+
+    has_margin: ClassVar[bool] = False
+
+    def scores(self, komi, button, stones, lengths):
+        scores = LongestTally.from_lengths(lengths[0], lengths[1], komi).scores
+        return scores["black"], scores["white"]
+
+    def batch_scores(self, boards):
+        length, owner = boards.ribbons()
+        return _longest_batch_scores(length, owner, boards.komi(), length.shape[1])
+
+    def explain(self, komi, button, stones, lengths):
+        t = LongestTally.from_lengths(lengths[0], lengths[1], komi)
+        shown_komi = t.komi if t.komi_ribbon is not None else 0
+        lines = [f"{self.name} scoring (R6): black's ribbons {lengths_text(t.black)}; "
+                 f"white's {lengths_text(t.white, shown_komi)}"]
+        if komi and t.komi_ribbon is None:
+            lines[0] += f" (komi {komi} has no ribbon to go to)"
+        if t.cancelled:
+            lines.append(f"cancelled in equal pairs: {lengths_text(t.cancelled)}; "
+                         f"left: black {lengths_text(t.left_black)}, white {lengths_text(t.left_white)}")
+        else:
+            lines.append("no two ribbons of opposite colours have equal length: none cancel")
+        leader = t.leader
+        if leader is not None:
+            top = (t.left_black if leader == "black" else t.left_white)[0]
+            komi_part = (f" ({t.komi_ribbon} + komi {t.komi})"
+                         if leader == "white" and t.komi and top == t.komi_ribbon + t.komi
+                         and t.komi_ribbon + t.komi not in t.white else "")
+            lines.append(f"longest ribbon left: {leader}'s {top}{komi_part}, so {leader} scores {top}, "
+                         f"the other 0")
+        elif button is not None:
+            lines.append(f"no ribbon is left: the button holder, {button}, wins (R6)")
+        else:
+            lines.append("no ribbon is left and there is no button: a draw (R8)")
+        return lines
+
+
+STANDARD = StandardScoring("standard", 0, 15, summary="your stones + 0.5 for the button (+ komi for White).")
+LONGEST = LongestScoring("longest", 1, 15,
+                         summary="komi lengthens White's longest ribbon; equal-length pairs of opposite "
+                                 "colours cancel; the longest ribbon left wins (none: the button).")
+QUADRATIC = QuadraticScoring("quadratic", 2, 1000,
+                             summary="the sum of your ribbons' lengths squared, + button, + komi.")
+SCORING_RULES: tuple[ScoringRule, ...] = (STANDARD, LONGEST, QUADRATIC)  # in index order
 _BY_NAME = {rule.name: rule for rule in SCORING_RULES}
 
 
@@ -80,6 +248,18 @@ def scoring_rule(name: str) -> ScoringRule:
     if rule is None:
         raise UserError(f"scoring must be one of {', '.join(_BY_NAME)}; got {name!r}")
     return rule
+
+
+def lengths_text(values: Sequence[int], boosted_first: int = 0) -> str:
+    """"8+2 komi, 5, 1 x3" for lengths sorted longest first (komi shown on the first one)."""
+    if not values:
+        return "none"
+    counts = Counter(values[1:] if boosted_first else values)
+    parts = [f"{values[0]}+{boosted_first} komi"] if boosted_first else []
+    for length in sorted(counts, reverse=True):
+        k = counts[length]
+        parts.append(f"{length} x{k}" if k > 1 else f"{length}")
+    return ", ".join(parts)
 
 
 @dataclass(frozen=True)
@@ -133,29 +313,29 @@ class LongestTally:
         return result
 
 
-def scores(rule: ScoringRule, komi: int, button: Optional[str], stones: tuple[int, int],
-           lengths: Optional[tuple[Sequence[int], Sequence[int]]]) -> dict[str, float]:
-    """The scores of a position (R6) under scoring ``rule`` at ``komi``: usable during the game
-    and final at the end.
-
-    ``button``: its holder ("black", "white", None); ``stones``: (Black's, White's) stones on
-    the board, which standard scoring counts; ``lengths``: (Black's, White's) owned ribbon
-    lengths (``Game.owned_lengths``), which the other scorings read (may be None under standard).
-
-    standard: stones of the colour + 0.5 button + komi for White.
-    quadratic: sum of length**2 over owned ribbons + 0.5 button + komi for White; a
-        ribbon's owner is its majority colour (a tied unlimited ribbon counts for nobody).
-    longest: komi added to one of White's longest ribbons, equal-length opposite-colour
-        pairs cancelled; the colour with the longest remaining ribbon scores its length,
-        the other 0 (both 0 if none remains: then the button decides, R6/R8).
-    """
-    if not rule.has_margin:  # longest
-        return LongestTally.from_lengths(lengths[0], lengths[1], komi).scores
-    if rule.counts_stones:
-        score = {"black": float(stones[0]), "white": float(stones[1])}
-    else:  # quadratic
-        score = {"black": float(sum(n * n for n in lengths[0])), "white": float(sum(n * n for n in lengths[1]))}
-    if button is not None:
-        score[button] += 0.5
-    score["white"] += komi
-    return score
+def _longest_batch_scores(length: np.ndarray, owner: np.ndarray, komi: np.ndarray, n: int) -> np.ndarray:
+    """``LongestScoring.batch_scores`` of the ribbons' lengths and owners [R, N] (``Boards.ribbons``)
+    at ``komi`` [R] int64: komi on one of White's longest ribbons, equal-length opposite pairs
+    cancel; the colour of the longest ribbon left scores its length, the other 0."""
+    rows = length.shape[0]
+    bins = n + 1 + int(komi.max(initial=0))
+    off = np.arange(rows, dtype=np.int64)[:, None] * bins
+    white_len = np.where(owner == WHITE, length, 0)
+    longest_white = white_len.max(axis=1, initial=0)
+    is_black, is_white = owner == BLACK, owner == WHITE
+    count_b = np.bincount((off + length)[is_black], minlength=rows * bins).reshape(rows, bins)
+    count_w = np.bincount((off + length)[is_white], minlength=rows * bins).reshape(rows, bins)
+    has_white = longest_white > 0
+    wr = np.flatnonzero(has_white)
+    count_w[wr, longest_white[wr]] -= 1
+    count_w[wr, longest_white[wr] + komi[wr]] += 1
+    # per length, cancelling pairs leaves only the surplus colour; the top such length wins
+    surplus = count_b - count_w
+    nonzero = surplus != 0
+    top = bins - 1 - np.argmax(nonzero[:, ::-1], axis=1)
+    any_left = nonzero.any(axis=1)
+    top_colour = np.where(surplus[np.arange(rows), top] > 0, 0, 1)
+    out = np.zeros((rows, 2), dtype=np.float32)
+    left = np.flatnonzero(any_left)
+    out[left, top_colour[left]] = top[left]
+    return out

@@ -23,7 +23,7 @@ from ..spec import BoardSpec, board_spec
 from .batched import BatchedEngine
 from .layout import _layout_for
 from .row import RowEngine
-from .scores import _standard_row_scores
+from .scores import _row_scores
 from .state import EnvState, RibbonInfo
 
 # Up to this many running games, ``step`` and ``play_out`` use the one-row engine (Python lists)
@@ -183,7 +183,8 @@ class VecEnv(BatchedEngine, RowEngine):
         lay = self._lay
         data = state.data
         colour = np.asarray(colour)
-        if data.shape[0] > SMALL_BATCH or not lay.rules.scoring_rule.counts_stones:
+        rule = lay.rules.scoring_rule
+        if data.shape[0] > SMALL_BATCH or rule.reads_lengths:
             scores = state.scores
             winner = data[:, lay.winner]
             value = np.where(winner == colour, 1.0, -1.0)
@@ -192,7 +193,7 @@ class VecEnv(BatchedEngine, RowEngine):
             return value.astype(np.float32), margin.astype(np.float32)
         value, margin = [], []
         for row, me in zip(data.tolist(), colour.tolist()):
-            black, white = _standard_row_scores(row, lay)
+            black, white = _row_scores(row, lay, rule)
             winner = row[lay.winner]
             value.append(0.0 if winner == EMPTY else 1.0 if winner == me else -1.0)
             margin.append(black - white if me == BLACK else white - black)

@@ -13,7 +13,7 @@ import numpy as np
 
 from ..colours import BLACK, EMPTY, WHITE
 from .layout import _LOST_MAX, _Layout
-from .scores import _scores, _standard_row_scores
+from .scores import _row_scores
 
 
 def _write_where(F: list, labels: list, key: int, offset: int, value: int) -> None:
@@ -196,10 +196,7 @@ class RowEngine:
     def _row_winner(self, F: list) -> None:
         """``_set_winner`` for one finished game (scores on a one-row array: once per game)."""
         lay = self._lay
-        if lay.rules.scoring_rule.counts_stones:
-            black, white = _standard_row_scores(F, lay)
-        else:
-            black, white = _scores(np.array([F], dtype=np.int16), lay)[0].tolist()
+        black, white = _row_scores(F, lay, lay.rules.scoring_rule)
         F[lay.winner] = BLACK if black > white else WHITE if white > black else F[lay.button]
 
     def _play_out_rows(self, data: np.ndarray, rng: np.random.Generator) -> None:

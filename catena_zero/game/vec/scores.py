@@ -1,7 +1,8 @@
-"""Scores and outcomes of packed game rows (R6): the whole-array version and the one-row one.
+"""Scores of packed game rows (R6): the scoring record's formulas (``game/scoring.py``) applied to
+the rows, for the whole array and for one row.
 
-The batched copy of ``game/scoring.py`` (the pure reference), vectorised over rows and
-diff-tested against it (tests/test_vec_env.py, test_scoring.py).
+The formulas are the record's; this module only reads what they ask of a batch (``Boards``) off
+the packed rows, and picks the cheaper formula for one row held as a Python list.
 
 Shape legend: R packed rows, N cells, W row width (``layout.py``).
 """
@@ -12,74 +13,56 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..colours import BLACK, EMPTY, WHITE
+from ..colours import BLACK, COLOUR_NAMES, EMPTY, WHITE
 
 if TYPE_CHECKING:
+    from ..scoring import ScoringRule
     from .layout import _Layout
 
 
-def _standard_row_scores(F: list, lay: _Layout) -> tuple[float, float]:
-    """(black, white) standard scores of one packed row as a Python list (``_scores``'
-    standard branch on a list: for the one-row engine and a handful of rollouts)."""
-    board = F[lay.colour:lay.colour + lay.n]
-    button = F[lay.button]
-    black = board.count(BLACK) + 0.5 * (button == BLACK)
-    white = board.count(WHITE) + 0.5 * (button == WHITE) + F[lay.komi]
-    return black, white
+class _PackedBoards:
+    """``scoring.Boards`` of packed rows ``data`` [R, W], each part read when a formula asks."""
 
+    __slots__ = ("data", "lay")
 
-def _scores(data: np.ndarray, lay: _Layout) -> np.ndarray:
-    """[R, 2] float32 [black, white] scores of packed rows ``data`` [R, W] (brief, R6)."""
-    n = lay.n
-    rule = lay.rules.scoring_rule
-    colour = data[:, lay.colour:lay.colour + n]
-    komi = data[:, lay.komi].astype(np.float64)
-    button = data[:, lay.button]
-    out = np.zeros((data.shape[0], 2), dtype=np.float64)
-    if rule.counts_stones:
-        out[:, 0] = (colour == BLACK).sum(axis=1)
-        out[:, 1] = (colour == WHITE).sum(axis=1)
-    else:
+    def __init__(self, data: np.ndarray, lay: _Layout) -> None:
+        self.data = data
+        self.lay = lay
+
+    def komi(self) -> np.ndarray:
+        return self.data[:, self.lay.komi].astype(np.int64)
+
+    def button(self) -> np.ndarray:
+        return self.data[:, self.lay.button]
+
+    def stones(self) -> tuple[np.ndarray, np.ndarray]:
+        colour = self.data[:, self.lay.colour:self.lay.colour + self.lay.n]
+        return (colour == BLACK).sum(axis=1), (colour == WHITE).sum(axis=1)
+
+    def ribbons(self) -> tuple[np.ndarray, np.ndarray]:
         # ribbons are their roots; owner = majority colour (claimed ribbons are monochrome),
         # a tied unclaimed ribbon counts for nobody
+        data, lay, n = self.data, self.lay, self.lay.n
+        colour = data[:, lay.colour:lay.colour + n]
         is_root = (data[:, lay.label:lay.label + n] == np.arange(n)) & (colour != EMPTY)
         black = data[:, lay.black:lay.black + n].astype(np.int64)
         white = data[:, lay.white:lay.white + n].astype(np.int64)
-        length = black + white
         majority = np.where(black > white, BLACK, np.where(white > black, WHITE, EMPTY))
-        owner = np.where(is_root, majority, EMPTY)
-        if rule.squares_lengths:
-            out[:, 0] = (length ** 2 * (owner == BLACK)).sum(axis=1)
-            out[:, 1] = (length ** 2 * (owner == WHITE)).sum(axis=1)
-        else:  # longest
-            return _longest_scores(length, owner, data[:, lay.komi].astype(np.int64), n)
-    out[:, 0] += 0.5 * (button == BLACK)
-    out[:, 1] += 0.5 * (button == WHITE) + komi
-    return out.astype(np.float32)
+        return black + white, np.where(is_root, majority, EMPTY)
 
 
-def _longest_scores(length: np.ndarray, owner: np.ndarray, komi: np.ndarray, n: int) -> np.ndarray:
-    """R6 longest: komi on one of White's longest ribbons, cancel equal-length opposite pairs;
-    the colour of the longest remaining ribbon scores its length, the other 0."""
-    rows = length.shape[0]
-    bins = n + 1 + int(komi.max(initial=0))
-    off = np.arange(rows, dtype=np.int64)[:, None] * bins
-    white_len = np.where(owner == WHITE, length, 0)
-    longest_white = white_len.max(axis=1, initial=0)
-    is_black, is_white = owner == BLACK, owner == WHITE
-    count_b = np.bincount((off + length)[is_black], minlength=rows * bins).reshape(rows, bins)
-    count_w = np.bincount((off + length)[is_white], minlength=rows * bins).reshape(rows, bins)
-    has_white = longest_white > 0
-    wr = np.flatnonzero(has_white)
-    count_w[wr, longest_white[wr]] -= 1
-    count_w[wr, longest_white[wr] + komi[wr]] += 1
-    # per length, cancelling pairs leaves only the surplus colour; the top such length wins
-    surplus = count_b - count_w
-    nonzero = surplus != 0
-    top = bins - 1 - np.argmax(nonzero[:, ::-1], axis=1)
-    any_left = nonzero.any(axis=1)
-    top_colour = np.where(surplus[np.arange(rows), top] > 0, 0, 1)
-    out = np.zeros((rows, 2), dtype=np.float32)
-    left = np.flatnonzero(any_left)
-    out[left, top_colour[left]] = top[left]
-    return out
+def _scores(data: np.ndarray, lay: _Layout) -> np.ndarray:
+    """[R, 2] float32 [black, white] scores of packed rows ``data`` [R, W] (R6)."""
+    return lay.rules.scoring_rule.batch_scores(_PackedBoards(data, lay))
+
+
+def _row_scores(F: list, lay: _Layout, rule: ScoringRule) -> tuple[float, float]:
+    """(black, white) scores of one packed row as a Python list (the one-row engine, and the
+    outcomes of a handful of rollouts) under ``rule``, the layout's scoring (looked up once by a
+    caller looping over rows): the record's scalar formula when it reads only the stones
+    (counting a list beats building an array), else ``_scores`` of the one row."""
+    if rule.reads_lengths:
+        black, white = _scores(np.array([F], dtype=np.int16), lay)[0].tolist()
+        return black, white
+    board = F[lay.colour:lay.colour + lay.n]
+    return rule.scores(F[lay.komi], COLOUR_NAMES.get(F[lay.button]), (board.count(BLACK), board.count(WHITE)), None)
