@@ -103,43 +103,14 @@ def prepare_run(config: Config, default_name: str, run_name: Optional[str], resu
     name = run_name or config.run.name or default_name
     if "/" in name or name in ("", ".", ".."):
         raise RunError(f"run name must be a plain folder name, got {name!r}")
-    run_dir = Path(config.run.root) / name
-    saved_path = run_dir / CONFIG_FILE
     if resume:
-        if not saved_path.exists():
-            raise RunError(f"nothing to resume: {saved_path} does not exist")
-        try:
-            saved = load_config(saved_path)
-        except ConfigError as exc:
-            raise RunError(f"cannot resume {run_dir}: {exc}") from None
-        wanted = _with_run_name(config, name)
-        # train.init_from (and init_replay, init_deepen) only decide a run's first network and buffer: a
-        # resume need not repeat them.
-        # Where and how the network runs (net.device, precision ...) is not part of the run: a
-        # run started on a GPU continues on a CPU (NetConfig.ARCHITECTURE is what the weights fit).
-        runtime = tuple(f"net.{f.name}" for f in dataclasses.fields(NetConfig) if f.name not in NetConfig.ARCHITECTURE)
-        # A recipe's end (finish.*) comes after the training: it may change too.
-        differing = [d for d in config_diff(saved, wanted)
-                     if d.split(":")[0] not in RESUMABLE_KEYS + runtime + ("train.init_from", "train.init_replay", "train.init_deepen")
-                     and not d.startswith("finish.")]
-        if differing:
-            raise RunError(f"--resume would change {run_dir}'s config; only the bounds "
-                           f"({', '.join(RESUMABLE_KEYS)}) and where the network runs (net.device, its precision) "
-                           f"may change: {'; '.join(differing)}")
-        bounds = {key.split(".")[1]: getattr(config.run, key.split(".")[1]) for key in RESUMABLE_KEYS}
-        config = dataclasses.replace(_replace_run(saved, **bounds), finish=wanted.finish)
-        config = dataclasses.replace(config, net=dataclasses.replace(
-            wanted.net, **{name: getattr(saved.net, name) for name in NetConfig.ARCHITECTURE}))
-        if not config.stages:  # a staged run's stages say what is left (_run_stages)
-            _check_work_left(run_dir, config)
+        run_dir = Path(config.run.root) / name
+        config = _resumed_config(config, run_dir, name)
     else:
-        if list_checkpoints(run_dir) and not (run_name or config.run.name):
-            # No name was asked for: a second run of the same config gets the next free name.
-            name = next(f"{name}-{i}" for i in range(2, 10**6)
-                        if not list_checkpoints(Path(config.run.root) / f"{name}-{i}"))
-            run_dir = Path(config.run.root) / name
-            saved_path = run_dir / CONFIG_FILE
-        elif list_checkpoints(run_dir):
+        # No name was asked for: a second run of the same config gets the next free name.
+        name = _free_run_name(config.run.root, name) if not (run_name or config.run.name) else name
+        run_dir = Path(config.run.root) / name
+        if list_checkpoints(run_dir):
             raise RunError(f"run folder {run_dir} already has checkpoints: continue it with --resume, "
                            "or choose another --run-name")
         config = _with_run_name(config, name)
@@ -148,8 +119,50 @@ def prepare_run(config: Config, default_name: str, run_name: Optional[str], resu
     # included): a second train of the run is refused before it deletes or overwrites anything.
     lock_folder(run_dir, RUN_LOCK_FILE, f"run folder {run_dir}")
     _remove_stale_temp_files(run_dir)
-    write_text_atomic(saved_path, config_to_yaml(config))
+    write_text_atomic(run_dir / CONFIG_FILE, config_to_yaml(config))
     return run_dir, config
+
+
+def _free_run_name(root: str, name: str) -> str:
+    """``name`` if its folder under ``root`` has no checkpoints, else the first ``name-2``, ``name-3``
+    ... whose folder has none."""
+    if not list_checkpoints(Path(root) / name):
+        return name
+    return next(f"{name}-{i}" for i in range(2, 10**6) if not list_checkpoints(Path(root) / f"{name}-{i}"))
+
+
+def _resumed_config(config: Config, run_dir: Path, name: str) -> Config:
+    """The config a resume of ``run_dir`` trains with: the saved one, with ``config``'s bounds, its
+    recipe's end (``finish``) and where its network runs; ``RunError`` if ``config`` changes
+    anything else, ``NothingToDo`` if the run already reached the bounds."""
+    saved_path = run_dir / CONFIG_FILE
+    if not saved_path.exists():
+        raise RunError(f"nothing to resume: {saved_path} does not exist")
+    try:
+        saved = load_config(saved_path)
+    except ConfigError as exc:
+        raise RunError(f"cannot resume {run_dir}: {exc}") from None
+    wanted = _with_run_name(config, name)
+    # train.init_from (and init_replay, init_deepen) only decide a run's first network and buffer: a
+    # resume need not repeat them.
+    # Where and how the network runs (net.device, precision ...) is not part of the run: a
+    # run started on a GPU continues on a CPU (NetConfig.ARCHITECTURE is what the weights fit).
+    runtime = tuple(f"net.{f.name}" for f in dataclasses.fields(NetConfig) if f.name not in NetConfig.ARCHITECTURE)
+    # A recipe's end (finish.*) comes after the training: it may change too.
+    differing = [d for d in config_diff(saved, wanted)
+                 if d.split(":")[0] not in RESUMABLE_KEYS + runtime + ("train.init_from", "train.init_replay", "train.init_deepen")
+                 and not d.startswith("finish.")]
+    if differing:
+        raise RunError(f"--resume would change {run_dir}'s config; only the bounds "
+                       f"({', '.join(RESUMABLE_KEYS)}) and where the network runs (net.device, its precision) "
+                       f"may change: {'; '.join(differing)}")
+    bounds = {key.split(".")[1]: getattr(config.run, key.split(".")[1]) for key in RESUMABLE_KEYS}
+    resumed = dataclasses.replace(_replace_run(saved, **bounds), finish=wanted.finish)
+    resumed = dataclasses.replace(resumed, net=dataclasses.replace(
+        wanted.net, **{part: getattr(saved.net, part) for part in NetConfig.ARCHITECTURE}))
+    if not resumed.stages:  # a staged run's stages say what is left (_run_stages)
+        _check_work_left(run_dir, resumed)
+    return resumed
 
 
 def _check_work_left(run_dir: Path, config: Config) -> None:
@@ -253,6 +266,15 @@ class _Counters:
         return cls(step=checkpoint.step, positions=int(c.get("positions", 0)), games=int(c.get("games", 0)),
                    samples=int(c.get("samples", 0)), seconds=float(c.get("seconds", 0.0)),
                    cpu_seconds=float(c.get("cpu_seconds", 0.0)))
+
+
+@dataclass(frozen=True)
+class _SessionClock:
+    """When a session began and the run's time totals before it (a resume adds its own to them)."""
+
+    started: float  # time.perf_counter() at the session's start
+    seconds_before: float
+    cpu_seconds_before: float
 
 
 @dataclass(slots=True)  # slots: a misspelt or new field fails at once instead of appearing on the fly
@@ -385,32 +407,16 @@ class TrainingRun:
     # -- the loop --------------------------------------------------------------------------------
 
     def run(self) -> RunSummary:
-        config, state = self.config, self.state
-        counters = state.counters
-        start_ray(config.run.address, config.run.num_cpus)
-        session_start = time.perf_counter()
+        start_ray(self.config.run.address, self.config.run.num_cpus)
+        counters = self.state.counters
+        clock = _SessionClock(time.perf_counter(), counters.seconds, counters.cpu_seconds)
         self.cpu = CpuAccount(self.cpus)
-        seconds_before, cpu_before = counters.seconds, counters.cpu_seconds
         stop_reason = "interrupted"
         pool = None
         previous_sigterm = signal.signal(signal.SIGTERM, _raise_keyboard_interrupt)
         try:
-            pool = SelfPlayPool(config, self.actor_seeds)
-            pool.publish(self._selfplay_weights(), counters.step)
-            self.evaluations.open()
-            self.progress.start(counters.step, self.config.run.bounds(), counters.seconds, self._done(counters))
-            while True:
-                counters.seconds = seconds_before + time.perf_counter() - session_start
-                counters.cpu_seconds = cpu_before + self.cpu.report().used
-                stop_reason = self._bound_reached()
-                if stop_reason:
-                    break
-                trainable = self.replay.steps_allowed(config.train.batch_size)
-                self._collect(pool.poll(timeout=0.0 if trainable else 0.25))
-                for _ in range(min(trainable, 4, self._steps_left())):
-                    self._train_step(pool)
-                self.evaluations.poll(self.cpu)
-                self.progress.update(counters.step, self._progress_fields(pool), self._done(counters))
+            pool = SelfPlayPool(self.config, self.actor_seeds)
+            stop_reason = self._loop(pool, clock)
         except KeyboardInterrupt:
             stop_reason = "interrupted (Ctrl-C)"
         except RayNodeLost as exc:  # the learner's state is intact: checkpoint it below
@@ -420,27 +426,57 @@ class TrainingRun:
             self.learner.load_state_dict(self._last_good_state())
         finally:
             signal.signal(signal.SIGTERM, previous_sigterm)
-            counters.seconds = seconds_before + time.perf_counter() - session_start
-            counters.cpu_seconds = cpu_before + self.cpu.report().used
-            if not stop_reason.startswith("stopped"):
-                self._checkpoint()
-            if stop_reason.startswith("bound"):
-                self.evaluations.finish(counters.step, self.cpu, lambda: self._start_eval(final=True))
-            self.progress.close()
-            restarts = pool.restarts if pool is not None else 0
-            cpu = self.cpu.report(ray_processes=True)  # while Ray's processes still run
-            self.evaluations.close()
-            if pool is not None:
-                pool.shutdown()
-            stop_ray()
-            self.log.close()
+            restarts, cpu = self._end_session(stop_reason, pool, clock)
         return RunSummary(run_dir=self.run_dir, checkpoint=self.checkpoints.last, step=counters.step,
                           positions=counters.positions, games=counters.games,
                           minutes=counters.seconds / 60, stop_reason=stop_reason, last_eval=self.evaluations.last,
-                          actor_restarts=restarts, actor_nodes=len(state.nodes),
-                          cpu=cpu, evaluations_skipped=self.evaluations.skipped, bound=state.bound,
+                          actor_restarts=restarts, actor_nodes=len(self.state.nodes),
+                          cpu=cpu, evaluations_skipped=self.evaluations.skipped, bound=self.state.bound,
                           evaluations=self.evaluations.recorded,
                           stage=self.stage, cpu_hours=counters.cpu_seconds / 3600)
+
+    def _loop(self, pool: SelfPlayPool, clock: _SessionClock) -> str:
+        """Collect self-play, train and evaluate until a bound is reached; returns why it stopped."""
+        config, counters = self.config, self.state.counters
+        pool.publish(self._selfplay_weights(), counters.step)
+        self.evaluations.open()
+        self.progress.start(counters.step, config.run.bounds(), counters.seconds, self._done(counters))
+        while True:
+            self._count_time(clock)
+            stop_reason = self._bound_reached()
+            if stop_reason:
+                return stop_reason
+            trainable = self.replay.steps_allowed(config.train.batch_size)
+            self._collect(pool.poll(timeout=0.0 if trainable else 0.25))
+            for _ in range(min(trainable, 4, self._steps_left())):
+                self._train_step(pool)
+            self.evaluations.poll(self.cpu)
+            self.progress.update(counters.step, self._progress_fields(pool), self._done(counters))
+
+    def _count_time(self, clock: _SessionClock) -> None:
+        """The run's wall-clock and CPU time totals, this session's so far added."""
+        counters = self.state.counters
+        counters.seconds = clock.seconds_before + time.perf_counter() - clock.started
+        counters.cpu_seconds = clock.cpu_seconds_before + self.cpu.report().used
+
+    def _end_session(self, stop_reason: str, pool: Optional[SelfPlayPool],
+                     clock: _SessionClock) -> tuple[int, CpuReport]:
+        """The last checkpoint (not after a diverged loss), the final in-loop matches (at a bound),
+        then everything closed and Ray stopped; returns the actors' restarts and the session's CPU time."""
+        self._count_time(clock)
+        if not stop_reason.startswith("stopped"):
+            self._checkpoint()
+        if stop_reason.startswith("bound"):
+            self.evaluations.finish(self.state.counters.step, self.cpu, lambda: self._start_eval(final=True))
+        self.progress.close()
+        restarts = pool.restarts if pool is not None else 0
+        cpu = self.cpu.report(ray_processes=True)  # while Ray's processes still run
+        self.evaluations.close()
+        if pool is not None:
+            pool.shutdown()
+        stop_ray()
+        self.log.close()
+        return restarts, cpu
 
     def _run_progress(self) -> float:
         """How far the run (a staged run: its stage) is toward the first bound it will reach, 0..1
