@@ -14,6 +14,7 @@ from catena_zero.game import Game, GameConfig
 from catena_zero.game.match import Match
 from catena_zero.game.records import load_record, record_of, save_record
 from catena_zero.artifacts.checkpoint import load_checkpoint
+from events import ev, evs, texts  # noqa: F401
 
 
 @pytest.fixture(scope="module")
@@ -62,10 +63,10 @@ def test_a_finished_game_is_judged_by_its_result(bot_path):
 
 def _finished_match(tmp_path):
     match = Match(GameConfig(side=3))
-    match.apply("komi 4")
-    match.apply("colour white")
+    match.apply(ev("komi 4"))
+    match.apply(ev("colour white"))
     while match.phase != "over":
-        match.apply(match.game.legal_moves()[-1])
+        match.apply(ev(match.game.legal_moves()[-1]))
     path = tmp_path / "game.txt"
     save_record(path, match)
     return path, match

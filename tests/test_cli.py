@@ -10,16 +10,18 @@ import xml.etree.ElementTree as ET
 import numpy as np
 import pytest
 
-from catena_zero.bot.players import Player, RandomPlayer, choose_event, setup_choices
+from catena_zero.bot.players import Player, RandomPlayer, setup_choices
+from catena_zero.game.notation import EventKind
 from catena_zero.cli import main
 from catena_zero.terminal import play_in_terminal
 from catena_zero.commands.random_game import play_random_game
 from catena_zero.config import config_from_dict
-from catena_zero.eval.agents import AgentPlayer, RandomAgent, UCTAgent
+from catena_zero.eval.agents import RandomAgent, UCTAgent
 from catena_zero.eval.specs import PLAYER_KINDS, make_player
 from catena_zero.game import Game, GameConfig
 from catena_zero.game.match import Match
 from catena_zero.game.records import load_record
+from events import choose_event, ev, evs, texts  # noqa: F401
 
 
 def run(argv, capsys, stdin: str | None = None, monkeypatch=None):
@@ -47,7 +49,7 @@ def test_random_game_writes_a_record_that_replays_and_an_svg(tmp_path, capsys):
     record = load_record(out_path)
     expected = play_random_game(config_from_dict({"game": {"side": 3, "scoring": "longest", "komi": 2}, "seed": 4}))
     assert record.config == GameConfig(side=3, scoring="longest", komi=2)
-    assert list(record.events) == expected.history and record.result is not None
+    assert texts(record.events) == expected.history and record.result is not None
     assert f"game over: {expected.winner} wins" in out
     assert out.count("game over") == 1 and "result:" not in out  # the result once, not twice
     assert ET.parse(svg_path).getroot().tag.endswith("svg")
@@ -138,7 +140,7 @@ def test_show_counts_moves_as_the_stones_are_and_lists_the_setup_apart(tmp_path,
 
     match = Match(GameConfig(side=3))
     for event in ("komi 6", "colour black", "B2", "C3", "A1"):
-        match.apply(event)
+        match.apply(ev(event))
     path = tmp_path / "m.txt"
     save_record(path, match)
     code, out, _ = run(["show", str(path)], capsys)
@@ -161,8 +163,8 @@ def scripted_match(config: GameConfig, seed: int) -> list[str]:
     """The events of a complete random match, to be typed by two people."""
     rng, player, match = np.random.default_rng(seed), RandomPlayer(), Match(config)
     while match.phase != "over":
-        match.apply(choose_event(player, match, rng))
-    return match.events
+        match.apply(ev(choose_event(player, match, rng)))
+    return texts(match.events)
 
 
 def typed(event: str) -> str:
@@ -184,7 +186,7 @@ def test_two_people_play_a_whole_match_and_save_it(config, tmp_path, capsys, mon
                           "--save", str(path)], capsys, stdin=stdin, monkeypatch=monkeypatch)
     assert code == 0 and err == ""
     record = load_record(path)
-    assert list(record.events) == events and record.result is not None
+    assert texts(record.events) == events and record.result is not None
     assert out.count("game over: ") == 1 and ("wins" in out or "a draw" in out)
     assert "not accepted" not in out
     # Issue 28: the key that never changes is shown with the first board, not after every move;
@@ -222,7 +224,7 @@ def test_bad_input_reprompts_and_commands_work(tmp_path, capsys, monkeypatch):
     assert "choose the komi: a whole number from 0 to 15" in out  # 'moves' in the komi phase
     assert "legal: A1 A2 A3" in out  # 'moves' in play
     assert "Commands:" in out  # help
-    assert list(load_record(path).events) == events
+    assert texts(load_record(path).events) == events
 
 
 def test_end_of_input_and_quit_end_cleanly_and_save_unfinished(tmp_path, capsys, monkeypatch):
@@ -234,7 +236,7 @@ def test_end_of_input_and_quit_end_cleanly_and_save_unfinished(tmp_path, capsys,
                        stdin="black\nc3\nquit\nd4\n", monkeypatch=monkeypatch)
     assert code == 0 and "game abandoned" in out
     record = load_record(path)
-    assert record.events == ("komi 5", "colour black", "C3")  # --komi answers the komi choice (R7)
+    assert texts(record.events) == ["komi 5", "colour black", "C3"]  # --komi answers the komi choice (R7)
     assert record.first == "white" and record.result is None
 
 
@@ -272,9 +274,9 @@ def test_person_against_random_player(seat):
     assert "not accepted" not in text
     assert text.count(" > ") == mine  # one prompt per own turn, none on the program's turns
     if seat == "first":
-        assert match.events[0] == "komi 3"
+        assert match.events[0] == ev("komi 3")
     else:
-        assert match.events[1] == "colour white"
+        assert match.events[1] == ev("colour white")
     assert f"game over: {match.game.winner} ({match.player_of(match.game.winner)} player) wins" in text
     assert text.count("game over") == 1
 
@@ -287,7 +289,7 @@ def test_cli_play_against_random_saves_a_finished_game(tmp_path, capsys, monkeyp
                         "--save", str(path)], capsys, stdin="white\nquit\n", monkeypatch=monkeypatch)
     assert code == 0
     record = load_record(path)
-    assert record.events[0].startswith("komi ") and record.events[1] == "colour white"
+    assert record.events[0].kind is EventKind.KOMI and record.events[1] == ev("colour white")
     assert f"first player: {record.events[0]}" in out
 
 
@@ -311,27 +313,30 @@ def test_random_player_is_uniform_over_legal_moves_and_seeded():
 
 def test_setup_choices_follow_the_match_phase():
     match = Match(GameConfig(side=3, scoring="quadratic"))
-    assert setup_choices(match)[0] == "komi 0" and setup_choices(match)[-1] == "komi 1000"  # R6 range
-    match.apply("komi 10")
-    assert setup_choices(match) == ["colour black", "colour white"]
+    assert texts(setup_choices(match)) == [f"komi {k}" for k in range(1001)]  # R6 range
+    match.apply(ev("komi 10"))
+    assert texts(setup_choices(match)) == ["colour black", "colour white"]
     no_komi = Match(GameConfig(side=3, game_type="no_komi"))
-    no_komi.apply("C3")
-    assert setup_choices(no_komi) == ["colour white", "swap"]  # R7
+    no_komi.apply(ev("C3"))
+    assert texts(setup_choices(no_komi)) == ["colour white", "swap"]  # R7
+    no_komi.apply(ev("swap"))
+    with pytest.raises(ValueError, match="no set-up choice in phase play"):
+        setup_choices(no_komi)
     rng = np.random.default_rng(1)
     for config in (GameConfig(side=3), GameConfig(side=3, game_type="no_komi"), GameConfig(side=3, game_type="double")):
         m = Match(config)
         while m.phase != "over":
-            m.apply(choose_event(RandomPlayer(), m, rng))  # IllegalMove would fail the test
+            m.apply(ev(choose_event(RandomPlayer(), m, rng)))  # IllegalMove would fail the test
         assert m.game.is_over
 
 
 def test_make_player_builds_registered_kinds():
     config = config_from_dict({})
     player = make_player("random", config)
-    assert isinstance(player, AgentPlayer) and isinstance(player.agent, RandomAgent)
+    assert isinstance(player, RandomAgent) and isinstance(player, Player)  # an agent is a player
     assert "random" in PLAYER_KINDS
     # mcts:K is the arena's UCT baseline, whatever the config's search section says.
-    uct = make_player("mcts:64", config_from_dict({"search": {"algorithm": "gumbel", "c_puct_init": 3.0}})).agent
+    uct = make_player("mcts:64", config_from_dict({"search": {"algorithm": "gumbel", "c_puct_init": 3.0}}))
     assert isinstance(uct, UCTAgent) and uct.search == UCTAgent(64).search
     with pytest.raises(ValueError, match=r"unknown player kind 'alphabeta:8' \(known: random, greedy, mcts:K, net:FILE, "
                                          r"or the path of a checkpoint, a run folder or an exported bot file\)"):
@@ -353,7 +358,7 @@ def test_person_against_mcts_through_the_factory():
     match = Match(GameConfig(side=3, komi=6))
     players = {"first": make_player("mcts:2", config), "second": None}
     play_in_terminal(match, players, np.random.default_rng(0), io.StringIO("quit\n"), io.StringIO())
-    assert match.events == ["komi 6"]
+    assert texts(match.events) == ["komi 6"]
 
 
 def test_play_help_lists_opponent_kinds(capsys):

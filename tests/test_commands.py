@@ -22,6 +22,7 @@ from catena_zero.game import Game, GameConfig
 from catena_zero.game.render import render_ascii
 from catena_zero.game.match import Match
 from catena_zero.game.records import format_record, load_record, parse_record
+from events import ev, evs, texts  # noqa: F401
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -137,7 +138,7 @@ def test_ctrl_c_saves_the_abandoned_game(tmp_path, capsys, monkeypatch):
     assert code == 130
     assert "interrupted: game abandoned" in err and f"record saved to {path}" in err
     record = load_record(path)
-    assert record.events == ("komi 4", "colour black", "C3") and record.result is None
+    assert record.events == tuple(evs(["komi 4", "colour black", "C3"])) and record.result is None
 
 
 def test_board_before_the_komi_choice_shows_the_empty_board(capsys, monkeypatch):
@@ -154,10 +155,10 @@ def test_finished_play_prints_the_result_once_with_the_button(tmp_path, capsys, 
     match = Match(GameConfig(side=2))
     rng, player = np.random.default_rng(0), RandomPlayer()
     for event in ("komi 0", "colour white"):
-        match.apply(event)
+        match.apply(ev(event))
     while match.phase != "over":
-        match.apply(player.choose(match.game, rng))
-    code, out, _ = run(["play", "--side", "2"], capsys, stdin="0\nwhite\n" + "\n".join(match.events[2:]) + "\n",
+        match.apply(ev(player.choose(match.game, rng)))
+    code, out, _ = run(["play", "--side", "2"], capsys, stdin="0\nwhite\n" + "\n".join(texts(match.events[2:])) + "\n",
                        monkeypatch=monkeypatch)
     assert code == 0 and out.count("game over:") == 1 and "result:" not in out
     line = next(l for l in out.splitlines() if l.startswith("game over:"))
@@ -212,7 +213,7 @@ def test_thinking_indicator_only_on_a_terminal(capsys, monkeypatch):
 
 def test_show_record_stopped_after_the_komi_choice(tmp_path, capsys):
     match = Match(GameConfig(side=3))
-    match.apply("komi 7")
+    match.apply(ev("komi 7"))
     path = tmp_path / "r.txt"
     path.write_text(format_record(match))
     code, out, _ = run(["show", str(path)], capsys)
@@ -274,7 +275,7 @@ def test_pasted_megabyte_and_bad_bytes_are_bad_moves_not_crashes(tmp_path, capsy
     assert code == 0 and err == "" and len(out) < 10_000
     assert out.count("not accepted:") == 3 and "(1,000 characters)" in out
     assert "not accepted: the line is longer than 65,536 characters" in out
-    assert load_record(path).events == ("komi 3",)
+    assert load_record(path).events == (ev("komi 3"),)
 
 
 class Failing(io.StringIO):
@@ -290,7 +291,7 @@ def test_record_is_saved_when_play_fails(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(sys, "stdin", Failing("5\nwhite\n"))
     assert main(["play", "--side", "3", "--save", str(path)]) == 70  # a failure that is not the user's: a bug
     assert "catena-zero: internal error: RuntimeError: the terminal went away" in capsys.readouterr().err
-    assert load_record(path).events == ("komi 5", "colour white")
+    assert load_record(path).events == tuple(evs(["komi 5", "colour white"]))
 
 
 # ----------------------------------------------------------------- for players (issue 16)
@@ -399,7 +400,7 @@ def test_save_dash_leaves_only_the_record_on_stdout(capsys, monkeypatch):
                          stdin="white\nB2\nquit\n", monkeypatch=monkeypatch)
     assert code == 0
     record = parse_record(out)  # stdout is the record and nothing else
-    assert record.events == ("komi 1", "colour white", "B2")
+    assert record.events == tuple(evs(["komi 1", "colour white", "B2"]))
     assert "first player" in err and "A B C" in err  # the prompts and the board went to stderr
 
 
@@ -471,10 +472,10 @@ def test_tab_completion_offers_what_may_be_typed_now():
         return out
 
     assert completions("ko") == ["komi"]
-    match.apply("komi 2")
+    match.apply(ev("komi 2"))
     assert completions("b") == ["black", "board"]
-    match.apply("colour white")
-    match.apply("C3")  # no longer legal: not offered
+    match.apply(ev("colour white"))
+    match.apply(ev("C3"))  # no longer legal: not offered
     legal = match.game.legal_moves()
     assert completions("c") == [m for m in legal if m.startswith("C")] and "C3" not in completions("c")
     assert completions("bu") == ["button"]

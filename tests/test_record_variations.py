@@ -8,6 +8,7 @@ import pytest
 from catena_zero.game import Game, GameConfig
 from catena_zero.game.match import Match
 from catena_zero.game.records import (RecordError, Record, Variation, format_record, parse_record, record_of)
+from events import ev, evs, texts  # noqa: F401
 
 CONFIG = GameConfig(side=3)
 
@@ -15,9 +16,9 @@ CONFIG = GameConfig(side=3)
 def finished(events: list[str]) -> Match:
     match = Match(CONFIG)
     for event in events:
-        match.apply(event)
+        match.apply(ev(event))
     while match.phase != "over":
-        match.apply(match.game.legal_moves()[0])
+        match.apply(ev(match.game.legal_moves()[0]))
     return match
 
 
@@ -26,20 +27,20 @@ def test_a_tree_of_variations_reads_back_as_written():
     record = record_of(game)
     # Variation 1 branches after move 1 of the game; variation 2 after move 4 (its end) of variation 1.
     one = Match(CONFIG)
-    for event in record.events[:record.events_through_move(1)]:
-        one.apply(event)
-    one.apply("E5")
-    one.apply("A3")
-    one.apply("E3")
-    two_base = list(one.events)
+    for event in texts(record.events)[:record.events_through_move(1)]:
+        one.apply(ev(event))
+    one.apply(ev("E5"))
+    one.apply(ev("A3"))
+    one.apply(ev("E3"))
+    two_base = texts(one.events)
     two = Match(CONFIG)
     for event in two_base:
-        two.apply(event)
+        two.apply(ev(event))
     while two.phase != "over":  # variation 2 is played to the end: it has a result
-        two.apply(two.game.legal_moves()[-1])
+        two.apply(ev(two.game.legal_moves()[-1]))
     tree = Record(config=record.config, start=record.start, events=record.events, first=record.first,
                   result=record.result, variations=(
-                      Variation(parent=0, move=1, events=("E5", "A3", "E3")),
+                      Variation(parent=0, move=1, events=tuple(evs(["E5", "A3", "E3"]))),
                       Variation(parent=1, move=4, events=tuple(two.events[len(two_base):]),
                                 result=record_of(two).result)))
     text = format_record(tree)

@@ -8,9 +8,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from events import choose_event, ev, evs, texts  # noqa: F401
 from catena_zero.bot.players import setup_choices
 from catena_zero.cli import main
-from catena_zero.game.match import Match
+from catena_zero.game.match import Match, Phase
 from catena_zero.game.notation import normalize_event
 from catena_zero.game.options import GAME_TYPES, SCORINGS, GameConfig
 from catena_zero.game.records import RecordError, format_record, parse_record
@@ -23,13 +24,14 @@ def played(config: GameConfig, picks: list[int], setup: bool):
     """A game (or a match with its R7 set-up) of the events ``picks`` choose among the legal ones."""
     state = Match(config) if setup else Game(config)
     for pick in picks:
-        if (state.phase == "over") if setup else state.is_over:
+        if (state.phase is Phase.OVER) if setup else state.is_over:
             break
         if setup:
-            options = state.game.legal_moves() if state.phase == "play" else setup_choices(state)
+            options = evs(state.game.legal_moves()) if state.phase is Phase.PLAY else setup_choices(state)
+            state.apply(options[pick % len(options)])
         else:
             options = state.legal_moves()
-        (state.apply if setup else state.play)(options[pick % len(options)])
+            state.play(options[pick % len(options)])
     return state
 
 
@@ -109,7 +111,7 @@ def test_a_mutated_record_is_refused_with_a_line_or_reads_what_its_lines_show(st
     except RecordError as exc:
         assert str(exc).startswith("line ") and exc.line is not None and "\n" not in str(exc)
         return
-    assert list(record.events) == _visible_events(text, record.config.side)
+    assert texts(record.events) == _visible_events(text, record.config.side)
     assert parse_record(format_record(record)) == record
 
 

@@ -16,6 +16,7 @@ from catena_zero.game.match import Match
 from catena_zero.game.records import board_of
 from catena_zero.game.render import render_ascii, render_svg, status_lines
 from naive_rules import NaiveGame
+from events import ev, evs, texts  # noqa: F401
 
 SVG = "{http://www.w3.org/2000/svg}"
 
@@ -323,14 +324,14 @@ def test_status_follows_the_set_up_of_a_match():
     """Before play (R7) the status names the set-up step, not a player to move; then the seats."""
     match = Match(GameConfig(side=3))
     assert status_lines(board_of(match), match)[0].startswith("set-up (R7): the first player chooses the komi")
-    match.apply("komi 7")
+    match.apply(ev("komi 7"))
     line = status_lines(match.game, match)[0]
     assert line == "set-up (R7): komi 7 chosen; the second player chooses black or white"
     assert "to move" not in render_ascii(match.game, match=match)
-    match.apply("colour black")
+    match.apply(ev("colour black"))
     assert status_lines(match.game, match)[0].startswith("black (second player) to move")
     no_komi = Match(GameConfig(side=3, game_type="no_komi"))
-    no_komi.apply("C3")
+    no_komi.apply(ev("C3"))
     assert "'swap'" in status_lines(no_komi.game, no_komi)[0]
 
 

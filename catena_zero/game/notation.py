@@ -57,6 +57,7 @@ class EventKind(Word):
 
 
 SETUP_KINDS = frozenset({EventKind.KOMI, EventKind.COLOUR, EventKind.SWAP})
+_FIELD_OF = {EventKind.PLACE: "cell", EventKind.KOMI: "komi", EventKind.COLOUR: "colour"}  # the others have none
 
 
 @dataclass(frozen=True)
@@ -73,6 +74,16 @@ class Event:
     cell: str | None = None
     komi: int | None = None
     colour: str | None = None
+
+    def __post_init__(self) -> None:
+        # Events are built in code (the parsers, the constructors below), so a bad one is a
+        # programming error; a kind given as its word ("place") becomes the member, which every
+        # ``is`` test below relies on, and the one field of its kind must be there, alone.
+        object.__setattr__(self, "kind", EventKind(self.kind))
+        wanted = _FIELD_OF.get(self.kind)
+        given = [name for name in ("cell", "komi", "colour") if getattr(self, name) is not None]
+        if given != ([wanted] if wanted else []):
+            raise ValueError(f"a {self.kind} event has {wanted or 'no other field'}, got {given or 'none'}")
 
     @classmethod
     def move(cls, move: str) -> "Event":

@@ -96,6 +96,13 @@ class GameResult:
     winner: str | None
 
 
+def _check_events(events: tuple[Event, ...]) -> None:
+    """A record's events are a tuple of ``Event``s: R10 text is read into them first (``read_event``),
+    or a record built of strings would write well and compare unequal to its own file's."""
+    if not isinstance(events, tuple) or not all(isinstance(e, Event) for e in events):
+        raise TypeError(f"a record's events are a tuple of Event records (notation.read_event), got {events!r:.80}")
+
+
 @dataclass(frozen=True)
 class Variation:
     """A line tried from a position of the game, or of an earlier variation (a tree, as SGF's)."""
@@ -104,6 +111,9 @@ class Variation:
     move: int  # after how many moves of that line it branches (set-up choices not counted)
     events: tuple[Event, ...]  # its own events, after the branch point
     result: GameResult | None = None  # set iff it reached the end
+
+    def __post_init__(self) -> None:
+        _check_events(self.events)
 
 
 @dataclass(frozen=True)
@@ -121,6 +131,9 @@ class Record:
     first: str | None = None
     result: GameResult | None = None
     variations: tuple[Variation, ...] = ()  # each one's parent is the game or one listed before it
+
+    def __post_init__(self) -> None:
+        _check_events(self.events)
 
     def line_events(self, n: int) -> tuple[Event, ...]:
         """Every event of line ``n`` from the start: the game's (0), or the n-th variation's, its

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from typing import Optional
 from xml.sax.saxutils import escape
 
-from .match import Match
+from .match import Match, Phase
 from .options import GameConfig, komi_range
 from .rules import Game
 from .spec import BUTTON, COLUMN_LETTERS, BoardSpec
@@ -182,9 +182,9 @@ def status_lines(game: Game, match: Optional[Match] = None) -> list[str]:
     set-up step still to come and the seats; at the end they give the result once, who has
     the button and how, and how the scores come about."""
     scores = f"black {_num(game.scores()['black'])}, white {_num(game.scores()['white'])}"
-    if match is not None and match.phase in ("komi", "colour"):
+    if match is not None and match.phase in (Phase.KOMI, Phase.COLOUR):
         config = match.config
-        if match.phase == "komi":
+        if match.phase is Phase.KOMI:
             lo, hi = komi_range(config.scoring)
             return [f"set-up (R7): the first player chooses the komi, {lo}..{hi}; then the second a colour"]
         komi = match.game.config.komi
