@@ -1,8 +1,8 @@
-"""Benchmark: single-game thinking speed of an exported bot (``Bot.select_move``, batch 1).
+"""Benchmark: single-game thinking speed of an exported bot (``Bot.choose``, batch 1).
 
 For side 4 and side 6, an untrained default network (``NetConfig()``: 6 blocks x 64 channels) is
 exported to a temporary bot file and loaded with ``Bot.load(simulations=S)`` on the CPU. Each
-measurement times ``Bot.analyze`` (the search ``select_move`` runs, plus reading its tree) from
+measurement times ``Bot.analyze`` (the search ``choose`` runs, plus reading its tree) from
 the empty board and from positions 4 and 10 random moves in, and reports simulations per second
 of the fastest of ``REPEATS`` searches per position, summed over positions (other processes on a
 shared machine only ever slow a run down). The baseline, measured in the same run, is the network

@@ -28,7 +28,7 @@ from catena_zero.search import (
     Tree,
     UniformEvaluator,
 )
-from catena_zero.eval.agents import AgentPlayer, NetAgent, UCTAgent
+from catena_zero.eval.agents import NetAgent, UCTAgent
 from catena_zero.eval.specs import make_player
 from catena_zero.search.gumbel import considered_visits_schedule
 from catena_zero.search.mcts import LockstepSearch, run_lockstep
@@ -890,7 +890,7 @@ def test_mcts_player_plays_the_winning_move_with_a_fresh_search_each_move():
     tree every move (the baseline's one meaning); with tree reuse asked for, the subtree is kept."""
     start = ["A3", "D4", "E4", "D5", "D2", "B1", "B3", "C1"]
     fresh = make_player("mcts:64", Config(game=KOMI3, seed=7))
-    reusing = AgentPlayer(UCTAgent(64, tree_reuse=True))
+    reusing = UCTAgent(64, tree_reuse=True)  # an agent is a player at batch size one
     for player in (fresh, reusing):
         game = Game.replay(KOMI3, start)
         rng = np.random.default_rng(0)
@@ -899,7 +899,7 @@ def test_mcts_player_plays_the_winning_move_with_a_fresh_search_each_move():
         game.play(game.legal_moves()[0])
         if not game.is_over:
             assert player.choose(game, rng) in game.legal_moves()
-            (search,) = player.agent.searcher(player.env_for(KOMI3)).searches.values()  # the one of Black's moves
+            (search,) = player.searcher(player.env_for(KOMI3)).searches.values()  # the one of Black's moves
             root_visits = search.tree.visits[0, ROOT]
             # A fresh root has 1 + 64 visits; a kept subtree adds those the previous search spent there.
             assert root_visits == 65 if player is fresh else root_visits > 65
@@ -932,8 +932,8 @@ def test_net_player_plays_a_checkpoint_and_estimates_the_komi(tmp_path):
     model = model_from_config(config.net)
     path = save_checkpoint(tmp_path / "run", Checkpoint(step=0, config=config, model=model.state_dict()))
     player = make_player(f"net:{path}", Config(game=KOMI3))
-    assert isinstance(player, AgentPlayer) and isinstance(player.agent, NetAgent)
-    assert player.agent.search.num_simulations == 8  # the checkpoint's own search settings
+    assert isinstance(player, NetAgent)
+    assert player.search.num_simulations == 8  # the checkpoint's own search settings
     game = Game.replay(KOMI3, ["C3"])
     assert player.choose(game, np.random.default_rng(0)) in game.legal_moves()
     env = VecEnv(KOMI3)

@@ -18,7 +18,7 @@ Implementations:
   meaning of ``mcts:K`` wherever a player is named (``specs.py``), ``play --opponent`` included.
 - ``NetAgent`` (``bot/agent.py``): a ``CatenaNet`` through the batched search with
   ``net/inference.py``'s ``NetEvaluator``, no exploration noise (evaluation, not self-play). Its
-  value head gives the fair komi of a game (``komi_estimate``); a bot file's also judges the R7
+  value head gives the fair komi of a game (``komi_curve``); a bot file's also judges the R7
   set-up, as its ``Bot`` does.
 
 Every agent is also a single-game ``Player`` (``bot/players.py``, what ``play --opponent`` needs):
