@@ -347,7 +347,7 @@ def test_after_a_kill_between_the_replay_file_and_the_checkpoint_their_counters_
     replay.record_trained(30)
     checkpointer.save(_checkpoint(config, 5), replay)
     def counted(buffer):
-        return buffer.positions_added, buffer.samples_trained, buffer.samples_allowed()
+        return buffer.positions_added, buffer.stats().samples_trained, buffer.samples_allowed()
 
     at_checkpoint = counted(replay)
     # The next checkpoint: the replay file is written, then the run is killed before the checkpoint.

@@ -42,7 +42,7 @@ def test_a_few_steps_reduce_the_loss(batch):
         first = model.step(batch)
         for _ in range(steps - 1):
             last = model.step(batch)
-        assert model.step_count == steps
+        assert model.state_dict()["step"] == steps
         assert last.total < 0.8 * first.total, (cfg.optimizer, first, last)
         assert last.policy < first.policy and last.value < first.value
 
@@ -112,7 +112,7 @@ def test_nan_raises_training_diverged_and_keeps_the_weights(batch):
     with pytest.raises(TrainingDiverged, match="training diverged at step 1: a loss is not finite") as err:
         model.step(nan_planes(batch))
     assert "\n" not in str(err.value)
-    assert model.step_count == 1
+    assert model.state_dict()["step"] == 1
     for k, v in model.model.state_dict().items():  # weights and batch-norm statistics untouched
         assert torch.equal(v, state[k]), k
 
@@ -139,7 +139,7 @@ def test_state_round_trip_through_a_safe_load(batch):
     state = torch.load(buffer, weights_only=True)  # tensors and plain values only
     b = learner(dataclasses.replace(FAST, optimizer="sgd", learning_rate=0.05, warmup_steps=5), seed=99)
     b.load_state_dict(state)
-    assert b.step_count == 3 and b.learning_rate() == a.learning_rate()
+    assert b.state_dict()["step"] == 3 and b.learning_rate() == a.learning_rate()
     assert a.step(batch) == b.step(batch)  # same weights, momentum and schedule: the same next step
     for (k, va), vb in zip(a.model.state_dict().items(), b.model.state_dict().values()):
         assert torch.equal(va, vb), k

@@ -128,8 +128,8 @@ def test_replay_ratio_holds_in_a_driver_loop(side4_games):
         for _ in range(int(rng.integers(0, 6))):  # the learner runs at its own pace
             if buffer.steps_allowed(batch):
                 buffer.record_trained(batch)
-            assert buffer.samples_trained <= 3.0 * buffer.positions_added  # never more than the ratio
-    added, trained = buffer.positions_added, buffer.samples_trained
+            assert buffer.stats().samples_trained <= 3.0 * buffer.positions_added  # never more than the ratio
+    added, trained = buffer.positions_added, buffer.stats().samples_trained
     assert trained > 2.5 * added  # and the learner got nearly all of it
     assert trained + buffer.samples_allowed() == 3 * added  # nothing lost below the cap
 

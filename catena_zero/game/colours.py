@@ -13,13 +13,3 @@ COLOUR_CODES = {"black": BLACK, "white": WHITE}
 
 def opponent(colour: int) -> int:
     return BLACK + WHITE - colour
-
-
-def colour_code(colour: str | int) -> int:
-    """BLACK/WHITE from "black"/"white" or the code itself; ValueError otherwise."""
-    if colour in (BLACK, WHITE) and not isinstance(colour, bool):
-        return int(colour)
-    try:
-        return COLOUR_CODES[colour]
-    except (KeyError, TypeError):
-        raise ValueError(f"colour must be 'black' or 'white', got {colour!r}") from None

@@ -30,7 +30,7 @@ from itertools import compress
 
 import numpy as np
 
-from .colours import BLACK, COLOUR_CODES, COLOUR_NAMES, EMPTY, WHITE, colour_code, opponent  # noqa: F401 (re-exported)
+from .colours import BLACK, COLOUR_CODES, COLOUR_NAMES, EMPTY, WHITE, opponent  # noqa: F401 (re-exported)
 from ..errors import UserError
 from .options import GameConfig
 from .scoring import COLOURS, LongestTally

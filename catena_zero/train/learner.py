@@ -103,11 +103,6 @@ class Learner:
         self._average: dict[str, torch.Tensor] | None = (
             {k: v.detach().clone() for k, v in self.model.state_dict().items()} if config.ema_decay > 0 else None)
 
-    @property
-    def step_count(self) -> int:
-        """Optimiser steps done."""
-        return self._step
-
     def learning_rate(self, run_progress: float | None = None) -> float:
         """The rate the next step uses (at the run progress of the last step unless given)."""
         return learning_rate(self.config, self._step, self._run_progress if run_progress is None else run_progress)

@@ -293,10 +293,6 @@ class ReplayBuffer:
         return self._added
 
     @property
-    def samples_trained(self) -> int:
-        return self._trained
-
-    @property
     def window(self) -> int:
         """Positions ``sample`` draws from now: the power-law window, capped by what is held."""
         return min(window_size(self._added, self.config), self._held)
