@@ -197,7 +197,7 @@ class FakeNetwork(Agent):
     def act(self, env, state, rng):
         return RandomAgent().act(env, state, rng)
 
-    def komi_estimate(self, game):
+    def komi_curve(self, game):
         komis = np.arange(16)
         return KomiEstimate(rules=RuleSet.of(game), komi=self.fair, komis=komis, black_value=(self.fair - komis) / 10.0,
                             black_score=(self.fair - komis) * 1.0, source=self.name)
@@ -225,7 +225,7 @@ def test_fair_komi_is_the_references_else_the_stronger_networks_else_the_config(
     assert result.game.komi == 6 and all(g.game(result.game).config.komi == 6 for g in result.games)
 
 
-def test_network_komi_estimate_finds_where_the_value_crosses_zero(monkeypatch):
+def test_network_komi_curve_finds_where_the_value_crosses_zero(monkeypatch):
     config = tiny_config()
     agent = NetAgent(model_from_config(config.net), config.net, config.search, name="n")
 
@@ -238,10 +238,10 @@ def test_network_komi_estimate_finds_where_the_value_crosses_zero(monkeypatch):
         return evaluate
 
     monkeypatch.setattr(agent, "evaluator", evaluator)
-    estimate = agent.komi_estimate(GameConfig(side=3))
+    estimate = agent.komi_curve(GameConfig(side=3))
     assert estimate.komi == 5 and estimate.komis.tolist() == list(range(16))
     assert estimate.black_value[5] > 0 > estimate.black_value[6]
-    assert agent.komi_estimate(GameConfig(side=3, game_type="double")) is None
+    assert agent.komi_curve(GameConfig(side=3, game_type="double")) is None
 
 
 # ----------------------------------------------------------------------------- records and the CLI
@@ -254,7 +254,7 @@ def test_saved_records_replay_in_show(tmp_path, capsys):
     for path, outcome in zip(paths, result.games):
         record = load_record(path)
         assert record.config == GameConfig(side=3, komi=2)
-        assert list(record.events) == outcome.game(result.game).history
+        assert [str(e) for e in record.events] == outcome.game(result.game).history
         assert record.result.black == outcome.black_score
         assert "# black: greedy; white: random" in path.read_text() or not outcome.a_black
     assert main(["show", str(paths[0])]) == 0
