@@ -45,6 +45,8 @@ Header fields (``BotHeader``):
                     scoring, komi)
     trained_for     the rule sets (side, game type, scoring) it was trained on; komi is not part of
                     a rule set: the network takes it as an input (DESIGN.md sec. 4)
+    input_layout    the version of its network's input layout (``net.features.INPUT_LAYOUTS``);
+                    files written before it was recorded have none, and are layout 1
     source          the checkpoint's file name (for people; nothing reads it)
     catena_zero     the package version that wrote it
 
@@ -89,7 +91,9 @@ _TORCH_DTYPE = {"F64": "torch.float64", "I64": "torch.int64", "F32": "torch.floa
 _MAX_STEP = 2**53  # learner steps a header may claim (a float-exact integer; real runs: < 10**8)
 _MAX_TEXT = 4096  # characters of the source and version strings
 _MAX_RULE_SETS = 1000  # 9 sides x 3 game types x 3 scorings = 81 exist
-_HEADER_KEYS = ("format", "version", "catena_zero", "step", "source", "net", "search", "game", "trained_for")
+_HEADER_KEYS = ("format", "version", "catena_zero", "step", "source", "net", "search", "game", "trained_for",
+                "input_layout")
+_UNRECORDED_LAYOUT = 1  # the input layout of a header without one: every bot written before it was recorded
 
 
 class BotFileError(UserError):
@@ -105,6 +109,7 @@ class BotHeader:
     search: SearchConfig
     game: GameConfig
     trained_for: tuple[RuleSet, ...]
+    input_layout: int  # the version of its network's input layout (net/features.py)
     source: str = ""
     catena_zero: str = __version__
 
@@ -193,6 +198,8 @@ def header_from_checkpoint(checkpoint: "Checkpoint", trained_for: Optional[Itera
     """The bot header of a checkpoint (``checkpoint.Checkpoint``: step, config, path); its search is
     ``play_search`` of the training config's with ``simulations`` and ``search_settings``, its
     network ``play_net`` of the training config's with ``symmetry_average``."""
+    from ..net.features import INPUT_LAYOUT_VERSION
+
     config: Config = checkpoint.config
     rules = _unique(trained_for) if trained_for is not None else config.rule_sets()
     search = play_search(config.search, simulations, search_settings)
@@ -202,6 +209,7 @@ def header_from_checkpoint(checkpoint: "Checkpoint", trained_for: Optional[Itera
         search=search,
         game=_default_game(config, rules),
         trained_for=rules,
+        input_layout=INPUT_LAYOUT_VERSION,  # write_checkpoint_bot writes the weights in the code's layout
         source=checkpoint.path.name if getattr(checkpoint, "path", None) is not None else "",
     )
 
@@ -224,8 +232,11 @@ def export_bot(checkpoint: "Checkpoint", out: str | Path, trained_for: Optional[
 def write_checkpoint_bot(out: str | Path, header: BotHeader, checkpoint: "Checkpoint") -> BotHeader:
     """Write ``checkpoint``'s weights as the bot of ``header`` to ``out`` atomically, the weights
     checked against the header's network first (``BotFileError`` if they do not fit)."""
-    weights = _fitted_weights(header.net, checkpoint.model, str(getattr(checkpoint, "path", None) or "checkpoint"))
-    write_bot(out, header, weights)
+    from .network import in_current_layout
+
+    where = str(getattr(checkpoint, "path", None) or "checkpoint")
+    weights = in_current_layout(checkpoint.model, checkpoint.input_layout, BotFileError, where)
+    write_bot(out, header, _fitted_weights(header.net, weights, where))
     return header
 
 
@@ -264,6 +275,7 @@ def _header_json(header: BotHeader) -> str:
         "search": dataclasses.asdict(header.search),
         "game": dataclasses.asdict(header.game),
         "trained_for": [dataclasses.asdict(r) for r in header.trained_for],
+        "input_layout": header.input_layout,
     }
     return json.dumps(data, sort_keys=True)
 
@@ -410,7 +422,7 @@ def parse_bot(data: bytes, path: Optional[Path] = None) -> BotFile:
     except Exception as exc:  # safetensors raises its own error type for bad offsets and dtypes
         reason = " ".join(str(exc).split())[:200] or type(exc).__name__
         raise BotFileError(f"{where} is damaged: its weights cannot be read ({reason})") from None
-    _check_shapes(header.net, weights, where)
+    _check_shapes(header.net, weights, where, header.input_layout)
     bad = _non_finite(weights)
     if bad is not None:
         raise BotFileError(f"{where} holds non-finite weights ({bad} is NaN or inf): the network is broken")
@@ -489,7 +501,7 @@ def _check_table_fits(table: dict, declared: int, where: str) -> None:
         return
     entries = {name: _Entry(tuple(entry["shape"]), _TORCH_DTYPE.get(entry["dtype"], entry["dtype"]))
                for name, entry in _entries(table).items()}
-    _check_shapes(header.net, entries, where)
+    _check_shapes(header.net, entries, where, header.input_layout)
     needed = sum(math.prod(entry["shape"]) * _ITEMSIZE.get(entry["dtype"], 1) for entry in _entries(table).values())
     if declared != needed:
         raise BotFileError(f"{where} is damaged: its tensor table's offsets span {declared:,} bytes, "
@@ -540,32 +552,41 @@ def _header_from_fields(fields: dict, where: str) -> BotHeader:
     for entry in rules:
         if not isinstance(entry, dict) or set(entry) != {"side", "game_type", "scoring"}:
             raise bad(f"trained_for entries must be {{side, game_type, scoring}}, got {quote(entry)}")
+    from ..net.features import input_layout, layout_problem
+
+    layout = fields.get("input_layout", _UNRECORDED_LAYOUT)
+    if isinstance(layout, bool) or not isinstance(layout, int) or input_layout(layout) is None:
+        raise BotFileError(f"{where}: {layout_problem(layout)}")  # a newer layout: its shapes are unknown here
     try:
         config = config_from_dict({"game": fields["game"], "net": fields["net"], "search": fields["search"]})
         trained_for = _unique(RuleSet(**entry) for entry in rules)
         return BotHeader(step=step, net=config.net, search=config.search, game=config.game, trained_for=trained_for,
-                         source=fields.get("source", ""), catena_zero=fields.get("catena_zero", ""))
+                         input_layout=layout, source=fields.get("source", ""), catena_zero=fields.get("catena_zero", ""))
     except ConfigError as exc:
         raise BotFileError(f"{where}: its settings are not valid for this catena-zero: {exc}") from None
     except (TypeError, ValueError) as exc:  # RuleSet and GameConfig check their fields (ValueError)
         raise bad(" ".join(str(exc).split())[:200]) from None
 
 
-def expected_shapes(net: NetConfig) -> dict[str, tuple[tuple[int, ...], str]]:
-    """(shape, dtype) of every tensor of the network ``net`` describes, built on PyTorch's "meta"
-    device: no memory for weights is allocated, whatever the config claims."""
+def expected_shapes(net: NetConfig, layout_version: int = 0) -> dict[str, tuple[tuple[int, ...], str]]:
+    """(shape, dtype) of every tensor of the network ``net`` describes, reading input layout
+    ``layout_version`` (0: the code's; a known one, ``net.features.input_layout``), built on
+    PyTorch's "meta" device: no memory for weights is allocated, whatever the config claims."""
     import torch
 
-    from ..net import model_from_config
+    from ..net import CatenaNet
+    from ..net.features import INPUT_LAYOUT, input_layout
 
+    layout = input_layout(layout_version) if layout_version else INPUT_LAYOUT
     with torch.device("meta"):
-        model = model_from_config(net)
+        model = CatenaNet(net, num_planes=layout.planes, num_globals=layout.num_globals)
     return {name: (tuple(t.shape), str(t.dtype)) for name, t in model.state_dict().items()}
 
 
-def _check_shapes(net: NetConfig, weights: dict, where: str) -> None:
-    """``BotFileError`` unless ``weights`` has exactly the tensors of ``net``'s network."""
-    expected = expected_shapes(net)
+def _check_shapes(net: NetConfig, weights: dict, where: str, layout_version: int = 0) -> None:
+    """``BotFileError`` unless ``weights`` has exactly the tensors of ``net``'s network reading input
+    layout ``layout_version`` (0: the code's)."""
+    expected = expected_shapes(net, layout_version)
     missing, extra = sorted(set(expected) - set(weights)), sorted(set(weights) - set(expected))
     if missing or extra:
         which = f"missing {missing[0]}" if missing else f"unexpected {quote(extra[0])}"

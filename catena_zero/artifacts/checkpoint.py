@@ -16,6 +16,8 @@ Contents (``CHECKPOINT_FORMAT``, version ``CHECKPOINT_VERSION``):
     step               learner steps done
     config             the run's full config as a plain dict (``config.config_to_dict``)
     model              the network's state dict
+    input_layout       the version of the network's input layout (``net.features.INPUT_LAYOUTS``);
+                       files written before it was recorded have none, and are layout 1
     optimizer          the optimiser's state dict (None in a weights-only checkpoint)
     counters           plain numbers: positions generated, games, samples trained, seconds ...
     extra              plain values any component stores to resume (RNG states, schedules ...)
@@ -36,10 +38,12 @@ import torch
 from ..config import Config, ConfigError, config_from_dict, config_to_dict
 from ..errors import UserError
 from ..fileio import open_input, write_bytes_atomic
+from ..net.features import INPUT_LAYOUT_VERSION, input_layout, layout_problem
 from .layout import CHECKPOINT_DIR, CHECKPOINT_FILE, checkpoint_name
 
 CHECKPOINT_FORMAT = "catena-zero-checkpoint"
 CHECKPOINT_VERSION = 2  # 2: with the sha256 of the contents
+UNRECORDED_LAYOUT = 1  # the input layout of a file that records none: every file written before it was recorded
 
 
 class CheckpointError(UserError):
@@ -57,6 +61,7 @@ class Checkpoint:
     counters: dict[str, float] = field(default_factory=dict)
     extra: dict[str, Any] = field(default_factory=dict)
     path: Optional[Path] = None  # where it was loaded from (None when built in memory)
+    input_layout: int = INPUT_LAYOUT_VERSION  # the version of ``model``'s input layout (net/features.py)
 
 
 def _digest_into(h, value: Any) -> None:
@@ -134,6 +139,7 @@ def save_checkpoint(run_dir: str | Path, checkpoint: Checkpoint) -> Path:
         "step": int(checkpoint.step),
         "config": config_to_dict(checkpoint.config),
         "model": {k: v.detach().cpu() for k, v in checkpoint.model.items()},
+        "input_layout": int(checkpoint.input_layout),
         "optimizer": checkpoint.optimizer,
         "counters": dict(checkpoint.counters),
         "extra": dict(checkpoint.extra),
@@ -173,6 +179,9 @@ def load_checkpoint(path: str | Path, map_location: str | torch.device = "cpu") 
     bad = non_finite_tensor({"model": payload["model"], "optimizer": payload.get("optimizer")})
     if bad is not None:
         raise CheckpointError(f"{path} holds non-finite weights ({bad} is NaN or inf): the network is broken")
+    layout = payload.get("input_layout", UNRECORDED_LAYOUT)
+    if isinstance(layout, bool) or not isinstance(layout, int) or input_layout(layout) is None:
+        raise CheckpointError(f"{path}: {layout_problem(layout)}")  # a newer layout: its shapes are unknown here
     try:
         config = config_from_dict(payload["config"])
         return Checkpoint(
@@ -183,6 +192,7 @@ def load_checkpoint(path: str | Path, map_location: str | torch.device = "cpu") 
             counters=payload.get("counters") or {},
             extra=payload.get("extra") or {},
             path=path,
+            input_layout=layout,
         )
     except ConfigError as exc:
         raise CheckpointError(f"{path}: its config is not valid for this catena-zero: {exc}") from None

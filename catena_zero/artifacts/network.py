@@ -19,6 +19,12 @@ line naming the file: the cost is one forward of a few positions, a few millisec
 What a checkpoint says as a bot file's header would: its network and search are its config's,
 its default game the config's game, its rule sets the config's ``rule_sets()``.
 
+Input layouts: both files record the version of their network's input layout (none: layout 1,
+``net.features.INPUT_LAYOUTS``). A network of the code's layout loads as it is; one of an older
+layout that differs only by one-hot slots of records added since loads with zero input weights for
+those slots (``in_current_layout``: exactly the same outputs on every rule set it was trained
+for); any other is refused in one line that names both layouts, never a tensor-shape error.
+
 Errors: ``CheckpointError`` / ``BotFileError`` (one line, naming the file) for a file of that kind
 that is damaged or does not fit; ``NetworkFileError`` for a path that is neither (missing, a FIFO,
 another kind of file). All three are ``UserError``s.
@@ -62,7 +68,7 @@ class TrainedNetwork:
     search: SearchConfig  # the search it plays with by default
     game: GameConfig  # the game it plays by default (side, game type, scoring, komi)
     trained_for: tuple[RuleSet, ...]  # the rule sets it was trained on (komi is an input: any)
-    weights: dict[str, "torch.Tensor"] = dataclasses.field(repr=False)  # its state dict, on the CPU
+    weights: dict[str, "torch.Tensor"] = dataclasses.field(repr=False)  # its state dict, on the CPU, in the code's input layout
     source: str = ""  # a bot file: the checkpoint it was exported from (for people)
 
     @property
@@ -88,10 +94,12 @@ class TrainedNetwork:
 
     def bot_header(self) -> "BotHeader":
         """What a bot file of this network says about it (a checkpoint's, as ``export`` would write it)."""
+        from ..net.features import INPUT_LAYOUT_VERSION
         from .botfile import BotHeader
 
         return BotHeader(step=self.step, net=self.net, search=self.search, game=self.game,
-                         trained_for=self.trained_for, source=self.source or self.path.name)
+                         trained_for=self.trained_for, input_layout=INPUT_LAYOUT_VERSION,
+                         source=self.source or self.path.name)
 
 
 def network_kind(path: Path) -> str:
@@ -122,24 +130,54 @@ def load_network(path: str | Path, kind: str = "") -> TrainedNetwork:
     if kind not in ("", CHECKPOINT, BOT):
         raise ValueError(f"unknown network kind {kind!r}")  # a caller's bug, not a user's input
     if (kind or network_kind(path)) == CHECKPOINT:
-        from .checkpoint import load_checkpoint, resolve_checkpoint
+        from .checkpoint import CheckpointError, load_checkpoint, resolve_checkpoint
 
         resolved = resolve_checkpoint(path)  # CheckpointError: a run folder without checkpoints
         checkpoint = load_checkpoint(resolved)
         config = checkpoint.config
+        weights = in_current_layout(checkpoint.model, checkpoint.input_layout, CheckpointError, str(resolved))
         network = TrainedNetwork(kind=CHECKPOINT, path=resolved, name=checkpoint_label(resolved),
                                  step=checkpoint.step, net=config.net, search=config.search, game=config.game,
-                                 trained_for=config.rule_sets(), weights=checkpoint.model)
+                                 trained_for=config.rule_sets(), weights=weights)
     else:
-        from .botfile import read_bot
+        from .botfile import BotFileError, read_bot
 
         bot = read_bot(path)  # BotFileError names what is wrong
         header = bot.header
+        weights = in_current_layout(bot.weights, header.input_layout, BotFileError, str(path))
         network = TrainedNetwork(kind=BOT, path=path, name=path.name, step=header.step, net=header.net,
                                  search=header.search, game=header.game, trained_for=header.trained_for,
-                                 weights=bot.weights, source=header.source)
+                                 weights=weights, source=header.source)
     probe_outputs(network.model(), network.game, network.trained_for, network.error, str(network.path))
     return network
+
+
+# CatenaNet's one layer that reads the global inputs: [channels, F] (net/model.py's global_in).
+_GLOBALS_WEIGHT = "global_in.weight"
+
+
+def in_current_layout(weights: dict, version: int, error: type[UserError], where: str) -> dict:
+    """``weights`` (a state dict) of a network of input layout ``version`` as the code's layout
+    reads them: the same dict for the code's layout; for an older one that differs only by the
+    one-hot slots of records added since, its global inputs' weights moved to their places in
+    the code's layout and zero for the new slots (``features.InputLayout``); ``error`` (one line
+    naming ``where``) for a layout the code cannot read."""
+    from ..net.features import INPUT_LAYOUT, INPUT_LAYOUT_VERSION, input_layout, layout_problem
+
+    if version == INPUT_LAYOUT_VERSION:
+        return weights
+    problem = layout_problem(version)
+    if problem is not None:
+        raise error(f"{where}: {problem}")
+    positions = INPUT_LAYOUT.global_positions(input_layout(version))
+    old = weights.get(_GLOBALS_WEIGHT)
+    if old is None or old.ndim != 2 or old.shape[1] != len(positions):
+        return weights  # not the network it claims to be: its own check names the misfit
+    import torch
+
+    new = old.new_zeros((old.shape[0], INPUT_LAYOUT.num_globals))
+    new[:, torch.from_numpy(positions)] = old
+    return {**weights, _GLOBALS_WEIGHT: new}
 
 
 _PROBE_MOVES = 4  # stones on the second probe position of each rule set: the stone planes are used too

@@ -55,6 +55,75 @@ GLOBAL_SCORING = GLOBAL_GAME_TYPE + len(GAME_TYPES)  # one-hot over SCORINGS, 3 
 GLOBAL_SIDE = GLOBAL_SCORING + len(SCORINGS)  # (side - 2) / 8, 0 on side 2 and 1 on side 10
 NUM_GLOBALS = GLOBAL_SIDE + 1
 
+
+@dataclass(frozen=True)
+class InputLayout:
+    """One version of the inputs above, as trained weights depend on it (``INPUT_LAYOUTS``).
+
+    A network's saved metadata records its layout's version (checkpoints and bot files; files
+    written before the version was recorded are layout 1). Within the global inputs, the game-type
+    and scoring one-hots have one slot per record, by the record's index (which never changes), so
+    a layout that only adds records' slots reads an older network exactly: the new slots' input
+    weights are zero, and on every rule set the older network knew, those slots are 0 anyway
+    (``global_positions``). Any other change (a plane, a scale, a reordering) needs a network
+    trained for it: such a layout sets ``pads_from`` to its own version.
+    """
+
+    version: int
+    planes: int  # C
+    game_types: int  # slots of the game-type one-hot: the records of index < game_types
+    scorings: int  # slots of the scoring one-hot
+    pads_from: int  # the oldest layout whose networks this one reads by zero-weight slots
+
+    @property
+    def num_globals(self) -> int:
+        return GLOBAL_GAME_TYPE + self.game_types + self.scorings + 1  # the side comes last
+
+    def global_positions(self, older: InputLayout) -> np.ndarray | None:
+        """[F of ``older``] int64: where each of ``older``'s global inputs sits in this layout;
+        None when a network of ``older`` cannot be read by padding (class docstring)."""
+        if (older.version < self.pads_from or older.planes != self.planes
+                or older.game_types > self.game_types or older.scorings > self.scorings):
+            return None
+        return np.concatenate([
+            np.arange(GLOBAL_GAME_TYPE + older.game_types),  # the scalars before them, the game type's slots
+            GLOBAL_GAME_TYPE + self.game_types + np.arange(older.scorings),  # the scoring's slots
+            [self.num_globals - 1],  # the side
+        ]).astype(np.int64)
+
+
+# Every input layout a network may have been trained with, oldest first; the last is the code's.
+# A new scoring or game-type record adds a slot: append InputLayout(N + 1, ..., pads_from=<the
+# oldest it pads>) here (the check below names the mismatch until one is added).
+INPUT_LAYOUTS = (
+    InputLayout(1, planes=11, game_types=3, scorings=3, pads_from=1),
+)
+INPUT_LAYOUT = INPUT_LAYOUTS[-1]
+INPUT_LAYOUT_VERSION = INPUT_LAYOUT.version
+if (INPUT_LAYOUT.planes, INPUT_LAYOUT.game_types, INPUT_LAYOUT.scorings) != (NUM_PLANES, len(GAME_TYPES), len(SCORINGS)):
+    raise RuntimeError(f"the network's inputs ({NUM_PLANES} planes, {len(GAME_TYPES)} game types, {len(SCORINGS)} "
+                       f"scorings) are not input layout {INPUT_LAYOUT_VERSION}'s: add their InputLayout to "
+                       "net/features.py's INPUT_LAYOUTS")
+
+
+def input_layout(version: int) -> InputLayout | None:
+    """The input layout of ``version``; None for a version this code does not know (a newer one)."""
+    return next((layout for layout in INPUT_LAYOUTS if layout.version == version), None)
+
+
+def layout_problem(version: int) -> str | None:
+    """Why this code cannot read a network of input layout ``version``, in words that follow a
+    file's name ("...: its network has input layout 2; ..."); None when it can (its own layout,
+    or an older one it pads, ``InputLayout.global_positions``)."""
+    older = input_layout(version)
+    if older is not None and INPUT_LAYOUT.global_positions(older) is not None:
+        return None
+    readable = [layout.version for layout in INPUT_LAYOUTS if INPUT_LAYOUT.global_positions(layout) is not None]
+    newer = older is None and isinstance(version, int) and version > INPUT_LAYOUT_VERSION
+    return (f"its network has input layout {version!r}; this catena-zero reads layout"
+            f"{'s' if len(readable) > 1 else ''} {', '.join(map(str, readable))}: "
+            + ("play it with the newer catena-zero that wrote it" if newer else "retrain it for this version"))
+
 # Ribbons on side 6 are mostly a handful of stones long and a ribbon end has at most 5 empty
 # neighbours, so these keep the scalar planes around [0, 1] without clipping the rare long ribbon.
 LENGTH_SCALE = 10.0
