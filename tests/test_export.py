@@ -20,7 +20,7 @@ from catena_zero.artifacts.botfile import (BOT_FORMAT, BOT_VERSION, export_bot, 
                                     read_bot)
 from catena_zero.cli import main
 from catena_zero.config import config_from_dict, load_config
-from catena_zero.eval.agents import AgentPlayer, NetAgent
+from catena_zero.eval.agents import NetAgent
 from catena_zero.game import Game, GameConfig
 from catena_zero.net.folded import FoldedNet
 from catena_zero.artifacts.checkpoint import load_checkpoint
@@ -64,11 +64,11 @@ def test_same_moves_before_and_after_export(exported):
     _, ckpt, out = exported
     checkpoint = load_checkpoint(ckpt)
     config = checkpoint.config
-    player = AgentPlayer(NetAgent(load_network(checkpoint.path).model(), config.net, config.search, simulations=12))
+    player = NetAgent(load_network(checkpoint.path).model(), config.net, config.search, simulations=12)
     bot = Bot.load(out, simulations=12, device="cpu", seed=3)
     game = Game(GameConfig(side=3, komi=2))
     while not game.is_over:
-        move = bot.select_move(game)
+        move = bot.choose(game)
         # The same search with the generator the bot derives from its seed and the position
         # (it breaks ties between equal scores at random).
         assert move == player.choose(game, bot.position_rng(game))
@@ -187,7 +187,7 @@ def test_symmetry_average_is_a_play_setting_of_the_bot_file(exported, tmp_path, 
         hook = torch.nn.modules.module.register_module_forward_hook(
             lambda module, args, out: batches.append(args[0].shape[0]) if isinstance(module, FoldedNet) else None)
         try:
-            Bot.load(path, simulations=4, device="cpu").select_move(Game(GameConfig(side=3, komi=2)))
+            Bot.load(path, simulations=4, device="cpu").choose(Game(GameConfig(side=3, komi=2)))
         finally:
             hook.remove()
         return batches
@@ -324,7 +324,7 @@ def test_loading_needs_neither_ray_tensorboard_nor_the_training_code(exported):
         "from catena_zero.bot import Bot\n"
         "from catena_zero.game import Game\n"
         f"bot = Bot.load({str(out)!r}, simulations=4, device='cpu')\n"
-        "bot.select_move(Game(bot.game_config))\n"
+        "bot.choose(Game(bot.game_config))\n"
         "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('ray', 'tensorboard')"
         " or m.startswith('catena_zero.train') or m.startswith('torch.utils.tensorboard'))\n"
         "assert not bad, bad\n"

@@ -22,6 +22,7 @@ from catena_zero.web.app import create_app
 from catena_zero.web.bots import BotPool
 from catena_zero.web.server import uvicorn_config
 from catena_zero.web.sessions import ServerConfig
+from catena_zero.bot.players import NO_BUDGET
 from web_helpers import JSON, GatedBot, LiveServer, QuickBot
 
 
@@ -410,9 +411,9 @@ class SlowAnalysisBot(QuickBot):
         super().__init__()
         self.gate, self.log, self.seconds = gate, log, seconds
 
-    def select_move(self, game, **budget) -> str:
+    def choose(self, game, rng=None, budget=NO_BUDGET) -> str:
         self.log.append("move")
-        return super().select_move(game)
+        return super().choose(game, rng, budget)
 
     def analyze(self, game, **budget):
         self.log.append("analysis")

@@ -44,8 +44,8 @@ def test_the_record_saves_a_tree_of_variations_and_refuses_a_stranger(bot_file):
         record = parse_record(text)
         assert text.startswith("catena-record 2\n")
         assert [(v.parent, v.move) for v in record.variations] == [(0, 2), (1, 3)]
-        assert list(record.line_events(1)) == [e["event"] for e in client.get(f"/api/games/{one['id']}").json()["events"]]
-        assert list(record.line_events(2)) == [e["event"] for e in client.get(f"/api/games/{two['id']}").json()["events"]]
+        assert [str(e) for e in record.line_events(1)] == [e["event"] for e in client.get(f"/api/games/{one['id']}").json()["events"]]
+        assert [str(e) for e in record.line_events(2)] == [e["event"] for e in client.get(f"/api/games/{two['id']}").json()["events"]]
         # A child before its parent, or another game, is not this game's variation: one line, 409.
         assert "is not a variation of this game" in error_of(
             client.get(f"/api/games/{gid}/record", params={"variations": f"{two['id']},{one['id']}"}), 409)
