@@ -32,6 +32,7 @@ from catena_zero.config import NetConfig, SearchConfig
 from catena_zero.game import Game, GameConfig
 from catena_zero.game.vec import VecEnv
 from catena_zero.net import NetEvaluator, model_from_config
+from catena_zero.net.features import INPUT_LAYOUT_VERSION
 
 import _machine  # scripts/_machine.py: the CPU and the instruction set beside every figure
 
@@ -96,7 +97,7 @@ def main() -> None:
         for side in args.sides:
             model = model_from_config(net, torch.Generator().manual_seed(0))
             header = BotHeader(step=0, net=net, search=SearchConfig(), game=GameConfig(side=side),
-                               trained_for=(RuleSet(side, "komi", "standard"),))
+                               trained_for=(RuleSet(side, "komi", "standard"),), input_layout=INPUT_LAYOUT_VERSION)
             path = write_bot(Path(folder) / f"side{side}.bot", header, model.state_dict())
             parts = []
             for threads in args.threads:
