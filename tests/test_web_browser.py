@@ -38,6 +38,7 @@ from catena_zero.game import GameConfig
 from catena_zero.game.match import Match
 from catena_zero.game.records import parse_record
 from web_helpers import ROOT, make_bot_file
+from events import evs, texts
 
 CHROME_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
                 "--disable-background-networking", "--disable-component-update", "--no-first-run"]
@@ -153,7 +154,7 @@ def check_result_against_engine(d, url: str, game_type: str) -> None:
     result = d.find_element(By.ID, "result")
     assert result.is_displayed()
     events = page_events(d)
-    match = Match.replay(GameConfig(side=3, game_type=game_type, scoring="standard"), events)
+    match = Match.replay(GameConfig(side=3, game_type=game_type, scoring="standard"), evs(events))
     assert match.phase == "over", events
     game = match.game
     scores = game.scores()
@@ -174,7 +175,7 @@ def check_result_against_engine(d, url: str, game_type: str) -> None:
     # The record behind the download link replays to the same game.
     href = d.find_element(By.ID, "download").get_attribute("href")
     record = parse_record(httpx.get(href, timeout=30).text)
-    assert list(record.events) == events and record.result.winner == game.winner
+    assert texts(record.events) == events and record.result.winner == game.winner
 
 
 def play_to_the_end(d, shots: Path, name: str, komi: str = "2", colour: str = "black") -> int:
