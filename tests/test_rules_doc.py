@@ -19,6 +19,7 @@ import pytest
 
 from catena_zero.game import Game, GameConfig
 from catena_zero.game.match import Match
+from catena_zero.game.notation import read_event
 from catena_zero.game.records import parse_record
 from catena_zero.game.render import render_ascii, status_lines
 
@@ -52,7 +53,7 @@ def position(facts: dict) -> tuple[Game, Match | None]:
     config = GameConfig(side=int(facts["side"]), game_type=facts.get("type", "komi"),
                         scoring=facts.get("scoring", "standard"), komi=int(facts.get("komi", 0)))
     if "events" in facts:
-        match = Match.replay(config, [e.strip() for e in facts["events"].split(",")])
+        match = Match.replay(config, [read_event(e.strip()) for e in facts["events"].split(",")])
         return match.game, match
     return Game.replay(config, facts.get("moves", "").split()), None
 
