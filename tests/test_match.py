@@ -183,3 +183,47 @@ def test_actors_and_rewind(game_type, events, actors):
             assert m.game.position_key() == fresh.game.position_key() and m.game.history == fresh.game.history
     with pytest.raises(ValueError, match="can keep 0..0 events"):
         m.rewind(1)
+
+
+def test_a_copy_is_a_match_of_its_own():
+    """``Match.copy``: what the page's worker thinks on while the event loop keeps the session's
+    match; nothing done to one shows in the other (events, colours, the game)."""
+    from catena_zero.game.match import Phase
+
+    fresh = Match(GameConfig(side=3))
+    twin = fresh.copy()
+    assert twin.phase is Phase.KOMI and twin.game is None and twin.events == []
+    twin.apply(ev("komi 4"))
+    assert fresh.phase is Phase.KOMI and fresh.events == [] and fresh.game is None
+    match = Match.replay(GameConfig(side=3), evs(["komi 4"]))
+    twin = match.copy()
+    assert (twin.phase, twin.events, twin.game.config) == (match.phase, match.events, match.game.config)
+    twin.apply(ev("colour black"))
+    assert match.phase is Phase.COLOUR and match.colour_of("second") is None and match.events == [ev("komi 4")]
+    match.apply(ev("colour white"))
+    twin.apply(ev("C3"))
+    assert match.game.history == [] and twin.game.history == ["C3"]
+    assert (match.colour_of("second"), twin.colour_of("second")) == ("white", "black")
+    assert twin.actors == ["first", "second", "second"] and match.actors == ["first", "second"]
+
+
+@pytest.mark.parametrize("game_type", ["komi", "no_komi", "double"])
+def test_a_settled_match_is_in_play_at_its_game(game_type):
+    """``Match.settled``: the engine's match, whose set-up was settled outside it (the komi by a
+    command, the first player Black): in play at the game itself, no event of its own, and no
+    set-up phase after the first stone, even under no_komi."""
+    from catena_zero.game.match import Phase
+    from catena_zero.game.rules import Game
+
+    config = GameConfig(side=3, game_type=game_type, komi=7 if game_type == "komi" else 0)
+    game = Game(config)
+    match = Match.settled(game)
+    assert match.game is game and match.game.config.komi == config.komi
+    assert (match.phase, match.events, match.player_to_act) == (Phase.PLAY, [], "first")
+    assert (match.colour_of("first"), match.colour_of("second")) == ("black", "white")
+    rng = np.random.default_rng(0)
+    match.apply(ev("C3"))
+    assert match.phase is Phase.PLAY and game.history == ["C3"]  # the same game; no colour choice
+    assert match.player_to_act == match.player_of(game.to_move)
+    finish(match, rng)
+    assert Match.settled(game).phase is Phase.OVER
