@@ -1,21 +1,13 @@
-"""Scoring (RULES.md R6, R8): the record of each scoring type, each with its own formulas: the
-scores of one position, the scores of a batch of positions (numpy), and the lines that explain a
-result.
+"""Scoring (RULES.md R6, R8): one record per scoring type, the one place it is described (name,
+input index, komi range, rules-in-brief line) with its three formulas: the scores of a position
+(``scores``, the reference: ``Game.scores``), of a batch (``batch_scores``, numpy: the batched
+engine through ``vec/scores.py``, diff-tested against the reference in test_vec_env.py and
+test_scoring*.py) and the lines that explain a result (``explain``: ``render.score_lines``).
 
-``ScoringRule`` is the one place a scoring type is described: its name, its index in the
-network's input, its komi range, its line of the rules in brief and its three formulas. Every
-consumer (the options, both engines, the search's score unit, the features, self-play's komi
-spread, the solvers, the explanations) asks ``scoring_rule(name)`` instead of comparing names.
-A new scoring type is one more record here (a subclass and its instance in ``SCORING_RULES``);
-the network's input layout then grows by one slot (``net/features.py``, ``INPUT_LAYOUTS``).
-
-Each record's scalar formula (``scores``) is the reference: the reference engine
-(``rules.Game.scores``) and the explanation (``explain``, which ``render.score_lines`` shows)
-use it; its vectorised formula (``batch_scores``, which the batched engine calls through
-``vec/scores.py``) is diff-tested against it (tests/test_vec_env.py, test_scoring*.py).
-
-Colours are named here ("black", "white"), as in ``Game``'s public API; the batched formulas
-read the engines' colour codes (``colours.py``).
+Everything asks ``scoring_rule(name)`` instead of comparing names. A new scoring type is a subclass
+and its instance in ``SCORING_RULES``, and one more slot in the network's input layout
+(``net/features.py``, ``INPUT_LAYOUTS``). Colours are named ("black", "white") as in ``Game``'s
+API; the batched formulas read the engines' colour codes (``colours.py``).
 """
 
 from __future__ import annotations
@@ -35,29 +27,19 @@ COLOURS = ("black", "white")  # the order of stones, lengths and the batched sco
 
 
 class Boards(Protocol):
-    """R positions as the batched engine holds them, read lazily (``vec/scores.py`` reads them off
-    packed rows): what a scoring's vectorised formula asks of a batch. N: cells."""
+    """What a vectorised formula asks of R positions, read lazily (``vec/scores.py`` reads them off
+    packed rows). ``ribbons``: at each ribbon's root cell its length and its owner (majority
+    colour); the owner is EMPTY on every other cell and on a tied ribbon. N: cells."""
 
-    def komi(self) -> np.ndarray:
-        """[R] int64: each position's komi."""
-
-    def button(self) -> np.ndarray:
-        """[R]: the colour code of the button's holder, EMPTY while nobody holds it."""
-
-    def stones(self) -> tuple[np.ndarray, np.ndarray]:
-        """([R], [R]) ints: Black's and White's stones on the board."""
-
-    def ribbons(self) -> tuple[np.ndarray, np.ndarray]:
-        """([R, N] int64, [R, N] colour codes): at each ribbon's root cell its length and its owner
-        (majority colour); the owner is EMPTY on every other cell and on a tied ribbon."""
+    def komi(self) -> np.ndarray: ...  # [R] int64
+    def button(self) -> np.ndarray: ...  # [R] the holder's colour code, EMPTY while nobody holds it
+    def stones(self) -> tuple[np.ndarray, np.ndarray]: ...  # ([R], [R]) Black's, White's stones
+    def ribbons(self) -> tuple[np.ndarray, np.ndarray]: ...  # ([R, N] int64 length, [R, N] owner)
 
 
 @dataclass(frozen=True)
 class ScoringRule(ABC):
-    """One scoring type of R6: its numbers and its formulas (module docstring).
-
-    ``scores`` is the reference formula; ``batch_scores`` must give the same numbers on a batch;
-    ``explain`` says how they come about. Their inputs: ``komi``; ``button``, its holder ("black",
+    """One scoring type of R6. The formulas' inputs: ``komi``; ``button``, its holder ("black",
     "white", None); ``stones``, (Black's, White's) stones on the board; ``lengths``, (Black's,
     White's) owned ribbon lengths (``Game.owned_lengths``: a ribbon counts for its majority
     colour, a tied unclaimed one for nobody), which may be None when ``reads_lengths`` is false.
@@ -76,8 +58,7 @@ class ScoringRule(ABC):
     reads_lengths: ClassVar[bool] = True
 
     @property
-    def komi_range(self) -> tuple[int, int]:
-        """Inclusive komi range (R6: 0-15, or 0-1000 for quadratic)."""
+    def komi_range(self) -> tuple[int, int]:  # inclusive
         return (0, self.komi_max)
 
     @property
@@ -94,17 +75,16 @@ class ScoringRule(ABC):
     @abstractmethod
     def scores(self, komi: int, button: Optional[str], stones: tuple[int, int],
                lengths: Optional[tuple[Sequence[int], Sequence[int]]]) -> tuple[float, float]:
-        """(Black's, White's) scores of a position (class docstring's inputs): usable during the
-        game and final at the end."""
+        """(Black's, White's) scores: usable during the game and final at the end."""
 
     @abstractmethod
     def batch_scores(self, boards: Boards) -> np.ndarray:
-        """[R, 2] float32 [black, white] scores of R positions: ``scores`` of each."""
+        """[R, 2] float32 [black, white]: ``scores`` of each of R positions."""
 
     @abstractmethod
     def explain(self, komi: int, button: Optional[str], stones: tuple[int, int],
                 lengths: tuple[Sequence[int], Sequence[int]]) -> list[str]:
-        """How the scores of a position come about (R6, R8): one or more lines for people."""
+        """How the scores come about (R6, R8): lines for people."""
 
 
 @dataclass(frozen=True)
@@ -119,7 +99,7 @@ class PointScoring(ScoringRule, ABC):
 
     @abstractmethod
     def batch_points(self, boards: Boards) -> tuple[np.ndarray, np.ndarray]:
-        """([R], [R]): ``points`` of each position of a batch."""
+        """([R], [R]) ``points`` of a batch."""
 
     @abstractmethod
     def points_term(self, stones: int, lengths: Sequence[int], alone: bool) -> str:
@@ -202,8 +182,25 @@ class LongestScoring(ScoringRule):
         return scores["black"], scores["white"]
 
     def batch_scores(self, boards):
+        # per length, cancelling pairs leaves only the surplus colour; the top such length wins
         length, owner = boards.ribbons()
-        return _longest_batch_scores(length, owner, boards.komi(), length.shape[1])
+        komi = boards.komi()
+        rows = length.shape[0]
+        bins = length.shape[1] + 1 + int(komi.max(initial=0))
+        index = np.arange(rows, dtype=np.int64)[:, None] * bins + length
+        count_b = np.bincount(index[owner == BLACK], minlength=rows * bins).reshape(rows, bins)
+        count_w = np.bincount(index[owner == WHITE], minlength=rows * bins).reshape(rows, bins)
+        longest_white = np.where(owner == WHITE, length, 0).max(axis=1, initial=0)
+        wr = np.flatnonzero(longest_white > 0)  # the komi goes on one of White's longest
+        count_w[wr, longest_white[wr]] -= 1
+        count_w[wr, longest_white[wr] + komi[wr]] += 1
+        surplus = count_b - count_w
+        nonzero = surplus != 0
+        top = bins - 1 - np.argmax(nonzero[:, ::-1], axis=1)
+        left = np.flatnonzero(nonzero.any(axis=1))
+        out = np.zeros((rows, 2), dtype=np.float32)
+        out[left, np.where(surplus[left, top[left]] > 0, 0, 1)] = top[left]
+        return out
 
     def explain(self, komi, button, stones, lengths):
         t = LongestTally.from_lengths(lengths[0], lengths[1], komi)
@@ -312,30 +309,3 @@ class LongestTally:
             result[leader] = float((self.left_black if leader == "black" else self.left_white)[0])
         return result
 
-
-def _longest_batch_scores(length: np.ndarray, owner: np.ndarray, komi: np.ndarray, n: int) -> np.ndarray:
-    """``LongestScoring.batch_scores`` of the ribbons' lengths and owners [R, N] (``Boards.ribbons``)
-    at ``komi`` [R] int64: komi on one of White's longest ribbons, equal-length opposite pairs
-    cancel; the colour of the longest ribbon left scores its length, the other 0."""
-    rows = length.shape[0]
-    bins = n + 1 + int(komi.max(initial=0))
-    off = np.arange(rows, dtype=np.int64)[:, None] * bins
-    white_len = np.where(owner == WHITE, length, 0)
-    longest_white = white_len.max(axis=1, initial=0)
-    is_black, is_white = owner == BLACK, owner == WHITE
-    count_b = np.bincount((off + length)[is_black], minlength=rows * bins).reshape(rows, bins)
-    count_w = np.bincount((off + length)[is_white], minlength=rows * bins).reshape(rows, bins)
-    has_white = longest_white > 0
-    wr = np.flatnonzero(has_white)
-    count_w[wr, longest_white[wr]] -= 1
-    count_w[wr, longest_white[wr] + komi[wr]] += 1
-    # per length, cancelling pairs leaves only the surplus colour; the top such length wins
-    surplus = count_b - count_w
-    nonzero = surplus != 0
-    top = bins - 1 - np.argmax(nonzero[:, ::-1], axis=1)
-    any_left = nonzero.any(axis=1)
-    top_colour = np.where(surplus[np.arange(rows), top] > 0, 0, 1)
-    out = np.zeros((rows, 2), dtype=np.float32)
-    left = np.flatnonzero(any_left)
-    out[left, top_colour[left]] = top[left]
-    return out
