@@ -93,7 +93,6 @@ _MAX_TEXT = 4096  # characters of the source and version strings
 _MAX_RULE_SETS = 1000  # 9 sides x 3 game types x 3 scorings = 81 exist
 _HEADER_KEYS = ("format", "version", "catena_zero", "step", "source", "net", "search", "game", "trained_for",
                 "input_layout")
-_UNRECORDED_LAYOUT = 1  # the input layout of a header without one: every bot written before it was recorded
 
 
 class BotFileError(UserError):
@@ -210,7 +209,7 @@ def header_from_checkpoint(checkpoint: "Checkpoint", trained_for: Optional[Itera
         game=_default_game(config, rules),
         trained_for=rules,
         input_layout=INPUT_LAYOUT_VERSION,  # write_checkpoint_bot writes the weights in the code's layout
-        source=checkpoint.path.name if getattr(checkpoint, "path", None) is not None else "",
+        source=checkpoint.path.name if checkpoint.path is not None else "",
     )
 
 
@@ -234,7 +233,7 @@ def write_checkpoint_bot(out: str | Path, header: BotHeader, checkpoint: "Checkp
     checked against the header's network first (``BotFileError`` if they do not fit)."""
     from .network import in_current_layout
 
-    where = str(getattr(checkpoint, "path", None) or "checkpoint")
+    where = str(checkpoint.path or "checkpoint")
     weights = in_current_layout(checkpoint.model, checkpoint.input_layout, BotFileError, where)
     write_bot(out, header, _fitted_weights(header.net, weights, where))
     return header
@@ -312,7 +311,9 @@ def bot_bytes(header: BotHeader, weights: dict) -> bytes:
     ``BotFileError`` if a weight is not finite: such a bot could only fail mid-game."""
     from safetensors.torch import save
 
-    bad = _non_finite(weights)
+    from .checkpoint import non_finite_tensor
+
+    bad = non_finite_tensor(weights)
     if bad is not None:
         raise BotFileError(f"refusing to write a bot file: weight {bad} is not finite (NaN or inf)")
     text = _header_json(header)
@@ -342,16 +343,6 @@ def _sorted_metadata(data: bytes) -> bytes:
     text = json.dumps(ordered, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
     assert len(text) <= size, "the canonical safetensors header came out longer than the written one"
     return data[:8] + text.ljust(size) + data[8 + size:]
-
-
-def _non_finite(weights: dict) -> Optional[str]:
-    """The name of the first floating tensor with a NaN or an infinity, None when all are finite."""
-    import torch
-
-    for name, tensor in weights.items():
-        if tensor.is_floating_point() and tensor.numel() and not bool(torch.isfinite(tensor).all()):
-            return name
-    return None
 
 
 def write_bot(out: str | Path, header: BotHeader, weights: dict) -> Path:
@@ -423,7 +414,9 @@ def parse_bot(data: bytes, path: Optional[Path] = None) -> BotFile:
         reason = " ".join(str(exc).split())[:200] or type(exc).__name__
         raise BotFileError(f"{where} is damaged: its weights cannot be read ({reason})") from None
     _check_shapes(header.net, weights, where, header.input_layout)
-    bad = _non_finite(weights)
+    from .checkpoint import non_finite_tensor
+
+    bad = non_finite_tensor(weights)
     if bad is not None:
         raise BotFileError(f"{where} holds non-finite weights ({bad} is NaN or inf): the network is broken")
     return BotFile(header=header, weights=weights, path=path)
@@ -552,11 +545,9 @@ def _header_from_fields(fields: dict, where: str) -> BotHeader:
     for entry in rules:
         if not isinstance(entry, dict) or set(entry) != {"side", "game_type", "scoring"}:
             raise bad(f"trained_for entries must be {{side, game_type, scoring}}, got {quote(entry)}")
-    from ..net.features import input_layout, layout_problem
+    from ..net.features import recorded_layout
 
-    layout = fields.get("input_layout", _UNRECORDED_LAYOUT)
-    if isinstance(layout, bool) or not isinstance(layout, int) or input_layout(layout) is None:
-        raise BotFileError(f"{where}: {layout_problem(layout)}")  # a newer layout: its shapes are unknown here
+    layout = recorded_layout(fields, BotFileError, where)
     try:
         config = config_from_dict({"game": fields["game"], "net": fields["net"], "search": fields["search"]})
         trained_for = _unique(RuleSet(**entry) for entry in rules)

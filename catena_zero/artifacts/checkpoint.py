@@ -38,12 +38,11 @@ import torch
 from ..config import Config, ConfigError, config_from_dict, config_to_dict
 from ..errors import UserError
 from ..fileio import open_input, write_bytes_atomic
-from ..net.features import INPUT_LAYOUT_VERSION, input_layout, layout_problem
+from ..net.features import INPUT_LAYOUT_VERSION, recorded_layout
 from .layout import CHECKPOINT_DIR, CHECKPOINT_FILE, checkpoint_name
 
 CHECKPOINT_FORMAT = "catena-zero-checkpoint"
 CHECKPOINT_VERSION = 2  # 2: with the sha256 of the contents
-UNRECORDED_LAYOUT = 1  # the input layout of a file that records none: every file written before it was recorded
 
 
 class CheckpointError(UserError):
@@ -179,9 +178,7 @@ def load_checkpoint(path: str | Path, map_location: str | torch.device = "cpu") 
     bad = non_finite_tensor({"model": payload["model"], "optimizer": payload.get("optimizer")})
     if bad is not None:
         raise CheckpointError(f"{path} holds non-finite weights ({bad} is NaN or inf): the network is broken")
-    layout = payload.get("input_layout", UNRECORDED_LAYOUT)
-    if isinstance(layout, bool) or not isinstance(layout, int) or input_layout(layout) is None:
-        raise CheckpointError(f"{path}: {layout_problem(layout)}")  # a newer layout: its shapes are unknown here
+    layout = recorded_layout(payload, CheckpointError, str(path))
     try:
         config = config_from_dict(payload["config"])
         return Checkpoint(

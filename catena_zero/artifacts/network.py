@@ -157,11 +157,8 @@ _GLOBALS_WEIGHT = "global_in.weight"
 
 
 def in_current_layout(weights: dict, version: int, error: type[UserError], where: str) -> dict:
-    """``weights`` (a state dict) of a network of input layout ``version`` as the code's layout
-    reads them: the same dict for the code's layout; for an older one that differs only by the
-    one-hot slots of records added since, its global inputs' weights moved to their places in
-    the code's layout and zero for the new slots (``features.InputLayout``); ``error`` (one line
-    naming ``where``) for a layout the code cannot read."""
+    """``weights`` (a state dict) of input layout ``version`` in the code's layout (module
+    docstring); ``error`` naming ``where`` for a layout the code cannot read."""
     from ..net.features import INPUT_LAYOUT, INPUT_LAYOUT_VERSION, input_layout, layout_problem
 
     if version == INPUT_LAYOUT_VERSION:
@@ -185,10 +182,9 @@ _PROBE_MOVES = 4  # stones on the second probe position of each rule set: the st
 
 def probe_outputs(model: "CatenaNet", game: GameConfig, rule_sets: tuple[RuleSet, ...],
                   error: type[UserError], where: str) -> None:
-    """``error`` (one line naming ``where``) unless ``model``'s outputs are all finite on a few
-    positions of ``game`` and of each rule set of ``rule_sets``: each one's start and one
-    ``_PROBE_MOVES`` moves in (the first legal cell each time), in ONE batched forward of all
-    sides (``features.pad_features``), on the CPU in float32 (module docstring)."""
+    """``error`` naming ``where`` unless ``model``'s outputs are all finite on the start and one
+    position ``_PROBE_MOVES`` moves in of ``game`` and each of ``rule_sets``, in one batched forward
+    (module docstring)."""
     import torch
 
     from ..game.vec import VecEnv

@@ -124,6 +124,16 @@ def layout_problem(version: int) -> str | None:
             f"{'s' if len(readable) > 1 else ''} {', '.join(map(str, readable))}: "
             + ("play it with the newer catena-zero that wrote it" if newer else "retrain it for this version"))
 
+
+def recorded_layout(fields: dict, error: type[Exception], where: str) -> int:
+    """The input layout's version a network file's ``fields`` record (none: 1, every file written
+    before it was recorded); ``error`` naming ``where`` for one this code does not know (a newer
+    layout: its shapes are unknown here)."""
+    layout = fields.get("input_layout", 1)
+    if isinstance(layout, bool) or not isinstance(layout, int) or input_layout(layout) is None:
+        raise error(f"{where}: {layout_problem(layout)}")
+    return layout
+
 # Ribbons on side 6 are mostly a handful of stones long and a ribbon end has at most 5 empty
 # neighbours, so these keep the scalar planes around [0, 1] without clipping the rare long ribbon.
 LENGTH_SCALE = 10.0
