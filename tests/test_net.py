@@ -27,7 +27,7 @@ from catena_zero.game.vec import EMPTY, WHITE, VecEnv
 from catena_zero.net import NUM_GLOBALS, NUM_PLANES, NetEvaluator, encode, model_from_config, transform_features
 from catena_zero.net import features as F
 from catena_zero.net.device import inference_autocast, resolve_device, set_torch_threads
-from catena_zero.net.features import pad_actions, pad_cells, pad_features
+from catena_zero.net.features import pad_features
 from catena_zero.net.model import (
     PAD_LOGIT,
     Board,
@@ -511,16 +511,6 @@ def test_pad_features_places_each_board_at_the_grid_origin():
         transform_features(padded, board_spec(5), 1)
 
 
-def test_pad_actions_and_cells_follow_the_padded_output_layout():
-    a = np.arange(2 * 8, dtype=np.float32).reshape(2, 8)  # side 2: 7 cells + button
-    b = np.ones((1, 20), dtype=np.float32)  # side 3: 19 cells + button
-    actions = pad_actions([a, b])
-    assert actions.shape == (3, 20)
-    assert np.array_equal(actions[:2, :8], a) and (actions[:2, 8:] == 0).all() and (actions[2] == 1).all()
-    cells = pad_cells([a[:, :7], b[:, :19]], fill=-1.0)
-    assert cells.shape == (3, 19) and (cells[:2, 7:] == -1).all() and np.array_equal(cells[:2, :7], a[:, :7])
-
-
 def padded_inputs(parts):
     padded = pad_features(parts)
     return torch.from_numpy(padded.planes), torch.from_numpy(padded.globals), torch.from_numpy(padded.sides)
@@ -618,9 +608,11 @@ def test_training_on_a_mixed_batch_keeps_gradients_on_the_boards():
     planes.requires_grad_(True)
     net = tiny_net().train()
     out = net(planes, globals_, sides)
-    uniform = [np.full((p.batch_size, env.spec.num_actions), 1 / env.spec.num_actions, dtype=np.float32)
-               for p, (env, _) in zip(parts, mixed_items(batch=2, seed=2))]
-    targets = torch.from_numpy(pad_actions(uniform))  # [B, A_max], 0 on the padding
+    targets = torch.zeros_like(out.policy_logits)  # [B, A_max]: uniform over each row's actions, 0 on the padding
+    row = 0
+    for p, (env, _) in zip(parts, mixed_items(batch=2, seed=2)):
+        targets[row:row + p.batch_size, :env.spec.num_actions] = 1 / env.spec.num_actions
+        row += p.batch_size
     loss = -(targets * torch.log_softmax(out.policy_logits, dim=1)).sum()
     loss = loss + out.wdl_logits.sum() + out.score.sum() + out.ownership.sum()
     assert torch.isfinite(loss)  # PAD_LOGIT is finite: 0 * log_softmax(PAD) = 0, not NaN

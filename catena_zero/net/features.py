@@ -11,10 +11,8 @@ cells are 0 in every plane.
 Mixed batches: ``pad_features`` puts positions of several sides into one ``[B, C, Gmax, Gmax]``
 batch, each board at the grid origin (rows and columns 0..2n-2, as KataGo places a smaller board
 in the top-left corner of its net's grid), with ``Features.sides`` [B] naming each sample's side;
-``pad_actions`` / ``pad_cells`` pad per-action and per-cell targets to the same layout as the
-network's padded outputs (model.py). Inference (NetEvaluator.evaluate_many) and the learner both
-use them. Everything is from the point of view of the player to move ("mine",
-"theirs"), as in AlphaZero, so one network plays both colours; the only colour-dependent rule, komi
+inference (NetEvaluator.evaluate_many) uses it. Everything is from the point of view of the player
+to move ("mine", "theirs"), as in AlphaZero, so one network plays both colours; the only colour-dependent rule, komi
 for White (R6), enters as a signed global input. Rules and side are global inputs (KataGo 2019),
 so one network serves every option and board side (DESIGN.md sec. 2).
 """
@@ -193,37 +191,6 @@ def pad_features(parts: list[Features]) -> Features:
         globals=np.concatenate([part.globals for part in parts]).astype(np.float32, copy=False),
         sides=np.concatenate([part.sample_sides() for part in parts]).astype(np.int64, copy=False),
     )
-
-
-def _pad_last(parts: list[np.ndarray], sizes: list[int], width: int, fill: float) -> np.ndarray:
-    rows = sum(len(p) for p in parts)
-    dtype = np.result_type(*parts)
-    out = np.full((rows, width), fill, dtype=dtype)
-    start = 0
-    for part, size in zip(parts, sizes):
-        out[start : start + len(part), :size] = part
-        start += len(part)
-    return out
-
-
-def pad_actions(parts: list[np.ndarray], fill: float = 0.0) -> np.ndarray:
-    """Per-action rows [B_i, A_i] of several sides -> [B, A_max], each row's actions first, then ``fill``.
-
-    The layout of a mixed batch's ``policy_logits`` (button at index N_i of its own row), e.g. for
-    policy targets: with ``fill`` 0 the padded entries add nothing to a cross-entropy.
-    """
-    sizes = [p.shape[1] for p in parts]
-    return _pad_last(parts, sizes, max(sizes), fill)
-
-
-def pad_cells(parts: list[np.ndarray], fill: float = 0.0) -> np.ndarray:
-    """Per-cell rows [B_i, N_i] of several sides -> [B, N_max], each row's cells first, then ``fill``.
-
-    The layout of a mixed batch's ``ownership``; ``pad_cells([np.ones_like(t) for t in targets])``
-    is the mask of the real cells for an ownership loss.
-    """
-    sizes = [p.shape[1] for p in parts]
-    return _pad_last(parts, sizes, max(sizes), fill)
 
 
 def score_scale(game: GameConfig) -> float:
