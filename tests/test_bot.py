@@ -10,7 +10,7 @@ import pytest
 
 from bot_files import komi_model, komi_model_value, save_tiny_checkpoint, tiny_config
 from catena_zero.bot import Bot, RuleSet, UnsupportedGame
-from catena_zero.bot.bot import better_than_even
+from catena_zero.bot.agent import better_than_even
 from catena_zero.search.komi import fair_komi_of_curve, komi_curve_of
 from catena_zero.artifacts.botfile import export_bot, header_from_checkpoint
 from catena_zero.bot.players import Budget, RandomPlayer, next_turn, setup_choices

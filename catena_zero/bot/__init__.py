@@ -9,9 +9,9 @@
 
 from ..game.options import RuleSet
 from ..search.komi import KomiEstimate
-from .bot import Analysis, Bot, MoveAnalysis, UnsupportedGame
+from .bot import Analysis, Bot, MoveAnalysis
 from ..artifacts.botfile import BOT_FORMAT, BOT_VERSION, BotFileError, BotHeader
-from .players import Budget, Capabilities, Player, RandomPlayer, Turn, next_turn
+from .players import Budget, Capabilities, Player, RandomPlayer, Turn, UnsupportedGame, next_turn
 
 __all__ = [
     "Analysis",

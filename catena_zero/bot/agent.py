@@ -1,36 +1,26 @@
 """The batched player (``Agent``), also a single-game ``Player`` at batch size one, and the
-network's (``NetAgent``). A trained network plays through these in every command: the arena's
-matches (``eval/``) call ``NetAgent.act`` on a batch, ``play``, ``engine`` and ``serve`` call it
-through ``bot.Bot``, which plays its ``NetAgent`` at batch size one and adds the analysis, the
-komi curve's checks and per-move budgets. So a bot file has one search (its file's settings,
-no noise, a fresh tree each move), one set-up policy (``JUDGED``: by its heads) and one randomness
-contract (the search draws from the caller's generator) wherever it plays.
+network's (``NetAgent``): the arena's matches (``eval/``) call ``NetAgent.act`` on a batch; ``play``,
+``engine`` and ``serve`` reach it through ``bot.Bot``. So a bot file has one search, one set-up
+policy and one randomness contract (the caller's generator) wherever it plays.
 
 Shape legend: B games an agent is asked to move in (all running, all with this agent to move),
 A actions (N cells + the button, ``game/spec.py``), F first stones of a no_komi game (R7).
 
-``Agent.act(env, state, rng) -> [B] int64`` legal actions. A batched search agent runs ONE search
-call per move for every game it is thinking in (one evaluator call per simulation serves every
-leaf of the batch, DESIGN.md sec. 3), so a match of G games costs a side one search per ply, not G.
-``reset()`` forgets what the agent kept between calls (its search trees) before a new set of games.
+``Agent.act(env, state, rng) -> [B] int64`` legal actions: ONE batched search call per move for every
+game the agent thinks in (one evaluator call per simulation serves the batch, DESIGN.md sec. 3), so a
+match of G games costs a side one search per ply, not G.
 
-Tree reuse is off by default for the search agents: every move then gets exactly its stated
-simulation budget, as in classic arena baselines (OpenSpiel's MCTSBot searches each move afresh);
-with ``tree_reuse=True`` the kept subtree adds the visits the previous search spent there. The
-agent keeps one search per colour to move, because in a match the games where it plays Black and
-those where it plays White alternate between calls: each search then sees the same games in the
-same slots from one of its moves to the next, which is what re-rooting needs.
+Tree reuse is off by default: every move gets exactly its stated budget, as in classic arena
+baselines (OpenSpiel's MCTSBot searches each move afresh); with ``tree_reuse=True`` the kept subtree
+adds the visits spent there before. The agent keeps one search per colour to move, because in a
+match its Black and White games alternate between calls: each search then sees the same games in
+the same slots from one move to the next, which re-rooting needs.
 
-The set-up a network judges (R7; what ``Capabilities.setup == JUDGED`` promises), read from its
-value and score heads in one batched call each, without search:
-
-- komi (first player, game type komi): the komi whose value for Black is closest to even, ties
-  by the score (``search.komi.estimate_fair_komi``);
-- colour (second player, game type komi): Black if Black's (value, score) at that komi is better
-  than even (``better_than_even``), else White;
-- first stone (first player, no_komi): the stone after which Black's (value, score) is closest to
-  even; ``act`` plays it for every game of the batch at move 0;
-- swap (second player, no_komi): take Black if the position is better for Black than for White.
+The set-up a network judges (R7; ``Capabilities.setup == JUDGED``), from its value and score heads in
+one batched call each, without search: the komi whose value for Black is closest to even, ties by the
+score (``search.komi.estimate_fair_komi``); as second player Black if Black's (value, score) at that
+komi beats even (``better_than_even``); under no_komi the first stone after which Black is closest
+to even (``act`` plays it at move 0), and the swap where the position is better for Black.
 """
 
 from __future__ import annotations

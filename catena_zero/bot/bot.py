@@ -12,48 +12,25 @@ Shape legend: A actions (N cells + the button), K komi values of a scoring's ran
     swap = bot.choose_swap(game)                     # no_komi, after Black's first stone
     info = bot.analyze(game)                         # Analysis: value, score, top moves
 
-A ``Bot`` is a ``Player`` (``players.py``): the network agent of its file (``agent.py``'s
-``NetAgent``) at batch size one, the same agent ``evaluate``, ``ladder`` and ``ablate`` play a bot
-file as, plus the analysis, the komi curve's checks and per-move budgets; so a bot file plays one
-way everywhere. The terminal, the page and the engine ask it through ``players.next_turn``. Moves come
-from the batched search (``search/mcts.py``, the bot's exported ``SearchConfig`` with the
-simulation count or time limit given here) over the network (``NetEvaluator``), without
-exploration noise, on a fresh tree every move. ``choose(game, rng)`` (what the terminal asks)
-draws from the caller's generator, as the arena's agent does; ``choose(game)`` (rng None: what the
-engine and the page ask), ``play_and_analyze`` and ``analyze`` draw from a generator derived from
-the bot's seed and the position (``position_rng``), so with a simulation count (not a time limit)
-the same bot file, seed and game always give the same move, whatever was asked before.
+A ``Bot`` is a ``Player`` (``players.py``): its file's ``NetAgent`` (``agent.py``) at batch size one,
+the agent ``evaluate``, ``ladder`` and ``ablate`` play a bot file as, so a bot file plays one way
+everywhere; the bot adds the analysis, the komi curve's checks and per-move budgets. Moves come from
+the batched search with the file's ``SearchConfig``, no exploration noise, a fresh tree every move.
+``choose(game, rng)`` draws from the caller's generator; with rng None (the engine, the page),
+``play_and_analyze`` and ``analyze`` draw from ``position_rng`` (the bot's seed and the position), so
+with a simulation count the same file, seed and game always give the same move.
 
-Set-up choices (R7) read the value and score heads directly, one batched network call (the
-agent's judgement, ``agent.py``; the bot adds its checks and lock):
+Set-up choices (R7) are the agent's judgement by its value and score heads (``agent.py``). Why the
+komi closest to even: the second player takes the better colour at the named komi k, so the first
+player's value is min(V(k), -V(k)) = -|V(k)|, best where V(k) is nearest 0; where the value head is
+saturated the score head orders komis (``search.komi.fair_komi_of_curve``). The no_komi first stone
+follows the same reasoning, the second player being free to take over Black after it.
 
-- Komi (first player, game type komi). After the first player names komi k, the second player
-  takes the colour that is better for them, so the first player gets the worse colour at k. With
-  V(k) the value of the empty board for Black (the player to move) at komi k, the first player's
-  value at k is min(V(k), -V(k)) = -|V(k)|; the best komi for them is the one that makes the
-  opponent's best colour choice least good, i.e. the k with V(k) closest to even (0). Where the
-  value head is saturated (|V| rounds to the same value at several komis, as it does far from the
-  fair komi or with an untrained network) the score head decides: the komi whose predicted
-  margin for Black, S(k), is closest to 0 (the score moves one point per komi point, so it keeps
-  ordering komis where the win probability no longer does). Hence ``search.komi.fair_komi_of_curve``: the k with the
-  smallest (|V(k)| rounded to VALUE_RESOLUTION, |S(k)|).
-- Colour (second player, game type komi): Black if Black's (value, score) at that komi is better
-  than even, else White.
-- First stone (first player, no_komi): the second player may take over Black after it, so the
-  first player places the stone after which Black's (value, score) is closest to even, by the same
-  order as the komi (``choose_first_stone``; self-play trains the network on such openings).
-- Swap (second player, no_komi, after Black's opening stone): take over Black if the position is
-  better for Black than for White by the same (value, score) order.
-
-Time limits. With ``seconds`` the search runs until the time is up (``MCTS.run(seconds=...)``:
-under Gumbel it fixes its budget, and so its sequential-halving schedule, from its measured speed
-after the first simulations). Moves under a time limit depend on the machine's speed, so they are
-reproducible only with a simulation count.
-
-Threads. At batch 1 a small network gains little from several torch threads on a CPU, and loses
-badly when the cores are shared (measured: ``scripts/bench_bot.py``); the commands that run a bot
-set one thread (``--threads``). Programs using ``Bot`` choose for themselves
-(``torch.set_num_threads`` is process-wide, so the Bot does not touch it).
+Time limits (``seconds``): under Gumbel the search fixes its budget, and so its sequential-halving
+schedule, from its measured speed after the first simulations; such moves depend on the machine's
+speed, so only a simulation count is reproducible. Threads: at batch 1 a small network gains little
+from several torch threads and loses badly on shared cores (``scripts/bench_bot.py``); the commands
+set one (``--threads``), and the Bot leaves the process-wide ``torch.set_num_threads`` alone.
 """
 
 from __future__ import annotations
@@ -69,7 +46,6 @@ import numpy as np
 
 from ..artifacts.botfile import BotHeader, RuleSet, averaging_label
 from ..artifacts.network import BOT, TrainedNetwork, load_network
-from ..config import SearchConfig
 from ..errors import UserError
 from ..game.options import SCORINGS, GameConfig
 from ..game.rules import Game
@@ -77,8 +53,8 @@ from ..game.vec import VecEnv
 from ..search.komi import KomiEstimate
 from ..search.tree import ROOT, UNVISITED
 from ..search.types import SearchOutput
-from .agent import MAX_SIMULATIONS, NetAgent, better_than_even  # noqa: F401 (the bot's names)
-from .players import JUDGED, NO_BUDGET, Budget, Capabilities, UnsupportedGame, check_plays  # noqa: F401
+from .agent import NetAgent
+from .players import JUDGED, NO_BUDGET, Budget, Capabilities, check_plays
 
 if TYPE_CHECKING:
     import torch

@@ -1,31 +1,18 @@
 """The one player contract: ``Player``, its declared ``Capabilities``, and ``next_turn``, the one
 function by which a player is asked for its next event in a match.
 
-A player chooses game moves (``choose(game, rng, budget)``) and says what else it can do in
+A player chooses moves (``choose(game, rng, budget)``) and declares what else it can do in
 ``capabilities``, a frozen record read instead of probing for methods (OpenSpiel's ``Bot`` and
-AlphaZero.jl's ``AbstractPlayer`` likewise give every player one interface). The players: a batched
-``Agent`` at batch size one (``agent.py``: every kind of the registry, ``eval/specs.py``), an
-exported ``Bot`` (``bot.py``), ``RandomPlayer`` (the reference engine's random mover), and a person
-at the terminal (``terminal/``).
+AlphaZero.jl's ``AbstractPlayer`` likewise give every player one interface). The players: an
+``Agent`` at batch size one (``agent.py``; every kind of the registry, ``eval/specs.py``), an
+exported ``Bot``, ``RandomPlayer``, and a person at the terminal (``terminal/``).
 
-``next_turn(player, match, rng, budget)`` is the one way a player acts in a match; the terminal,
-the page, the engine and the tests all ask through it, and it returns a ``Turn``: the ``Event``
-(``game/notation.py``) and, where asked of a player that analyses, the analysis of the same
-search. In play it is ``choose``; before play the R7 set-up answer, by the player's declared
-``Capabilities.setup``:
-
-- ``JUDGED``: by its own heads (a ``SetupJudge``: ``choose_komi``, ``choose_colour``,
-  ``choose_swap``; an exported bot, a bot file's network agent);
-- ``CONFIGURED``: the configured komi, a random colour (predictable for a person setting up a game);
-- ``RANDOM``: uniformly at random;
-- ``ASKED``: it is asked through ``choose_setup(match, rng)`` (a ``SetupAsker``: a person types it).
-
-The other declared capabilities: ``rule_sets``, the rule sets it plays (None: any), asked through
-``Capabilities.plays`` and refused in one line by ``check_plays``; ``komi_curve``, it estimates a fair komi (a
-``KomiCurver``; ``own_fair_komi`` reads the komi off it); ``analysis``, it analyses (an
-``Analyst``: ``play_and_analyze``; ``bot.Bot``). What a capability declares is reached through
-``declared``, which checks the type (so no caller needs an untyped call) and refuses a player that
-declares a capability without its methods.
+``next_turn`` (the terminal, the page, the engine and the arena's tests all ask through it) returns
+a ``Turn``: in play the move (and, where asked of an ``Analyst``, the analysis of the same search);
+before play the R7 set-up answer by ``Capabilities.setup``: ``JUDGED`` by a ``SetupJudge``'s heads,
+``CONFIGURED`` the configured komi and a random colour (predictable for a person setting up a game),
+``RANDOM``, or ``ASKED`` of a ``SetupAsker`` (a person types it). ``declared`` reaches a declared
+capability as its typed Protocol, so no caller needs an untyped call.
 
 Randomness is the caller's ``np.random.Generator``; ``rng=None`` asks for the position's own (a
 bot's ``position_rng``: the same position, the same answer, as the page and the engine want).

@@ -100,7 +100,7 @@ def setup_table(bots) -> str:
     places (the one closest to even), Black's value after it, and after how many of the first
     stones it would swap as second player (Black's value after them above even); under double
     (R8, no choice) what the first player's Black is worth on the empty board. "" when none."""
-    from ..bot.bot import better_than_even
+    from ..bot.agent import better_than_even
     from ..game.rules import Game
 
     lines = ["| bot | side | game type | scoring | the set-up it plays | Black's value | Black's score | swaps after |",
