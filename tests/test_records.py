@@ -12,7 +12,7 @@ from catena_zero.bot.players import RandomPlayer
 from catena_zero.game import Game, GameConfig, board_spec
 from catena_zero.game.match import Match
 from positions import board_codes
-from catena_zero.game.notation import Event, normalize_event, parse_cell, parse_event, parse_move
+from catena_zero.game.notation import Event, parse_cell, parse_event, parse_move
 from catena_zero.game.records import (
     GameResult,
     RecordError,
@@ -32,7 +32,7 @@ def test_every_cell_parses_from_lower_case_to_its_r10_name():
         for name in board_spec(side).names:
             assert parse_cell(name.lower(), side) == name
             assert parse_cell(f"  {name} ", side) == name
-            assert normalize_event(name.lower(), side) == name
+            assert str(parse_event(name.lower(), side)) == name
 
 
 @pytest.mark.parametrize(

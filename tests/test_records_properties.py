@@ -12,7 +12,7 @@ from events import choose_event, ev, evs, texts  # noqa: F401
 from catena_zero.bot.players import setup_choices
 from catena_zero.cli import main
 from catena_zero.game.match import Match, Phase
-from catena_zero.game.notation import normalize_event
+from catena_zero.game.notation import parse_event
 from catena_zero.game.options import GAME_TYPES, SCORINGS, GameConfig
 from catena_zero.game.records import RecordError, format_record, parse_record
 from catena_zero.game.rules import Game
@@ -88,7 +88,7 @@ def _visible_events(text: str, side: int) -> list[str]:
     lines = [line for line in lines if line]
     start = lines.index("events") + 1
     end = lines.index("end", start) if "end" in lines[start:] else len(lines)
-    return [normalize_event(line, side) for line in lines[start:end]]
+    return [str(parse_event(line, side)) for line in lines[start:end]]
 
 
 _mutations = st.tuples(st.sampled_from(["insert", "delete", "replace"]), st.integers(0, 10**6),

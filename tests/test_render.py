@@ -14,6 +14,7 @@ from catena_zero.bot.players import RandomPlayer
 from catena_zero.game import Game, GameConfig
 from catena_zero.game.match import Match
 from catena_zero.game.records import board_of
+from catena_zero.game.scoring import LongestTally
 from catena_zero.game.render import render_ascii, render_svg, status_lines
 from naive_rules import NaiveGame
 from events import ev, evs, texts  # noqa: F401
@@ -308,7 +309,7 @@ def test_longest_tally_agrees_with_the_engine(komi):
         config = GameConfig(side=4, scoring="longest", komi=0 if double else komi,
                             game_type="double" if double else "komi")
         game = list(random_positions(config, seed=seed))[-1]
-        tally = game.longest_tally()
+        tally = LongestTally.from_lengths(*game.owned_lengths(), komi=game.config.komi)
         scores = game.scores()
         if tally.leader is None:
             assert scores == {"black": 0.0, "white": 0.0}

@@ -189,11 +189,6 @@ def parse_event(text: str, side: int) -> Event:
     return Event(EventKind.PLACE, cell=parse_cell(head, side))
 
 
-def normalize_event(text: str, side: int) -> str:
-    """Canonical R10 string of a user-typed event ("  d5 " -> "D5", "Color White" -> "colour white")."""
-    return str(parse_event(text, side))
-
-
 def parse_move(text: str, side: int) -> str:
     """Canonical game move (a cell or "button"); ``UserError`` for set-up events or other text."""
     if not isinstance(text, str):

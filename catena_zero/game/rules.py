@@ -33,7 +33,7 @@ import numpy as np
 from .colours import BLACK, COLOUR_CODES, COLOUR_NAMES, EMPTY, WHITE, opponent  # noqa: F401 (re-exported)
 from ..errors import UserError
 from .options import GameConfig
-from .scoring import COLOURS, LongestTally
+from .scoring import COLOURS
 from .spec import BUTTON, BoardSpec, board_spec
 
 # The most legal cells other than x that a stone on x can make illegal: only empty
@@ -547,11 +547,6 @@ class Game:
         rule = self.config.scoring_rule
         lengths = self.owned_lengths() if rule.reads_lengths else None
         return dict(zip(COLOURS, rule.scores(self.config.komi, self.button_holder, stones, lengths)))
-
-    def longest_tally(self) -> LongestTally:
-        """R6 longest scoring of the position step by step (``scoring.LongestTally``), at its komi."""
-        black, white = self.owned_lengths()
-        return LongestTally.from_lengths(black, white, self.config.komi)
 
     @property
     def winner(self) -> str | None:
