@@ -96,8 +96,6 @@ def test_recovers_known_ratings_from_many_synthetic_games():
         assert abs(fit.elo[i] - truth[name]) < max(4 * fit.stderr[i], 1e-9), (name, fit.elo[i], fit.stderr[i])
         assert abs(fit.elo[i] - truth[name]) < 25
     assert 3 < fit.stderr[fit.index("d")] < 15  # thousands of games: errors of a few Elo
-    # the difference of two close players is better known than either rating alone (covariance)
-    assert fit.difference_stderr("b", "c") < fit.stderr[fit.index("b")] + fit.stderr[fit.index("c")]
 
 
 def test_a_chain_gauntlet_recovers_ratings_and_errors_grow_along_the_chain():

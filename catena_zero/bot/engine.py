@@ -403,9 +403,6 @@ class Engine:
         if colour != self.game.to_move:
             raise CommandError(f"{colour} is not to move ({self.game.to_move} is)")
 
-    def _replayed(self, config: GameConfig, moves: list[str]) -> Game:
-        return Game.replay(config, moves)
-
     # -- commands ----------------------------------------------------------------------------------
 
     def _protocol_version(self, args: list[str]) -> str:
@@ -470,7 +467,7 @@ class Engine:
         if not lo <= komi <= hi:
             raise CommandError(f"komi must be in {lo}..{hi} for {self.config.scoring} scoring (R6), got {komi}")
         config = dataclasses.replace(self.config, komi=komi)
-        self.game = self._replayed(config, self.game.history)  # komi changes the scores only
+        self.game = Game.replay(config, self.game.history)  # komi changes the scores only
         self.config = config
         return ""
 
@@ -570,7 +567,7 @@ class Engine:
         moves = self.game.history
         if not moves:
             raise CommandError("nothing to undo: no move has been played")
-        self.game = self._replayed(self.config, moves[:-1])
+        self.game = Game.replay(self.config, moves[:-1])
         return ""
 
     def _showboard(self, args: list[str]) -> str:

@@ -146,16 +146,12 @@ class MatchResult:
 
     @property
     def pentanomial(self) -> Pentanomial:
-        """A's points in each complete pair (games 2i and 2i+1: one opening, colours swapped)."""
-        return pentanomial_of(self.games)
-
-
-def pentanomial_of(games: Sequence[GameOutcome]) -> Pentanomial:
-    """The pair counts of ``games`` (pairs by ``index // 2``; a pair missing a game is left out)."""
-    pairs: dict[int, list[float]] = {}
-    for g in games:
-        pairs.setdefault(g.index // 2, []).append(g.a_points)
-    return Pentanomial.of(sum(points) for points in pairs.values() if len(points) == 2)
+        """A's points in each complete pair (games 2i and 2i+1: one opening, colours swapped; a pair
+        missing a game is left out)."""
+        pairs: dict[int, list[float]] = {}
+        for g in self.games:
+            pairs.setdefault(g.index // 2, []).append(g.a_points)
+        return Pentanomial.of(sum(points) for points in pairs.values() if len(points) == 2)
 
 
 # ------------------------------------------------------------------------------- openings
@@ -248,10 +244,6 @@ def play_games(agent_a: Agent, agent_b: Agent, env: VecEnv, komi: int, openings:
     ]
 
 
-def _is_network(agent: Agent) -> bool:
-    return agent.capabilities.komi_curve  # declared: it has a value head that names a fair komi
-
-
 def reference_komi(game: GameConfig) -> Optional[KomiEstimate]:
     """The fair komi of the rule set's reference network (its shipped bot), or None without one."""
     return _reference_komi(RuleSet.of(game)) if game.game_type_rule.has_komi else None
@@ -284,7 +276,7 @@ def resolve_komi(agent_a: Agent, agent_b: Agent, game: GameConfig, komi: Optiona
         return 0, f"game type {game.game_type} (no komi, R7/R8)", None
     if book is not None:
         return book.komi, "the book's komi" + (f", balanced by {book.reference}" if book.reference else ""), None
-    networks = [a for a in (agent_a, agent_b) if _is_network(a)]
+    networks = [a for a in (agent_a, agent_b) if a.capabilities.komi_curve]  # a value head names a fair komi
     if not networks:
         return game.komi, "config", None
     reference = reference_komi(game)
@@ -328,7 +320,8 @@ def play_match(
     if book is not None:
         assert openings is None, "a match takes its openings from the book or from openings=, not both"
         openings = book.openings
-    _check_plays(agent_a, agent_b, game_config)
+    for agent in (agent_a, agent_b):
+        check_plays(agent, game_config)  # UnsupportedGame, one line
     komi, source, estimate = resolve_komi(agent_a, agent_b, game_config, komi, book)
     game = dataclasses.replace(game_config, komi=komi)
     env = VecEnv(game)
@@ -346,12 +339,6 @@ def play_match(
     return MatchResult(name_a=agent_a.name, name_b=agent_b.name, game=game, komi_source=source,
                        opening_plies=opening_plies, games=tuple(outcomes), seconds=seconds, komi_estimate=estimate,
                        book="" if book is None else book.describe())
-
-
-def _check_plays(agent_a: Agent, agent_b: Agent, game: GameConfig) -> None:
-    """UnsupportedGame (one line) unless both agents play ``game``'s rule set."""
-    for agent in (agent_a, agent_b):
-        check_plays(agent, game)
 
 
 def _pair_openings(env: VecEnv, games: int, openings: Optional[Sequence[tuple[int, ...]]], plies: int, komi: int,
@@ -509,7 +496,8 @@ def play_sprt(agent_a: Agent, agent_b: Agent, game_config: GameConfig, book: Boo
 
     Looking at the LLR only between parts overshoots the bound by at most one part's pairs, which
     makes the test a little more certain than alpha and beta say, never less (Wald)."""
-    _check_plays(agent_a, agent_b, game_config)
+    for agent in (agent_a, agent_b):
+        check_plays(agent, game_config)  # UnsupportedGame, one line
     komi, source, estimate = resolve_komi(agent_a, agent_b, game_config, komi, book)
     openings = book.openings
     total_games = 2 * len(openings)

@@ -159,7 +159,6 @@ class RatingFit:
     players: tuple[str, ...]  # [P]
     elo: np.ndarray  # [P] float64 rating in Elo
     stderr: np.ndarray  # [P] float64 standard error relative to the anchor (0 for the anchor)
-    covariance: np.ndarray = field(repr=False)  # [P, P] float64 in Elo^2 (anchor row and column 0)
     games: np.ndarray = field(repr=False)  # [P] float64 real games played
     score: np.ndarray = field(repr=False)  # [P] float64 points scored in them (draws as halves)
     anchor: str = "random"
@@ -170,12 +169,6 @@ class RatingFit:
 
     def rating(self, player: str) -> float:
         return float(self.elo[self.index(player)])
-
-    def difference_stderr(self, a: str, b: str) -> float:
-        """Standard error of elo[a] - elo[b] (uses the covariance, so not the sum of the two errors)."""
-        i, j = self.index(a), self.index(b)
-        c = self.covariance
-        return float(math.sqrt(max(c[i, i] + c[j, j] - 2 * c[i, j], 0.0)))
 
 
 def results_matrix(results: Iterable[PairResult], players: Sequence[str]) -> np.ndarray:
@@ -244,7 +237,7 @@ def fit_ratings(
             "connected to the anchor); use a prior (prior_games > 0)")
     covariance *= ELO_PER_NATURAL ** 2
     return RatingFit(players=players, elo=r * ELO_PER_NATURAL, stderr=np.sqrt(np.maximum(np.diag(covariance), 0.0)),
-                     covariance=covariance, games=(real + real.T).sum(axis=1), score=real.sum(axis=1),
+                     games=(real + real.T).sum(axis=1), score=real.sum(axis=1),
                      anchor=anchor, iterations=iterations)
 
 

@@ -94,9 +94,6 @@ class RecipeResult:
         measured = "; ".join(p.line() for p in self.panel) or "no panel played"
         return f"{measured}; {self.simulations} sims{komi}"
 
-    def komi_line(self) -> str:
-        return komi_line(self.komi, self.komi_estimate, self.black_shares, self.komi_games)
-
     def to_json(self) -> str:
         return json.dumps(dataclasses.asdict(self), indent=1) + "\n"
 
