@@ -115,7 +115,9 @@ def _coerce(value: Any, annotation: Any, key: str) -> Any:
     return value
 
 
-def _build(cls: type, data: Any, prefix: str) -> Any:
+def section_from_dict(cls: type, data: Any, prefix: str = "") -> Any:
+    """Any frozen config dataclass (``Config``, a section, an ablation plan) from a plain dict:
+    unknown keys, wrong types and bad values are ``ConfigError``s naming ``prefix`` + the key."""
     if data is None and prefix:
         data = {}  # a section with nothing under it ("game:" with every key commented out): defaults
     _check(isinstance(data, dict),
@@ -137,7 +139,7 @@ def _build(cls: type, data: Any, prefix: str) -> Any:
                    f"stages must be a list of stages, got {_shown(value)}")
             kwargs[name] = tuple(_stage_from_dict(item, f"stages[{i}]") for i, item in enumerate(value or ()))
         elif dataclasses.is_dataclass(hint):
-            kwargs[name] = _build(hint, value, f"{prefix}{name}.")
+            kwargs[name] = section_from_dict(hint, value, f"{prefix}{name}.")
         else:
             kwargs[name] = _coerce(value, hint, f"{prefix}{name}")
     try:
@@ -159,7 +161,7 @@ def config_to_dict(config: Any) -> dict:
 
 
 def config_from_dict(data: dict) -> Config:
-    config = _build(Config, data or {}, "")
+    config = section_from_dict(Config, data or {}, "")
     stage_configs(config)  # a stage that does not build, or that the network cannot take: refused now
     search_settings_of(config.finish.search)
     return config
@@ -178,7 +180,7 @@ def search_settings_of(items: tuple[str, ...] | list[str], where: str = "finish.
         _check(field != "num_simulations", f"{where} num_simulations: give the budget {budget}")
     settings = parse_overrides([f"search.{item}" for item in items]).get("search", {})
     if settings:
-        _build(Config, {"search": settings}, "")
+        section_from_dict(Config, {"search": settings}, "")
     return settings
 
 
@@ -205,7 +207,7 @@ def _stage_from_dict(data: Any, where: str) -> StageConfig:
             changes.append((f"{key}.{name}", tuple(item) if isinstance(item, list) else item))
     scalars = {key: value for key, value in data.items() if key in _STAGE_SCALARS}
     try:
-        stage = _build(StageConfig, scalars, f"{where}.")
+        stage = section_from_dict(StageConfig, scalars, f"{where}.")
         check_ranges(stage, "stages.")  # NUMERIC_RANGES names a stage's numbers "stages.KEY"
     except ConfigError as exc:
         message = str(exc).replace("stages.", f"{where}.", 1)
@@ -249,7 +251,7 @@ def stage_configs(config: Config) -> tuple[Config, ...]:
             section, name = key.split(".", 1)
             base[section][name] = list(value) if isinstance(value, tuple) else value
         try:
-            built = _build(Config, base, "")
+            built = section_from_dict(Config, base, "")
         except ConfigError as exc:
             raise ConfigError(f"{where}: {exc}") from None
         if out:
@@ -421,8 +423,3 @@ def _merge(base: dict, extra: dict) -> dict:
             out[key] = value
     return out
 
-
-def section_from_dict(cls: type, data: Any, prefix: str = "") -> Any:
-    """Any frozen config dataclass (e.g. an ablation plan) from a plain dict, checked as the
-    sections of ``Config`` are: unknown keys, wrong types and bad values are ``ConfigError``s."""
-    return _build(cls, data, prefix)

@@ -416,9 +416,6 @@ class CatenaNet(nn.Module):
     def _new_side_tables(self, key: tuple[int, torch.device]) -> None:
         self._side_tables[key] = SideTables(*key)
 
-    def _check_inputs(self, planes: torch.Tensor, globals_: torch.Tensor, sides: torch.Tensor | None) -> int:
-        return check_inputs(planes, globals_, sides, self.num_planes, self.num_globals)
-
     def forward(self, planes: torch.Tensor, globals_: torch.Tensor, sides: torch.Tensor | None = None) -> NetOutput:
         """planes [B, C, G, G], globals [B, F] (features.encode), sides [B] or None -> NetOutput.
 
@@ -427,7 +424,8 @@ class CatenaNet(nn.Module):
         outputs are ``policy_logits[b, :N_b + 1]`` and ``ownership[b, :N_b]`` (see the module notes).
         ``sides`` may stay on the CPU when the model is on a GPU: its checks then need no device sync.
         """
-        board = self.board(self._check_inputs(planes, globals_, sides), planes.device, sides)
+        grid = check_inputs(planes, globals_, sides, self.num_planes, self.num_globals)
+        board = self.board(grid, planes.device, sides)
         if self.config.channels_last:
             planes = planes.contiguous(memory_format=torch.channels_last)
         x = (self.stem(planes * board.fmask) + self.global_in(globals_)[:, :, None, None]) * board.fmask
