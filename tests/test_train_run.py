@@ -382,9 +382,13 @@ def test_a_ray_process_killed_under_a_run_ends_it_with_one_line_a_checkpoint_and
 
 @pytest.mark.slow
 def test_run_on_a_two_node_cluster_spreads_its_actors(tmp_path, capsys):
-    from catena_zero.selfplay.workers import LocalCluster
+    import catena_zero.selfplay.workers  # noqa: F401 (before Ray: it sets RAY_AUTH_MODE=token, which the cluster must share)
+    from ray.cluster_utils import Cluster
 
-    cluster = LocalCluster(nodes=2, cpus_per_node=1)
+    # Two nodes on this machine, each with its own CPU, as two machines would be.
+    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1, "include_dashboard": False})
+    cluster.add_node(num_cpus=1)
+    cluster.wait_for_nodes()
     try:
         assert main(_argv(tmp_path, "--address", cluster.address,
                           sets=["run.max_steps=4", "run.num_actors=2", "run.cpus_per_actor=1"])) == 0

@@ -57,8 +57,8 @@ def test_pool_collects_chunks_takes_new_weights_and_restarts_dead_actors(local_r
 
         pool.publish(model_from_config(config.net).state_dict(), version=5)
         _chunks_until(pool, lambda got: {c.actor for c in got if c.version == 5} == {0, 1})
-        # Kill one actor's process: the pool replaces it (with the newest weights) and goes on.
-        os.kill(pool.actor_pids()[0], signal.SIGKILL)
+        # Kill one actor (Ray ends its process): the pool replaces it (with the newest weights) and goes on.
+        workers.ray.kill(pool.actors[0])
         _chunks_until(pool, lambda got: pool.restarts >= 1 and any(c.actor == 0 for c in got))
         assert pool.restarts == 1  # the dead actor's second queued chunk is dropped, not a second restart
         assert sorted(slot for slot, _ in pool.pending.values()) == [0, 0, 1, 1]

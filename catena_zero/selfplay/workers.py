@@ -394,9 +394,6 @@ class _SelfPlayActor:
                      version=self.player.version, komi_estimates=self.player.komi_estimates(),
                      process_cpu_seconds=time.process_time())
 
-    def pid(self) -> int:
-        return os.getpid()
-
 
 class SelfPlayPool:
     """``num_actors`` self-play actors, each with ``run.chunks_in_flight`` chunks of ``plies_per_chunk``
@@ -483,10 +480,6 @@ class SelfPlayPool:
             raise ActorStartError(f"the self-play actor failed to start {STARTUP_FAILURES} times in a row: "
                                   f"{_last_error_line(str(exc))}")
 
-    def actor_pids(self) -> list[int]:
-        """Process ids of the actors (tests kill one to check the restart)."""
-        return ray.get([actor.pid.remote() for actor in self.actors], timeout=60)
-
     def shutdown(self) -> None:
         if _dead_node() is None:  # else the actors died with their node
             for actor in self.actors:
@@ -550,27 +543,6 @@ class RemoteRunner:
         if self._actor is not None and _dead_node() is None:
             ray.kill(self._actor, no_restart=True)  # else it died with its node
         self._actor = None
-
-
-class LocalCluster:
-    """A Ray cluster of several nodes on this one machine (``ray.cluster_utils.Cluster``), for
-    tests and trials of ``--address``: each node has its own CPUs, as separate machines would."""
-
-    def __init__(self, nodes: int, cpus_per_node: int) -> None:
-        from ray.cluster_utils import Cluster
-
-        self._cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": cpus_per_node,
-                                                                      "include_dashboard": False})
-        for _ in range(nodes - 1):
-            self._cluster.add_node(num_cpus=cpus_per_node)
-        self._cluster.wait_for_nodes()
-
-    @property
-    def address(self) -> str:
-        return self._cluster.address
-
-    def shutdown(self) -> None:
-        self._cluster.shutdown()
 
 
 def _last_error_line(message: str) -> str:
