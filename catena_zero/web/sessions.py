@@ -55,68 +55,46 @@ class ApiError(Exception):
 
 @dataclass(frozen=True)
 class ServerConfig:
-    """Limits of the web server (``catena-zero serve`` flags).
+    """Limits of the web server (``catena-zero serve`` flags); each field says why its default."""
 
-    max_games:  live games kept at once (64). When all are taken, a new game is refused (503)
-                unless one can go: a finished game, or one untouched for ``abandon_s``, idle
-                longest first; a game in play is never dropped for a new one.
-    expire_s:   a game untouched this long is dropped (3600 s: an hour away from the page).
-    abandon_s:  a game untouched this long may make room for a new one when all slots are taken
-                (600 s: ten minutes without a request from its page is most likely a person gone;
-                at most ``expire_s``, and with free slots the game lives until ``expire_s``).
-    workers:    bot instances thinking in parallel, one worker thread each (2: a second game's
-                move need not wait for a long think; more only helps with more cores).
-    max_body:   largest request body accepted, in bytes (16 KiB; real requests are < 100 B).
-    max_simulations, max_seconds: the strongest search a person may ask of the bot for a game
-                (2000 simulations or 10 s a move: one game's think must not hold a worker for
-                minutes while others wait).
-    max_requests: requests answered at once (``guard.Guard``); one beyond gets 503 at once (64:
-                a page has at most two in flight). Requests, not connections: an idle connection
-                holds no slot, so idle sockets cannot lock people out.
-    idle_timeout_s: a connection must send the first byte of a request within this many seconds
-                of opening or of the previous answer, else it is closed (5 s: a browser sends at
-                once, and reconnects when a kept-alive connection was closed).
-    request_timeout_s: a request must arrive whole, headers and body, within this many seconds of
-                the connection opening or of the previous answer, else the connection is closed, so
-                slow (or stalled) clients cannot hold connections (10 s; a real request takes ms).
-    max_games_per_client: live games one client (an address) may hold (8: a person plays one
-                game at a time and keeps a few variations); at the limit its own finished or
-                abandoned game makes room, else 429. See ``SessionStore`` for the fair share.
-    max_requests_per_client: requests of one client answered at once (16; 429 beyond).
-    max_analyses_per_client: evaluations (analysis, komi advice) of one client searched or waiting
-                at once (2; 429 beyond); one at a time per game. Moves come before them
-                (``bots.WorkQueue``), and with several workers one is kept for moves.
-    send_timeout_s: a client must take the answer's bytes: when the connection's send buffer is
-                full, it must drain within this many seconds, else the connection is dropped (10 s),
-                so a client that does not read loses its own connection, nothing else.
-    max_connections: open connections at most (1000; ``serve`` lowers it to what the process's
-                file-descriptor limit leaves); beyond, the connection waiting on its client
-                longest (idle, or a request still arriving) is closed to make room.
-    max_connections_per_client: open connections of one client at most (32; a browser opens
-                about 6): beyond, its own connection waiting longest is closed, else the new one.
-    hosts:      the names this server answers for (the ``Host`` header, port aside); any other is
-                refused, so a page on another name pointed at this machine (DNS rebinding) cannot
-                talk to it. ``serve`` adds the address it listens on and its ``--allow-host`` names.
-    any_ip_host: also answer for any IP address as the host (``serve`` on 0.0.0.0 or ::, reached
-                by the machine's addresses; an address cannot be re-pointed as a name can).
-    """
-
+    # Live games; when all are taken a finished game, or one untouched for abandon_s, makes room
+    # (idle longest first), never a game in play: else a new game is refused (503).
     max_games: int = 64
-    expire_s: float = 3600.0
+    expire_s: float = 3600.0  # an untouched game is dropped: an hour away from the page
+    # May make room when all slots are taken: ten minutes without a request is most likely a person
+    # gone (at most expire_s; with free slots the game lives until expire_s).
     abandon_s: float = 600.0
-    workers: int = 2
-    max_body: int = 16384
+    workers: int = 2  # bots thinking at once, a thread each: a second game's move need not wait
+    max_body: int = 16384  # bytes of a request body (real requests are < 100 B)
+    # The strongest search a person may ask for a move: one think must not hold a worker for minutes.
     max_simulations: int = 2000
     max_seconds: float = 10.0
+    # Requests answered at once (``guard.Guard``; 503 beyond): a page has at most two in flight, and
+    # an idle connection holds no slot, so idle sockets cannot lock people out.
     max_requests: int = 64
+    # The first byte of a request within this of opening or of the previous answer (a browser sends
+    # at once), the whole request within request_timeout_s (a real one takes ms), else the
+    # connection is closed: slow or stalled clients cannot hold connections.
     idle_timeout_s: float = 5.0
     request_timeout_s: float = 10.0
+    # One client (an address): games (a person plays one and keeps a few variations; its own finished
+    # or abandoned game makes room, else 429; ``SessionStore`` for the fair share), requests at once
+    # (429 beyond), evaluations (analysis, komi advice) searched or waiting at once, one a game (429
+    # beyond; moves come first, ``bots.WorkQueue``, and with several workers one is kept for moves).
     max_games_per_client: int = 8
     max_requests_per_client: int = 16
     max_analyses_per_client: int = 2
+    # A full send buffer must drain within this, else the connection is dropped: a client that does
+    # not read loses its own connection, nothing else.
     send_timeout_s: float = 10.0
+    # Open connections (``serve`` lowers it to what the file-descriptor limit leaves): beyond, the one
+    # waiting on its client longest is closed; a client's (a browser opens about 6): beyond, its own
+    # longest-waiting one, else the new one.
     max_connections: int = 1000
     max_connections_per_client: int = 32
+    # The names answered for (the Host header, port aside): a page on another name pointed at this
+    # machine (DNS rebinding) cannot talk to it. ``serve`` adds its address and --allow-host names;
+    # any_ip_host answers any IP address too (on 0.0.0.0 or ::; an address cannot be re-pointed).
     hosts: tuple[str, ...] = ("localhost", "127.0.0.1", "::1")
     any_ip_host: bool = False
 
