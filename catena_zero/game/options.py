@@ -39,8 +39,23 @@ def check_komi(game: GameConfig, komi: int) -> int:
     return komi
 
 
+class _WithRecords:
+    """The records of a game type (R7, R8) and a scoring (R6), for ``GameConfig`` and ``RuleSet``."""
+
+    game_type: str
+    scoring: str
+
+    @property
+    def game_type_rule(self) -> GameType:
+        return game_type_rule(self.game_type)
+
+    @property
+    def scoring_rule(self) -> ScoringRule:
+        return scoring_rule(self.scoring)
+
+
 @dataclass(frozen=True)
-class GameConfig:
+class GameConfig(_WithRecords):
     """The options of one game (R9). Invalid combinations raise ``UserError`` (a ``ValueError``).
 
     side:      cells per board edge, 2..10 (R1); 6 is the standard board.
@@ -67,19 +82,9 @@ class GameConfig:
         if problem:
             raise UserError(problem)
 
-    @property
-    def game_type_rule(self) -> GameType:
-        """The record of this game's type (R7, R8)."""
-        return game_type_rule(self.game_type)
-
-    @property
-    def scoring_rule(self) -> ScoringRule:
-        """The record of this game's scoring type (R6)."""
-        return scoring_rule(self.scoring)
-
 
 @dataclass(frozen=True)
-class RuleSet:
+class RuleSet(_WithRecords):
     """The options that fix how a game is played, komi aside: what a network is trained for, what
     a replay buffer and self-play keep apart, what a ``VecEnv`` is built for (komi varies per game
     and is a network input). Invalid combinations raise ``UserError``, as in ``GameConfig``."""
@@ -94,16 +99,6 @@ class RuleSet:
     @classmethod
     def of(cls, config: GameConfig) -> RuleSet:
         return cls(config.side, config.game_type, config.scoring)
-
-    @property
-    def game_type_rule(self) -> GameType:
-        """The record of this rule set's game type (R7, R8)."""
-        return game_type_rule(self.game_type)
-
-    @property
-    def scoring_rule(self) -> ScoringRule:
-        """The record of this rule set's scoring type (R6)."""
-        return scoring_rule(self.scoring)
 
     @property
     def key(self) -> str:
