@@ -1,36 +1,15 @@
-"""Evaluation by matches: batched agents and baselines, the registry of player kinds, the arena
-(matches between two agents), Elo ratings, and the ladder of a training run's checkpoints.
+"""Evaluation by matches. Data flows one way: game -> net/search -> bot -> eval; nothing below
+imports eval, and the modules are imported by name (nothing is re-exported here).
 
-Modules: ``agents`` (Agent, its implementations; an agent is also a single-game
-player), ``specs`` (the one registry of player kinds: ``random``, ``greedy``, ``mcts:K``,
-checkpoints, run folders, bot files, parsed from strings), ``arena`` (play_match, MatchResult, the
-report), ``ratings`` (score and Elo intervals, Bradley-Terry fits), ``ladder`` (a run's checkpoints
-against each other and the baselines), ``inloop`` (a run's learning-curve matches). Data flows one
-way: game -> net/search -> bot -> eval; nothing below imports eval.
+- the players and matches: ``agents`` (batched agents and baselines), ``specs`` (the one registry
+  of player kinds: ``random``, ``greedy``, ``mcts:K``, networks), ``arena`` (``play_match``, its
+  report, the SPRT match), ``book`` (opening books), ``progress`` (a long command's progress);
+- the statistics: ``ratings`` (``Tally``, Elo intervals and formatting, Bradley-Terry fits),
+  ``sprt`` (pair statistics and the GSPRT), ``fairness`` (whether a network's fair komi means
+  something, R6/R7), ``optimality`` (how often moves are optimal by exhaustive search);
+- the experiments: ``ladder`` with ``ladder_file`` (a run's checkpoints rated), ``ablation`` with
+  ``ablation_matches`` and ``ablation_decision`` (training choices decided by strength), ``inloop``
+  (a run's learning-curve matches), ``curves`` (learning curves), ``recipe`` and ``shipping`` (a
+  recipe's result and the shipped bots' index), and ``reports`` (their files, apart from the
+  computations).
 """
-
-from .agents import Agent, GreedyAgent, NetAgent, RandomAgent, UCTAgent
-from .arena import GameOutcome, MatchResult, Tally, play_match, report_lines
-from .ratings import PairResult, RatingFit, fit_ratings
-from .specs import PLAYER_KINDS, AgentSpec, build_agent, make_player, parse_agent_spec
-
-__all__ = [
-    "Agent",
-    "AgentSpec",
-    "GameOutcome",
-    "GreedyAgent",
-    "MatchResult",
-    "NetAgent",
-    "PLAYER_KINDS",
-    "PairResult",
-    "RandomAgent",
-    "RatingFit",
-    "Tally",
-    "UCTAgent",
-    "build_agent",
-    "fit_ratings",
-    "make_player",
-    "parse_agent_spec",
-    "play_match",
-    "report_lines",
-]

@@ -156,13 +156,9 @@ def _is_tally(value: object) -> bool:
 
 def play_jobs(plan: AblationPlan, trained: list[TrainedVariant], log: Callable[[str], None] = print,
               *, jobs: int = 1, threads: int = 1, played: Optional[Path] = None) -> dict[tuple[str, int, str], dict]:
-    """(variant, seed, "opponent"/"baseline") -> the match's tally, for every match of the table.
-
-    ``jobs`` > 1 plays that many matches at once, each in its own process with ``threads`` inference
-    threads. A match's result does not depend on the others: its simulations are counted, not timed,
-    and its generator is its own, so the table is the same. ``played``: a JSON file of the matches
-    already played (``MatchJob.key`` -> tally), read first and written after each match, so a grown
-    plan or an interrupted ablation plays only the rest."""
+    """(variant, seed, "opponent"/"baseline") -> the match's tally, for every match of the table;
+    ``jobs`` matches at once, each process with ``threads`` inference threads; ``played``: the match
+    cache's file (module docstring)."""
     cache = _read_played(played)
     every = match_jobs(plan, trained)
     found = {(job.variant, job.seed_run, job.against): cache[job.key] for job in every if job.key in cache}
