@@ -3,8 +3,11 @@
 - players.py: the one ``Player`` contract with its declared ``Capabilities`` and ``next_turn``,
   the one way a player is asked for its next event in a match, ``RandomPlayer`` (players of a kind string such
   as ``mcts:K`` come from the registry, ``eval/specs.py``);
+- agent.py: the batched ``Agent`` and the network's ``NetAgent``, every kind's way to act;
 - bot.py: ``Bot``, an exported network that plays, picks komi/colour/swap (R7) and analyses;
-- engine.py: the GTP-style text protocol around a ``Bot`` (``catena-zero engine``).
+- engine.py: the GTP-style text protocol around a ``Bot`` (``catena-zero engine``); analysis.py:
+  the JSON-lines analysis engine (``catena-zero analysis``); review.py: a game's review by a bot;
+- shipped.py: the bots that ship with the package (``catena_zero/bots/``) and which plays a rule set.
 """
 
 from ..game.options import RuleSet
