@@ -17,7 +17,7 @@ import numpy as np
 
 from .ablation import AblationPlan, TrainedVariant
 from .ablation_matches import play_jobs
-from .ratings import Z95, Tally, elo_from_score
+from .ratings import Z95, Tally
 from .sprt import Pentanomial
 
 
@@ -36,14 +36,6 @@ class Pooled:
     def to_dict(self) -> dict:
         """The column as the table's JSON writes it (the tally's fields first, flat)."""
         return {**dataclasses.asdict(self.tally), **{k: v for k, v in dataclasses.asdict(self).items() if k != "tally"}}
-
-    @property
-    def elo(self) -> float:
-        return elo_from_score(self.score)
-
-    @property
-    def elo_interval(self) -> tuple[float, float]:
-        return elo_from_score(self.interval[0]), elo_from_score(self.interval[1])
 
     def p_value(self) -> float:
         """Two-sided p of "the score is 50%" (normal approximation of the pooled score)."""
