@@ -1,23 +1,17 @@
 """The ladder of a training run: its kept checkpoints and the baselines against each other, rated.
 
-``run_ladder(run_dir, ...)`` plays the scheduled pairs (``schedule``), appends every match to the
-results file ``<run>/ladder/results.json`` (written atomically after each match, so an interrupted
-ladder keeps what it finished, and a re-run ADDS games to the same pairs instead of starting over),
-fits Bradley-Terry ratings over all results so far (``ratings.fit_ratings``, anchored random = 0),
-and writes (``reports.write_ladder``) into ``<run>/ladder/``:
-    ratings.csv    one row per player: kind, step, training time, CPU-hours, Elo, standard error,
-                   95% interval, games, score rate
-    ratings.md     the same as a Markdown table
-    ratings.png    Elo against training step and against CPU-hours (training time for checkpoints
-                   written before runs counted their CPU), with 95% error bars and the baselines as
-                   horizontal lines (matplotlib, Agg backend)
-and logs the checkpoints' ratings to the run's TensorBoard (``<run>/tensorboard/ladder``, tag
-``ladder/elo`` at each checkpoint's step, and ``ladder/elo_stderr``), replacing the previous
-ladder's event files there so that a re-run does not plot every point twice.
+``run_ladder(run_dir, ...)`` plays the scheduled pairs (``schedule``), appends every match to
+``<run>/ladder/results.json`` (written atomically after each match, so an interrupted ladder keeps
+what it finished, and a re-run ADDS games to the same pairs instead of starting over), fits
+Bradley-Terry ratings over all results so far (``ratings.fit_ratings``, anchored random = 0), and
+writes ratings.csv, ratings.md, ratings.png (Elo against step and against CPU-hours) and the
+TensorBoard scalars ``ladder/elo`` into the run (``reports.write_ladder``; a re-run replaces the
+previous ladder's event files, so no point is plotted twice).
 
-The records and the results file are ``ladder_file.py``'s. Schedules: ``round-robin`` plays every pair of players; ``gauntlet`` (default, linear in the number
-of checkpoints) plays every checkpoint against every baseline and against the previous kept
-checkpoint, and the baselines against each other, which connects every player to the anchor.
+The records and the results file are ``ladder_file.py``'s. Schedules: ``round-robin`` plays every
+pair of players; ``gauntlet`` (default, linear in the number of checkpoints) plays every checkpoint
+against every baseline and the previous kept checkpoint, and the baselines against each other,
+which connects every player to the anchor.
 
 Player ids: ``random``, ``greedy``, ``mcts:K`` and ``step-XXXXXXXX`` (a checkpoint's file stem).
 Training time of a checkpoint: its ``counters['seconds']`` when every checkpoint has one, else its
@@ -32,9 +26,8 @@ each twice with colours swapped, at the book's komi (or ``komi=``): one komi for
 so its points are comparable; a re-run plays each pair over the book's next openings (a network
 replays a repeated opening identically). Without one, random openings at ``komi=``, else the
 reference network's fair komi (``arena.resolve_komi``); matches between baselines at the run's
-configured komi. The settings that make results comparable
-(game options, network simulations, opening plies) are stored in the results file; a re-run with
-different ones is refused with one line.
+configured komi. The settings that make results comparable (game options, network simulations,
+opening plies) are stored in the results file; a re-run with different ones is refused in one line.
 """
 
 

@@ -1,25 +1,15 @@
 """The bots of the web server: pools of bot instances that think in worker threads.
 
-A served bot is a ``Player`` (``bot/players.py``; ``catena_zero.bot.Bot``) with a default game
-(``game_config``) and its own budget (``simulations`` or ``seconds``); it is asked for its next
-event through the one contract, ``players.next_turn``, on a copy of the match (``Match.copy``: the
-worker never touches the match the event loop owns). What a bot can do besides moving is read
-from its declared ``capabilities``, never probed: the set-up policy, the rule sets it plays, its
-fair komi (the komi advice) and its analysis (the value graph and the evaluation). Tests drive
-the server with small stand-ins (a slow bot, a bot that answers nonsense) as well as the real bot.
+A served bot is a ``Player`` (``bot/players.py``) asked for its next event through
+``players.next_turn`` on a copy of the match (``Match.copy``: the worker never touches the match the
+event loop owns); what it can do besides moving is read from its declared ``capabilities``. Tests
+drive the server with small stand-ins (a slow bot, a bot that answers nonsense) as well as the real one.
 
-Why threads and a pool: a think takes from milliseconds to seconds and must not run on the
-event loop, or every other page would wait for it. Each worker thread takes one bot instance
-from the pool for the duration of a call, so no bot instance is ever used by two threads at
-once (a bot may keep per-search state such as a reused tree); with K instances, K games can
-think at the same time, and further requests queue for a free instance while the server keeps
-answering everything else.
-
-Which waits first (``WorkQueue``): a bot's move in a game in play before any evaluation, each
-kind in arrival order, and with several workers evaluations use all but one, so a flood of them
-never delays a game's moves by more than what is already thinking. Work whose request is
-cancelled (its client left) before a worker takes it is dropped; a search already running
-finishes, within its budget.
+Why threads and a pool: a think takes from milliseconds to seconds and must not run on the event
+loop, or every other page would wait for it. Each worker thread takes one bot instance for the
+duration of a call, so no instance is used by two threads at once (a bot may keep per-search state
+such as a reused tree); with K instances K games think at once, and further requests queue for a
+free instance (moves first: ``WorkQueue``) while the server keeps answering everything else.
 """
 
 from __future__ import annotations
