@@ -19,10 +19,9 @@ How a match is played (``play_match``):
 - Openings from a book (``eval/book.py``): ``book=`` gives each pair's opening (the same book for
   every match of a comparison), and the match plays 2 games per opening.
 - Komi: one komi per rule set for every match of a comparison (``resolve_komi``): ``komi=K``, else
-  the book's (the komi its reference network balanced it at), else the fair komi of the reference network (the shipped bot of the rule set, ``bot/shipped.py``: the
-  komi where its value of the empty board for Black crosses 0), never that of whichever network
-  plays. Only a rule set with no shipped bot falls back to the stronger network side's own value
-  head (the later training step; A on a tie), and says so; between baselines, the game config's.
+  the book's, else the fair komi of the rule set's shipped bot (``bot/shipped.py``), never that of
+  whichever network plays; only without a shipped bot the stronger network side's own (the later
+  step; A on a tie), saying so; between baselines, the game config's.
 - Randomness: the match's rng draws the openings, then one seed from which each side's own
   generator is spawned (rollouts, tie-breaks). Same rng, same match.
 
@@ -304,16 +303,10 @@ def play_match(
     first_index: int = 0,
     progress: Optional[Callable[[int, int], None]] = None,
 ) -> MatchResult:
-    """Play ``games`` games between A and B, all at once; see the module docstring.
-
-    komi: None for the fair komi (``resolve_komi``), or a whole number in the scoring's range.
-    rng: draws the openings (unless given) and the sides' seed (same rng state, same match).
-    openings: each pair's opening; ``games`` must be twice their number.
-    book: a ``Book`` (``eval/book.py``): its openings, its komi unless ``komi`` is given, its name in the report.
-    first_index: the number of the first game (a match played in parts keeps one numbering).
-    progress: ``progress(finished, total)`` after every ply.
-    Game g plays pair g // 2's opening with A as Black iff g is even.
-    """
+    """Play ``games`` games between A and B, all at once (module docstring). ``komi`` None: the
+    fair komi (``resolve_komi``); ``openings``: each pair's, ``games`` twice their number; ``book``:
+    its openings and, unless ``komi`` is given, its komi; ``first_index``: the first game's number
+    (a match played in parts keeps one numbering); ``progress(finished, total)`` after every ply."""
     if isinstance(games, bool) or not isinstance(games, (int, np.integer)) or games < 1:
         raise UserError(f"games must be a positive number, got {games!r}")
     assert first_index % 2 == 0, first_index  # pairs are games 2i and 2i + 1
