@@ -1,4 +1,4 @@
-"""Locks on the house's structure (issue 27): no module imports from a layer above its own, and
+"""Locks on the house's structure: no module imports from a layer above its own, and
 every exception class the package defines is classified (a user's error, or one of the few
 signals that never reach a user as an error), found by walking the package, not from a list."""
 
@@ -8,6 +8,7 @@ import ast
 import importlib
 import inspect
 import pkgutil
+import re
 from pathlib import Path
 
 import catena_zero
@@ -15,8 +16,9 @@ from catena_zero.errors import UserError
 
 PACKAGE = Path(catena_zero.__file__).resolve().parent
 
-# The layers, lowest first (docs/DESIGN.md: config -> game -> net/search -> self-play -> replay ->
-# learner -> checkpoint -> eval/bot -> commands/web). A module may import its own package and any
+# The layers, lowest first, as docs/DESIGN.md draws them: the rules (game), the config, the network and
+# search, the trained-network files, self-play, training, the players, then eval, web and terminal, the
+# commands and the CLI. A module may import its own package and any
 # package of a lower layer; packages of one layer do not import each other.
 LAYERS = [
     {"errors", "messages", "books", "bots"},  # books/ and bots/: data (the shipped files) and nothing else
@@ -193,3 +195,19 @@ def test_the_circle_check_sees_a_type_only_import_back():
     back = "\nfrom typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .options import GameConfig\n"
     circles = _import_circles(_module_edges({PACKAGE / "game" / "spec.py": back}))
     assert ["catena_zero.game.options", "catena_zero.game.spec"] in circles
+
+
+def test_every_package_docstring_names_each_of_its_modules():
+    """A package's docstring is its map: each module (and sub-package) in it is named there (the
+    top level's map is docs/DESIGN.md's table, which test_readme checks)."""
+    missing = []
+    for init in sorted(PACKAGE.rglob("__init__.py")):
+        folder = init.parent
+        if folder == PACKAGE:
+            continue
+        doc = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8"))) or ""
+        parts = [p.stem for p in folder.glob("*.py") if p.name != "__init__.py"]
+        parts += [p.name for p in folder.iterdir() if (p / "__init__.py").is_file()]
+        missing += [f"{folder.relative_to(PACKAGE.parent)}: {name}" for name in sorted(parts)
+                    if not re.search(rf"\b{name}\b", doc)]
+    assert not missing, "not named in their package's docstring:\n" + "\n".join(missing)

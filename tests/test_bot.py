@@ -510,7 +510,7 @@ def test_setup_event_is_the_one_mapping_of_set_up_answers_to_events():
         setup_event(Policy(), Match.replay(komi_game, evs(["komi 5", "colour black"])))
 
 
-# ------------------------------------------------------------------------------ one way to play (issue 27)
+# ------------------------------------------------------------------------------ one way to play
 
 
 def test_a_bot_file_moves_the_same_way_in_every_command(bot_path):

@@ -1,4 +1,4 @@
-"""Bot files that are damaged or crafted (issue 14): the checksum covers the header, every header
+"""Bot files that are damaged or crafted: the checksum covers the header, every header
 field's type and range is checked, tensor shapes are compared with the header before any network
 is built, non-finite weights are refused on writing and reading. Each is one BotFileError line."""
 

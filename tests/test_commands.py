@@ -294,7 +294,7 @@ def test_record_is_saved_when_play_fails(tmp_path, capsys, monkeypatch):
     assert load_record(path).events == tuple(evs(["komi 5", "colour white"]))
 
 
-# ----------------------------------------------------------------- for players (issue 16)
+# ----------------------------------------------------------------- for players
 
 
 def test_bare_command_prints_the_usage_and_the_commands(capsys):

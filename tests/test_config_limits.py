@@ -1,4 +1,4 @@
-"""Config values that are absurd or hostile (issue 14): non-finite floats, numbers out of their
+"""Config values that are absurd or hostile: non-finite floats, numbers out of their
 documented range, complex YAML keys, deep nesting; arbitrary YAML values (hypothesis) give a
 config or one ConfigError line, never another exception."""
 

@@ -259,7 +259,7 @@ def test_a_byte_that_is_not_utf8_gets_an_answer_under_a_strict_stdin(bot_path, e
     assert b"Traceback" not in result.stderr and b"internal error" not in result.stderr
 
 
-# ----------------------------------------------------------------- GTP's own commands (issue 28)
+# ----------------------------------------------------------------- GTP's own commands
 
 
 def test_boardsize_is_options_side(engine):

@@ -1,4 +1,4 @@
-"""The engine protocol against hostile input (issue 14): huge numeric ids and arguments are answered
+"""The engine protocol against hostile input: huge numeric ids and arguments are answered
 with '?', and arbitrary lines (hypothesis) never raise, never end the session but for quit, and
 always get one well-formed reply."""
 

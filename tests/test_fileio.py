@@ -120,7 +120,7 @@ def test_check_writable_before_a_long_task(tmp_path):
         check_writable(tmp_path)
 
 
-# ------------------------------------------------------------------------------ reading (issue 25)
+# ------------------------------------------------------------------------------ reading
 
 
 def test_open_input_refuses_special_files_and_big_files_before_reading(tmp_path):

@@ -1,4 +1,4 @@
-"""Integrity of weights (issue 14): checkpoints carry a SHA-256 of their contents, checked on every
+"""Integrity of weights: checkpoints carry a SHA-256 of their contents, checked on every
 load; non-finite weights are refused when written and when read; --resume falls back to the newest
 intact checkpoint. (Bot files: test_bot_file_integrity.py.)"""
 

@@ -1,4 +1,4 @@
-"""Outputs never destroy inputs (issue 14): an output that is one of a command's inputs, or two
+"""Outputs never destroy inputs: an output that is one of a command's inputs, or two
 outputs that are the same file, are refused with one line before any work, and the files stay."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The one player protocol (bot/players.py, issue 27): what a player can do is declared in its
+"""The one player protocol (bot/players.py): what a player can do is declared in its
 ``Capabilities`` and honoured from there, never found by probing for methods."""
 
 from __future__ import annotations
@@ -103,7 +103,7 @@ def test_optional_parts_are_used_only_where_declared():
     assert own_fair_komi(full, GameConfig(side=3, game_type="no_komi")) is None  # no komi to choose
 
 
-# getattr/hasattr on a player, a bot or an agent: how capabilities were found before issue 27.
+# getattr/hasattr on a player, a bot or an agent: how capabilities used to be found.
 PROBE = re.compile(r"\b(?:getattr|hasattr)\(\s*(?:self\.)?(?:bot|player|players?\[[^]]*\]|agent|program|opponent|"
                    r"policy|b|p)\s*,\s*[\"']")
 

@@ -1,4 +1,4 @@
-"""Records against careless and hostile text (issue 14), and properties over generated games
+"""Records against careless and hostile text, and properties over generated games
 (hypothesis): every legal game round-trips; a mutated record is refused naming a line, or reads
 exactly the events its lines show (no event hidden in a comment, none lost)."""
 

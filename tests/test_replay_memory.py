@@ -1,5 +1,5 @@
 """A replay buffer too big for the machine is refused in one line, naming the size and the limit,
-before anything is allocated and before Ray starts (issue 14)."""
+before anything is allocated and before Ray starts."""
 
 from __future__ import annotations
 

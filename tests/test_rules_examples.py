@@ -53,7 +53,7 @@ def test_r3_seed_example():
     for cell in ("D6", "G6", "I6"):
         with pytest.raises(IllegalMove, match="R3"):
             g.play(cell)
-    # The message names the stones that make the problem (issue 28).
+    # The message names the stones that make the problem.
     for cell, why in (("D6", "C5 and D5 are stones of one ribbon, which it would close into a ring"),
                       ("G6", "a stone there would touch 3 stones (G5, H6, H7)"),
                       ("I6", "H6 is a middle stone of its ribbon and would touch a third stone")):

@@ -1,7 +1,7 @@
 """The scoring records (game/scoring.py ``ScoringRule``, R6): every scoring the options name has
 one, its numbers are the ones the house used before the records (the network's inputs, the
 search's score unit, the komi ranges and self-play's spread depend on them), and no module
-outside the record decides anything by comparing scoring names (issue 27)."""
+outside the record decides anything by comparing scoring names."""
 
 from __future__ import annotations
 

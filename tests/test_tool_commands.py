@@ -1,4 +1,4 @@
-"""The measuring and shipping tools as commands (issue 27): ``komi-check``, ``optimal-moves`` and
+"""The measuring and shipping tools as commands: ``komi-check``, ``optimal-moves`` and
 ``ship``. Bad input is one line and status 2, never a traceback; scripts/ keeps thin entry points."""
 
 from __future__ import annotations

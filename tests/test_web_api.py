@@ -269,7 +269,7 @@ def test_the_page_gets_every_position_from_the_servers_board_view(client):
             client.post(f"/api/games/{gid}/bot", json={})
         else:
             client.post(f"/api/games/{gid}/move", json={"move": state["legal"][0]})
-    old_centre = lambda c, r: (math.sqrt(3) * (c - r / 2), -1.5 * r)  # app.js's own geometry before issue 27
+    old_centre = lambda c, r: (math.sqrt(3) * (c - r / 2), -1.5 * r)  # app.js's old geometry of its own
     game = Game.replay(GameConfig(3, "komi", "standard", komi=3),
                        [e["event"] for e in state["events"] if not e["event"].startswith(("komi", "colour", "swap"))])
     view = BoardView.of(game)
@@ -729,7 +729,7 @@ def httpx_free_port_is_listening(port: int) -> bool:
         return True
 
 
-# ----------------------------------------------------------------- for players (issue 16)
+# ----------------------------------------------------------------- for players
 
 
 def test_finished_game_explains_the_result_as_the_terminal_does(client):

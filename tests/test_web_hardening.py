@@ -1,4 +1,4 @@
-"""The web server against hostile and broken clients (issue 14), on 127.0.0.1 only, every loop
+"""The web server against hostile and broken clients, on 127.0.0.1 only, every loop
 bounded in count and time: deep JSON is a 400, a client leaving mid-body is handled quietly,
 slow headers and bodies time out; arbitrary JSON bodies on every route (hypothesis) answer 2xx or
 a 4xx JSON error, never 500. Issue 25: cross-site and non-JSON writes are refused (CSRF), other
@@ -170,7 +170,7 @@ def test_arbitrary_json_bodies_many_examples(server, calls):
     test_arbitrary_json_bodies_answer_2xx_or_a_4xx_json_error.hypothesis.inner_test(server, calls)
 
 
-# ------------------------------------------------------------------------------ issue 25: CSRF, eviction, Host, idle sockets
+# ------------------------------------------------------------------------------ CSRF, eviction, Host, idle sockets
 
 
 def send(port: int, method: str, path: str, headers: dict[str, str], body: bytes = b"") -> tuple[int, dict]:

@@ -1,4 +1,10 @@
-"""The network: hex-grid input features, the residual tower, and the evaluation function for search."""
+"""The network: hex-grid input features, the residual tower, and the evaluation function for search.
+
+``features`` (planes and globals from states; the versioned ``InputLayout``), ``model``
+(``CatenaNet``: hex convolutions, masked batch norm, global pooling, the heads), ``folded`` (the
+inference-only forward with batch norms folded in), ``inference`` (``NetEvaluator``: a network as
+a batched ``EvalFn``), ``device`` (the device and torch's threads per process).
+"""
 
 from .device import set_torch_threads
 from .inference import NetEvaluator

@@ -1,10 +1,11 @@
 """Batched array-based MCTS (PUCT and Gumbel roots), evaluators without a network, an exact solver
 for tiny boards. Players that search (``mcts:K``, networks) are ``eval/agents.py``'s search agents.
 
-Modules: ``tree`` (the arrays), ``puct`` and ``gumbel`` (root and interior rules, move choice),
-``mcts`` (the simulation loop as a generator, tree reuse, lockstep searches), ``utility``
-(KataGo's score utility), ``ties`` (random tie-breaking), ``rollout`` (uniform and random-rollout
-evaluators), ``solver`` (exact values on side 2-3, the test oracle).
+Modules: ``tree`` (the arrays), ``types`` (``SearchOutput``), ``puct`` and ``gumbel`` (root and
+interior rules, move choice), ``mcts`` (the simulation loop as a generator, tree reuse, lockstep
+searches), ``utility`` (KataGo's score utility), ``ties`` (random tie-breaking), ``rollout``
+(uniform and random-rollout evaluators), ``komi`` (a fair komi from an evaluator), ``solver``
+(exact values on side 2-3, the test oracle).
 """
 
 from .mcts import MCTS, LockstepSearch, run_lockstep

@@ -181,7 +181,7 @@ export async function evaluate() {
   }
 }
 
-// A variation (issue 28): a new game from the reviewed position; the game itself stays as it was.
+// A variation: a new game from the reviewed position; the game itself stays as it was.
 export async function playFromHere() {
   if (!page.game || !reviewing()) return;
   try {
