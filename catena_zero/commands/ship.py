@@ -7,17 +7,10 @@ folder's index (``index.json``, ``README.md``) from every shipped bot's header:
         --trained "60 min on 2 CPU cores, ..." --strength "92.5% [78, 97] vs mcts:1000 at komi 7, 40 games"
 
 The figures in --trained and --strength are what you measured (docs/RESULTS.md has the commands);
-they are written as given. ``--index-only`` rewrites README.md from index.json and the files.
-Given a bot file in place of a checkpoint (a shipped one: ``catena-zero ship
-catena_zero/bots/side6.bot side6 --search gumbel_interior=puct``), it ships that network again with
-the play settings given; its index entry (how it was trained) is kept, and ``--trained`` /
-``--strength`` replace those fields only when given.
-As ``export``, a shipped bot plays at 400 simulations a move (``PLAY_SIMULATIONS``, the budget the
-shipped bots' strength is measured at) unless ``--simulations`` says otherwise (0: the source's own,
-a checkpoint's training budget or a bot file's), and the search written is printed; a training
-config's budget (16 in quick.yaml) is for making games, not for playing. ``--search FIELD=VALUE`` sets any other field of the search
-it plays with (``artifacts.botfile.play_search``), and ``--symmetry-average`` makes its network average
-every evaluation over the 12 board symmetries (``artifacts.botfile.play_net``).
+they are written as given. A bot file in place of a checkpoint is shipped again with the play
+settings given, its index entry kept but for the fields given. The play settings are ``export``'s
+(``play_settings``): 400 simulations a move unless told, since a training config's budget is for
+making games, not for playing.
 """
 
 from __future__ import annotations
