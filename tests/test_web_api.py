@@ -200,7 +200,6 @@ def test_the_handlers_are_module_level_functions_over_one_state_record_and_creat
     assert isinstance(state, web_app.AppState) and dataclasses.is_dataclass(state)
     with pytest.raises(dataclasses.FrozenInstanceError):
         state.store = None
-    assert app.state.store is state.store and app.state.pool is state.pools
 
 
 @pytest.mark.parametrize("target", [
@@ -636,14 +635,14 @@ def test_live_games_are_bounded_and_expire():
         assert "hold games in play" in error_of(c.post("/api/games", json={}), 503)  # none abandoned yet
         now[0] += 30  # all three left 30 s: abandoned, the one idle longest makes room
         fourth = new_game(c)["id"]
-        assert len(app.state.store) == 3
+        assert len(app.state.web.store) == 3
         assert "no game with id" in error_of(c.get(f"/api/games/{ids[1]}"), 404)
         for gid in (ids[0], ids[2], fourth):
             assert c.get(f"/api/games/{gid}").status_code == 200
         now[0] += 59
         assert c.get(f"/api/games/{fourth}").status_code == 200  # within the hour... of 60 s
         now[0] += 61
-        assert c.get(f"/api/games/{fourth}").status_code == 404 and len(app.state.store) == 0
+        assert c.get(f"/api/games/{fourth}").status_code == 404 and len(app.state.web.store) == 0
 
 
 def test_a_full_store_of_thinking_games_refuses_new_ones_with_503():

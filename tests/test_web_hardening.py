@@ -198,7 +198,7 @@ def send(port: int, method: str, path: str, headers: dict[str, str], body: bytes
     ({"Content-Type": "application/json", "Origin": "http://127.0.0.1:1"}, b"{}", 403, "not this server"),
 ])
 def test_cross_site_and_non_json_writes_are_refused(server, extra, body, status, fragment):
-    store = server.app.state.store
+    store = server.app.state.web.store
     before = len(store)
     got, data = send(server.port, "POST", "/api/games", {"Host": "127.0.0.1", **extra}, body)
     assert got == status and fragment in data["error"] and "\n" not in data["error"], (got, data)

@@ -134,8 +134,6 @@ def create_app(pool: BotPool | BotPools, config: ServerConfig = ServerConfig(),
     app = Starlette(routes=ROUTES, exception_handlers=EXCEPTION_HANDLERS, lifespan=_lifespan)
     app.add_middleware(Guard, config=config)  # Host, cross-site and content-type checks; requests in flight
     app.state.web = AppState(pools=pools, store=store, config=config, static=load_static(), info=info)
-    app.state.store = store  # for tests and the serve command
-    app.state.pool = pools
     return app
 
 
