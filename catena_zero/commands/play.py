@@ -19,7 +19,7 @@ import numpy as np
 
 from ..bot.players import Player, check_plays
 from ..config import Config
-from ..eval.specs import make_player, player_kinds
+from ..eval.specs import PLAYER_KINDS, make_player
 from ..fileio import writes_to_stdout
 from ..game.match import PLAYERS, Match, Phase
 from ..game.notation import Event
@@ -39,7 +39,7 @@ def configure(play: argparse.ArgumentParser) -> None:
     add_game_options(play, komi_help="answer the first player's komi choice (R7) in advance: the game "
                                      "starts at the colour choice; otherwise the first player is asked")
     kinds = ", ".join([HUMAN, f"{SHIPPED} (the bot shipped for the rules, catena_zero/bots/)"]
-                      + [f"{k.usage} ({k.help})" for k in player_kinds()])
+                      + [f"{k.usage} ({k.help})" for k in PLAYER_KINDS.values()])
     play.add_argument("--opponent", default=HUMAN, metavar="KIND", help=f"who plays against you: {kinds}; default human")
     play.add_argument("--seat", choices=PLAYERS, default="first",
                       help="your seat against a program: the first player chooses the komi (R7); default first")

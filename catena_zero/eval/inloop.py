@@ -7,11 +7,9 @@ searching without noise, against the opponents of ``eval.opponents``: ``random``
 baseline ``mcts:K`` (the config's ``uct``, K its ``eval.uct_simulations``) and the previous kept
 checkpoint. The baselines come from the registry of player kinds (``specs.py``), under the names
 every command gives them; the run's own networks are weights in memory, not files the registry
-reads, so they are built here. They are played on
-the run's first rule set at one komi for the whole run: the reference network's fair komi (the
-shipped bot of the rule set, ``arena.reference_komi``), so the points of a learning curve are
-comparable; only a rule set without a shipped bot takes the fair komi self-play currently
-estimates. Where the rule set has a shipped book at that komi, the matches play its first openings
+reads, so they are built here. They play on the run's first rule set at one komi for the whole
+run, the shipped bot's fair komi (``arena.reference_komi``), so the points of a learning curve are
+comparable; only a rule set without a shipped bot takes the fair komi self-play estimates now. Where the rule set has a shipped book at that komi, the matches play its first openings
 (``eval/book.py``), the same at every step.
 """
 

@@ -68,10 +68,6 @@ NET_NEEDS_FILE = ("player kind 'net' needs trained weights: write net:FILE with 
                   "(catena-zero export), play a bot file with --bot FILE, or the shipped bot with --opponent bot")
 
 
-def player_kinds() -> list[PlayerKind]:
-    return list(PLAYER_KINDS.values())
-
-
 @dataclass(frozen=True)
 class AgentSpec:
     """What ``build_agent`` needs to make an agent: plain values and, for a network read from the
