@@ -82,10 +82,6 @@ def read_index(path: Path, error: type[UserError] = UserError) -> dict[str, dict
     return index
 
 
-def _index(folder: Path) -> dict:
-    return read_index(folder / INDEX_FILE)
-
-
 def _count(value: object) -> Optional[int]:
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
 
@@ -99,7 +95,7 @@ def shipped_bots(folder: Optional[Path] = None) -> list[ShippedBot]:
     """Every bot file of the folder (default ``SHIPPED_DIR``), by name; a damaged file is an error
     (one line, naming it)."""
     folder = SHIPPED_DIR if folder is None else folder
-    index = _index(folder)
+    index = read_index(folder / INDEX_FILE)
     bots = []
     for path in sorted(folder.glob("*.bot")):
         entry = index.get(path.name, {}) if isinstance(index.get(path.name), dict) else {}

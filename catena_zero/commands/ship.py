@@ -66,12 +66,13 @@ def ship(args: argparse.Namespace, folder: Path) -> None:
     """Write ``folder/NAME.bot`` from the source and its entry in ``folder/index.json``."""
     from ..artifacts.export import NotTrainedFor, is_bot_file
     from ..artifacts.layout import RECIPE_RESULT
-    from ..eval.shipping import read_entries, write_entries
+    from ..bot.shipped import INDEX_FILE, read_index
+    from ..eval.shipping import write_entries
 
     _check_names(args)
     play = play_settings(args)
     rules = _default_rules(args)
-    index = read_entries(folder, CliError)
+    index = read_index(folder / INDEX_FILE, CliError)
     out = folder / f"{args.name}.bot"
     try:
         if is_bot_file(args.checkpoint):

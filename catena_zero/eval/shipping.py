@@ -16,8 +16,7 @@ from typing import TYPE_CHECKING, Sequence
 
 from ..artifacts.botfile import averaging_label
 from ..artifacts.provenance import training_cpu_seconds
-from ..bot.shipped import INDEX_FILE, ShippedBot, read_index, shipped_bots
-from ..errors import UserError
+from ..bot.shipped import INDEX_FILE, ShippedBot, shipped_bots
 from ..fileio import write_text_atomic
 from .recipe import RecipeResult
 
@@ -27,13 +26,8 @@ if TYPE_CHECKING:
 README_FILE = "README.md"
 
 
-def read_entries(folder: Path, error: type[UserError] = UserError) -> dict[str, dict]:
-    """The folder's index as ``bot.shipped.read_index`` reads it (size, depth, types, finite numbers)."""
-    return read_index(folder / INDEX_FILE, error)
-
-
 def write_entries(folder: Path, index: dict[str, dict]) -> Path:
-    """The folder's index, written atomically, bots by file name."""
+    """The folder's index, written atomically, bots by file name (``bot.shipped.read_index`` reads it)."""
     return write_text_atomic(folder / INDEX_FILE, json.dumps(index, indent=1, sort_keys=True) + "\n")
 
 
