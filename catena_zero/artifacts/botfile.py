@@ -231,10 +231,10 @@ def export_bot(checkpoint: "Checkpoint", out: str | Path, trained_for: Optional[
 def write_checkpoint_bot(out: str | Path, header: BotHeader, checkpoint: "Checkpoint") -> BotHeader:
     """Write ``checkpoint``'s weights as the bot of ``header`` to ``out`` atomically, the weights
     checked against the header's network first (``BotFileError`` if they do not fit)."""
-    from .network import in_current_layout
+    from ..net.model import weights_in_current_layout
 
     where = str(checkpoint.path or "checkpoint")
-    weights = in_current_layout(checkpoint.model, checkpoint.input_layout, BotFileError, where)
+    weights = weights_in_current_layout(checkpoint.model, checkpoint.input_layout, BotFileError, where)
     write_bot(out, header, _fitted_weights(header.net, weights, where))
     return header
 

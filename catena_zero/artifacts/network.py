@@ -22,7 +22,7 @@ its default game the config's game, its rule sets the config's ``rule_sets()``.
 Input layouts: both files record the version of their network's input layout (none: layout 1,
 ``net.features.INPUT_LAYOUTS``). A network of the code's layout loads as it is; one of an older
 layout that differs only by one-hot slots of records added since loads with zero input weights for
-those slots (``in_current_layout``: exactly the same outputs on every rule set it was trained
+those slots (``net.model.weights_in_current_layout``: exactly the same outputs on every rule set it was trained
 for); any other is refused in one line that names both layouts, never a tensor-shape error.
 
 Errors: ``CheckpointError`` / ``BotFileError`` (one line, naming the file) for a file of that kind
@@ -129,13 +129,15 @@ def load_network(path: str | Path, kind: str = "") -> TrainedNetwork:
     path = Path(path)
     if kind not in ("", CHECKPOINT, BOT):
         raise ValueError(f"unknown network kind {kind!r}")  # a caller's bug, not a user's input
+    from ..net.model import weights_in_current_layout
+
     if (kind or network_kind(path)) == CHECKPOINT:
         from .checkpoint import CheckpointError, load_checkpoint, resolve_checkpoint
 
         resolved = resolve_checkpoint(path)  # CheckpointError: a run folder without checkpoints
         checkpoint = load_checkpoint(resolved)
         config = checkpoint.config
-        weights = in_current_layout(checkpoint.model, checkpoint.input_layout, CheckpointError, str(resolved))
+        weights = weights_in_current_layout(checkpoint.model, checkpoint.input_layout, CheckpointError, str(resolved))
         network = TrainedNetwork(kind=CHECKPOINT, path=resolved, name=checkpoint_label(resolved),
                                  step=checkpoint.step, net=config.net, search=config.search, game=config.game,
                                  trained_for=config.rule_sets(), weights=weights)
@@ -144,37 +146,12 @@ def load_network(path: str | Path, kind: str = "") -> TrainedNetwork:
 
         bot = read_bot(path)  # BotFileError names what is wrong
         header = bot.header
-        weights = in_current_layout(bot.weights, header.input_layout, BotFileError, str(path))
+        weights = weights_in_current_layout(bot.weights, header.input_layout, BotFileError, str(path))
         network = TrainedNetwork(kind=BOT, path=path, name=path.name, step=header.step, net=header.net,
                                  search=header.search, game=header.game, trained_for=header.trained_for,
                                  weights=weights, source=header.source)
     probe_outputs(network.model(), network.game, network.trained_for, network.error, str(network.path))
     return network
-
-
-# CatenaNet's one layer that reads the global inputs: [channels, F] (net/model.py's global_in).
-_GLOBALS_WEIGHT = "global_in.weight"
-
-
-def in_current_layout(weights: dict, version: int, error: type[UserError], where: str) -> dict:
-    """``weights`` (a state dict) of input layout ``version`` in the code's layout (module
-    docstring); ``error`` naming ``where`` for a layout the code cannot read."""
-    from ..net.features import INPUT_LAYOUT, INPUT_LAYOUT_VERSION, input_layout, layout_problem
-
-    if version == INPUT_LAYOUT_VERSION:
-        return weights
-    problem = layout_problem(version)
-    if problem is not None:
-        raise error(f"{where}: {problem}")
-    positions = INPUT_LAYOUT.global_positions(input_layout(version))
-    old = weights.get(_GLOBALS_WEIGHT)
-    if old is None or old.ndim != 2 or old.shape[1] != len(positions):
-        return weights  # not the network it claims to be: its own check names the misfit
-    import torch
-
-    new = old.new_zeros((old.shape[0], INPUT_LAYOUT.num_globals))
-    new[:, torch.from_numpy(positions)] = old
-    return {**weights, _GLOBALS_WEIGHT: new}
 
 
 _PROBE_MOVES = 4  # stones on the second probe position of each rule set: the stone planes are used too

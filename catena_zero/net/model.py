@@ -493,3 +493,26 @@ def model_from_weights(config: NetConfig, weights: dict) -> CatenaNet:
 def num_parameters(model: nn.Module) -> int:
     """Number of trainable parameters (masked corner taps of hex kernels included)."""
     return sum(p.numel() for p in model.parameters() if p.requires_grad)
+
+
+# CatenaNet's one layer that reads the global inputs: [channels, F] (``CatenaNet.global_in``).
+_GLOBALS_WEIGHT = "global_in.weight"
+
+
+def weights_in_current_layout(weights: dict, version: int, error: type[UserError], where: str) -> dict:
+    """``weights`` (a state dict) of input layout ``version`` in the code's layout (artifacts/network.py's
+    docstring: its new one-hot slots get zero weights); ``error`` naming ``where`` for a layout the code cannot read."""
+    from . import features  # read at call time: the layouts a test declares are the ones in force
+
+    if version == features.INPUT_LAYOUT_VERSION:
+        return weights
+    problem = features.layout_problem(version)
+    if problem is not None:
+        raise error(f"{where}: {problem}")
+    positions = features.INPUT_LAYOUT.global_positions(features.input_layout(version))
+    old = weights.get(_GLOBALS_WEIGHT)
+    if old is None or old.ndim != 2 or old.shape[1] != len(positions):
+        return weights  # not the network it claims to be: its own check names the misfit
+    new = old.new_zeros((old.shape[0], features.INPUT_LAYOUT.num_globals))
+    new[:, torch.from_numpy(positions)] = old
+    return {**weights, _GLOBALS_WEIGHT: new}
