@@ -129,11 +129,13 @@ def search_settings(args: argparse.Namespace) -> dict:
 
 
 def set_threads(threads: int) -> None:
-    """Torch's CPU threads for this process: the setting is per process, so the command that runs
-    the network (or the learner) owns it, and library code leaves it alone."""
-    import torch
+    """Torch's CPU threads for this process (``--threads``): the setting is per process, so the
+    command that runs the network (or the learner) owns it, and library code leaves it alone. Set
+    the one way every process sets them (``net.device.set_torch_threads``); imported here, not at
+    the top, so that ``--help`` and the light commands never load torch."""
+    from ..net.device import set_torch_threads
 
-    torch.set_num_threads(threads)
+    set_torch_threads(threads)
 
 
 KOMI_HELP = "komi for White (R6), 0..15 (0..1000 for quadratic); default 0"

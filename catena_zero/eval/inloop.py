@@ -28,16 +28,15 @@ from ..train.inloop import InLoopResult
 def evaluate_in_loop(config: Config, weights: dict, previous: Optional[dict], komi_estimates: dict[RuleSet, int],
                      seed: int, step: int = 0) -> InLoopResult:
     """Play the configured matches of the network with ``weights`` (a CPU state dict)."""
-    import torch
-
     from ..net import model_from_weights
+    from ..net.device import set_torch_threads
     from .agents import Agent, NetAgent
     from .arena import play_match, reference_komi
     from .book import shipped_book
     from .specs import build_agent
 
     cpu_started = time.process_time()
-    torch.set_num_threads(1)  # a guest on the actors' CPUs
+    set_torch_threads(1)  # a guest on the actors' CPUs
     evaluation = config.eval
     rules = config.rule_sets()[0]  # the configured game's
     reference = reference_komi(rules.game())

@@ -37,13 +37,12 @@ class BotOptions:
 
 def load_bot(options: BotOptions, index: int) -> "Bot":
     """Instance ``index`` of the bot (seed ``seed + index``, so pool members do not think alike)."""
-    import torch  # imported only when serving
-
-    from ..bot import Bot
+    from ..bot import Bot  # imported only when serving
+    from ..net.device import set_torch_threads
 
     # Process-wide: every worker thread's bot shares these; with several workers thinking at
     # once on few cores, one thread each avoids oversubscription.
-    torch.set_num_threads(options.threads)
+    set_torch_threads(options.threads)
     kwargs: dict = {"device": options.device, "seed": options.seed + index}
     if options.simulations is not None:
         kwargs["simulations"] = options.simulations
