@@ -30,7 +30,7 @@ class GameType:
     has_swap: bool  # R7: the first player places Black's opening stone, the second keeps White or swaps
     two_stones_a_turn: bool  # R8: one stone for Black's first turn, then two stones per turn
     has_button: bool  # R4: a player may take the button once; R8: not in double
-    summary: str  # its R7/R8 line of the rules in brief (commands/play.py), without the name
+    summary: str  # its R7/R8 line of the rules in brief (terminal/texts.py), without the name
 
     @property
     def fixed_colours(self) -> bool:
